@@ -1,0 +1,471 @@
+#include "assembly/assemble.hpp"
+
+#include <algorithm>
+
+#include "kernels/body.hpp"
+#include "kernels/forces.hpp"
+#include "kernels/lock2.hpp"
+#include "kernels/lock3.hpp"
+
+namespace catena {
+namespace {
+
+using Long = long;  // OpenMP loop counter
+
+// ---- writing into slots -------------------------------------------------------------------
+
+/// Adds block rows [r0, r0+N) x cols [c0, c0+N) of a dense element matrix into a body block.
+template <int N, typename Derived>
+void addBlock(double* values, const BlockSlot& s, const Eigen::MatrixBase<Derived>& m, int r0,
+              int c0) {
+  if (s.base < 0) return;
+  for (int a = 0; a < N; ++a) {
+    double* row = values + s.base + a * s.stride;
+    for (int c = 0; c < N; ++c) row[c] += m(r0 + a, c0 + c);
+  }
+}
+
+/// Adds a two-body element matrix (2N x 2N, ordered body 1, body 2) into its four blocks.
+template <int N, typename Derived>
+void addPair(double* values, const PairSlots& p, const Eigen::MatrixBase<Derived>& m) {
+  addBlock<N>(values, p.block[0], m, 0, 0);
+  addBlock<N>(values, p.block[1], m, 0, N);
+  addBlock<N>(values, p.block[2], m, N, 0);
+  addBlock<N>(values, p.block[3], m, N, N);
+}
+
+/// Adds a two-body element vector (2N) into the global vector.
+template <int N, typename Derived>
+void addPairVector(const Model& model, const PairSlots& p, const Eigen::MatrixBase<Derived>& f,
+                   VecX& out) {
+  if (p.body1 >= 0) out.segment<N>(model.vOffset(p.body1)) += f.template segment<N>(0);
+  if (p.body2 >= 0) out.segment<N>(model.vOffset(p.body2)) += f.template segment<N>(N);
+}
+
+/// Writes the active rows of a joint's full Jacobian (R x 2N) into C_q.
+template <int R, int N, typename Derived>
+void writeJacobianRows(const Model& model, const JointSlots& js, Index j,
+                       const Eigen::MatrixBase<Derived>& full, SparseMatrixCSR& Cq) {
+  const RowMask mask = model.joints[j].mask;
+  const int* outer = Cq.outerIndexPtr();
+  double* values = Cq.valuePtr();
+  Index row = model.joint_row_offset[j];
+  for (int r = 0; r < R; ++r) {
+    if (!(mask & (1u << r))) continue;
+    double* dst = values + outer[row];
+    if (js.col_offset1 >= 0)
+      for (int c = 0; c < N; ++c) dst[js.col_offset1 + c] = full(r, c);
+    if (js.col_offset2 >= 0)
+      for (int c = 0; c < N; ++c) dst[js.col_offset2 + c] = full(r, N + c);
+    ++row;
+  }
+}
+
+/// Writes the active rows of a joint's full row vector (R) into a global constraint vector.
+template <int R, typename Derived>
+void writeRows(const Model& model, Index j, const Eigen::MatrixBase<Derived>& full, VecX& out) {
+  const RowMask mask = model.joints[j].mask;
+  Index row = model.joint_row_offset[j];
+  for (int r = 0; r < R; ++r)
+    if (mask & (1u << r)) out(row++) = full(r);
+}
+
+/// Full-length multipliers of a joint: active rows from lambda, zero elsewhere.
+template <int R>
+Eigen::Matrix<double, R, 1> jointMultipliers(const Model& model, Index j, const VecX& lambda) {
+  Eigen::Matrix<double, R, 1> full = Eigen::Matrix<double, R, 1>::Zero();
+  const RowMask mask = model.joints[j].mask;
+  Index row = model.joint_row_offset[j];
+  for (int r = 0; r < R; ++r)
+    if (mask & (1u << r)) full(r) = lambda(row++);
+  return full;
+}
+
+void zero(SparseMatrixCSR& A) {
+  double* v = A.valuePtr();
+  const Long n = A.nonZeros();
+#pragma omp parallel for schedule(static)
+  for (Long i = 0; i < n; ++i) v[i] = 0.0;
+}
+
+// ---- per-joint evaluation ------------------------------------------------------------------
+
+struct Lock3Eval {
+  LockMotion3 motion;
+  LockFrames3 frames;
+};
+
+Lock3Eval evalLock3(const Model& model, const AssemblyPlan& plan, Index j, const VecX& q,
+                    double t) {
+  const Joint& J = model.joints[j];
+  const JointSlots& js = plan.joints[j];
+  Lock3Eval e;
+  e.motion = evaluateLockMotion3(J.motion, t);
+  e.frames = computeLockFrames3(bodyPose3(model, q.data(), js.pair.body1),
+                                bodyPose3(model, q.data(), js.pair.body2),
+                                plan.markers[J.marker1], plan.markers[J.marker2], e.motion);
+  return e;
+}
+
+LockFrames2 evalLock2(const Model& model, const AssemblyPlan& plan, Index j, const VecX& q) {
+  const Joint& J = model.joints[j];
+  const JointSlots& js = plan.joints[j];
+  return computeLockFrames2(bodyPose2(model, q.data(), js.pair.body1),
+                            bodyPose2(model, q.data(), js.pair.body2), plan.markers[J.marker1],
+                            plan.markers[J.marker2]);
+}
+
+DistanceFrames2 evalDistance2(const Model& model, const AssemblyPlan& plan, Index j,
+                              const VecX& q) {
+  const Joint& J = model.joints[j];
+  const JointSlots& js = plan.joints[j];
+  return computeDistanceFrames2(bodyPose2(model, q.data(), js.pair.body1),
+                                bodyPose2(model, q.data(), js.pair.body2),
+                                plan.markers[J.marker1], plan.markers[J.marker2]);
+}
+
+/// Constraint Jacobian and/or stiffness contribution of joint j (the shared hot path).
+void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Index j,
+                               const VecX& q, double t, const VecX* lambda, SparseMatrixCSR* Cq,
+                               SparseMatrixCSR* Kc) {
+  const JointSlots& js = plan.joints[j];
+  switch (model.jointKernel(j)) {
+    case JointKernel::kLock3D: {
+      const Lock3Eval e = evalLock3(model, plan, j, q, t);
+      if (Cq) {
+        Mat6x12 J;
+        computeLockJacobian3(e.frames, e.motion, J);
+        writeJacobianRows<6, 6>(model, js, j, J, *Cq);
+      }
+      if (Kc) {
+        Mat12 K;
+        computeLockStiffness3(e.frames, e.motion, jointMultipliers<6>(model, j, *lambda), K);
+        addPair<6>(Kc->valuePtr(), js.pair, K);
+      }
+      break;
+    }
+    case JointKernel::kLock2D: {
+      const LockFrames2 k = evalLock2(model, plan, j, q);
+      if (Cq) {
+        Mat3x6 J;
+        computeLockJacobian2(k, J);
+        writeJacobianRows<3, 3>(model, js, j, J, *Cq);
+      }
+      if (Kc) {
+        Mat6_2 K;
+        computeLockStiffness2(k, jointMultipliers<3>(model, j, *lambda), K);
+        addPair<3>(Kc->valuePtr(), js.pair, K);
+      }
+      break;
+    }
+    case JointKernel::kDistance2D: {
+      const DistanceFrames2 k = evalDistance2(model, plan, j, q);
+      if (Cq) {
+        Eigen::Matrix<double, 1, 6> J;
+        computeDistanceJacobian2(k, J);
+        writeJacobianRows<1, 3>(model, js, j, J, *Cq);
+      }
+      if (Kc) {
+        Mat6_2 K;
+        computeDistanceStiffness2(k, (*lambda)(model.joint_row_offset[j]), K);
+        addPair<3>(Kc->valuePtr(), js.pair, K);
+      }
+      break;
+    }
+  }
+}
+
+template <typename F>
+void forEachJoint(const Model& model, F&& f) {
+  const Long nj = static_cast<Long>(model.joints.size());
+#pragma omp parallel for schedule(static)
+  for (Long j = 0; j < nj; ++j) f(static_cast<Index>(j));
+}
+
+template <typename F>
+void forEachJointColoured(const AssemblyPlan& plan, F&& f) {
+  for (const std::vector<Index>& colour : plan.joint_colours) {
+    const Long n = static_cast<Long>(colour.size());
+#pragma omp parallel for schedule(static)
+    for (Long i = 0; i < n; ++i) f(colour[i]);
+  }
+}
+
+template <typename F>
+void forEachBody(const Model& model, F&& f) {
+  const Long nb = static_cast<Long>(model.bodies.size());
+#pragma omp parallel for schedule(static)
+  for (Long b = 0; b < nb; ++b) f(static_cast<Index>(b));
+}
+
+/// Two-body forces colour by colour; f(is_spring, index into springs or rotational_springs).
+template <typename F>
+void forEachPairForceColoured(const Model& model, const AssemblyPlan& plan, F&& f) {
+  const Index ns = static_cast<Index>(model.springs.size());
+  for (const std::vector<Index>& colour : plan.force_colours) {
+    const Long n = static_cast<Long>(colour.size());
+#pragma omp parallel for schedule(static)
+    for (Long i = 0; i < n; ++i) {
+      const Index e = colour[i];
+      if (e < ns)
+        f(true, e);
+      else
+        f(false, e - ns);
+    }
+  }
+}
+
+}  // namespace
+
+SparseMatrixCSR makeConstraintMatrix(const AssemblyPlan& plan) { return plan.cq_pattern; }
+SparseMatrixCSR makeBodyMatrix(const AssemblyPlan& plan) { return plan.body_pattern; }
+
+void assembleConstraints(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
+                         VecX* C, SparseMatrixCSR* Cq) {
+  forEachJoint(model, [&](Index j) {
+    if (Cq) jointJacobianAndStiffness(model, plan, j, q, t, nullptr, Cq, nullptr);
+    if (!C) return;
+    switch (model.jointKernel(j)) {
+      case JointKernel::kLock3D: {
+        const Lock3Eval e = evalLock3(model, plan, j, q, t);
+        writeRows<6>(model, j, computeLockResidual3(e.frames, e.motion), *C);
+        break;
+      }
+      case JointKernel::kLock2D: {
+        const LockMotion2 mo = evaluateLockMotion2(model.joints[j].motion, t);
+        writeRows<3>(model, j, computeLockResidual2(evalLock2(model, plan, j, q), mo), *C);
+        break;
+      }
+      case JointKernel::kDistance2D:
+        (*C)(model.joint_row_offset[j]) = computeDistanceResidual2(
+            evalDistance2(model, plan, j, q), model.joints[j].length.evaluate(t));
+        break;
+    }
+  });
+}
+
+void assembleConstraintTimeDerivative(const Model& model, const AssemblyPlan& plan,
+                                      const VecX& q, double t, VecX& Ct) {
+  forEachJoint(model, [&](Index j) {
+    switch (model.jointKernel(j)) {
+      case JointKernel::kLock3D: {
+        const Lock3Eval e = evalLock3(model, plan, j, q, t);
+        writeRows<6>(model, j, computeLockTimeDerivative3(e.frames, e.motion), Ct);
+        break;
+      }
+      case JointKernel::kLock2D:
+        writeRows<3>(model, j,
+                     computeLockTimeDerivative2(evaluateLockMotion2(model.joints[j].motion, t)),
+                     Ct);
+        break;
+      case JointKernel::kDistance2D:
+        Ct(model.joint_row_offset[j]) = -model.joints[j].length.evaluate(t).rate;
+        break;
+    }
+  });
+}
+
+void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
+                   double t, VecX& gamma) {
+  forEachJoint(model, [&](Index j) {
+    const JointSlots& js = plan.joints[j];
+    switch (model.jointKernel(j)) {
+      case JointKernel::kLock3D: {
+        const Lock3Eval e = evalLock3(model, plan, j, q, t);
+        const Vec6 g = computeLockGamma3(e.frames, e.motion,
+                                         bodyTwist3(model, v.data(), js.pair.body1),
+                                         bodyTwist3(model, v.data(), js.pair.body2));
+        writeRows<6>(model, j, g, gamma);
+        break;
+      }
+      case JointKernel::kLock2D: {
+        const LockMotion2 mo = evaluateLockMotion2(model.joints[j].motion, t);
+        const Vec3 g = computeLockGamma2(evalLock2(model, plan, j, q), mo,
+                                         bodyTwist2(model, v.data(), js.pair.body1),
+                                         bodyTwist2(model, v.data(), js.pair.body2));
+        writeRows<3>(model, j, g, gamma);
+        break;
+      }
+      case JointKernel::kDistance2D:
+        gamma(model.joint_row_offset[j]) = computeDistanceGamma2(
+            evalDistance2(model, plan, j, q), model.joints[j].length.evaluate(t),
+            bodyTwist2(model, v.data(), js.pair.body1),
+            bodyTwist2(model, v.data(), js.pair.body2));
+        break;
+    }
+  });
+}
+
+void assembleConstraintStiffness(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                 double t, const VecX& lambda, SparseMatrixCSR& Kc) {
+  zero(Kc);
+  forEachJointColoured(plan, [&](Index j) {
+    jointJacobianAndStiffness(model, plan, j, q, t, &lambda, nullptr, &Kc);
+  });
+}
+
+void assembleConstraintJacobianAndStiffness(const Model& model, const AssemblyPlan& plan,
+                                            const VecX& q, double t, const VecX& lambda,
+                                            SparseMatrixCSR& Cq, SparseMatrixCSR& Kc) {
+  zero(Kc);
+  forEachJointColoured(plan, [&](Index j) {
+    jointJacobianAndStiffness(model, plan, j, q, t, &lambda, &Cq, &Kc);
+  });
+}
+
+void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                              double t, const VecX& lambda, VecX& out) {
+  out.setZero(model.nv);
+  forEachJointColoured(plan, [&](Index j) {
+    const JointSlots& js = plan.joints[j];
+    switch (model.jointKernel(j)) {
+      case JointKernel::kLock3D: {
+        const Lock3Eval e = evalLock3(model, plan, j, q, t);
+        const auto g = computeLockForces3(e.frames, e.motion, jointMultipliers<6>(model, j, lambda));
+        addPairVector<6>(model, js.pair, g, out);
+        break;
+      }
+      case JointKernel::kLock2D: {
+        Mat3x6 J;
+        computeLockJacobian2(evalLock2(model, plan, j, q), J);
+        const Vec6 g = J.transpose() * jointMultipliers<3>(model, j, lambda);
+        addPairVector<3>(model, js.pair, g, out);
+        break;
+      }
+      case JointKernel::kDistance2D: {
+        Eigen::Matrix<double, 1, 6> J;
+        computeDistanceJacobian2(evalDistance2(model, plan, j, q), J);
+        const Vec6 g = J.transpose() * lambda(model.joint_row_offset[j]);
+        addPairVector<3>(model, js.pair, g, out);
+        break;
+      }
+    }
+  });
+}
+
+void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                  SparseMatrixCSR& M) {
+  zero(M);
+  double* values = M.valuePtr();
+  forEachBody(model, [&](Index b) {
+    const Body& body = model.bodies[b];
+    if (model.dimension == 3)
+      addBlock<6>(values, plan.body_diagonal[b], computeBodyMass3(body, pose3(q.data() + model.qOffset(b)).R), 0, 0);
+    else
+      addBlock<3>(values, plan.body_diagonal[b], computeBodyMass2(body, pose2(q.data() + model.qOffset(b)).R), 0, 0);
+  });
+}
+
+void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
+                    double t, VecX& f) {
+  const bool d3 = model.dimension == 3;
+  forEachBody(model, [&](Index b) {
+    const Body& body = model.bodies[b];
+    if (d3) {
+      const Pose3 p = pose3(q.data() + model.qOffset(b));
+      const Twist3 w = twist3(v.data() + model.vOffset(b));
+      f.segment<6>(model.vOffset(b)) = computeBodyGravity3(body, p.R, model.gravity) -
+                                       computeBodyInertialForces3(body, p.R, w.w);
+    } else {
+      const Pose2 p = pose2(q.data() + model.qOffset(b));
+      const Twist2 w = twist2(v.data() + model.vOffset(b));
+      f.segment<3>(model.vOffset(b)) = computeBodyGravity2(body, p.R, model.gravity.head<2>()) -
+                                       computeBodyInertialForces2(body, p.R, w.w);
+    }
+  });
+  forEachPairForceColoured(model, plan, [&](bool is_spring, Index i) {
+    const PairSlots& ps = is_spring ? plan.springs[i] : plan.rotational_springs[i];
+    const Index m1 = is_spring ? model.springs[i].marker1 : model.rotational_springs[i].marker1;
+    const Index m2 = is_spring ? model.springs[i].marker2 : model.rotational_springs[i].marker2;
+    const MarkerFrame &f1 = plan.markers[m1], &f2 = plan.markers[m2];
+    if (d3) {
+      const Pose3 p1 = bodyPose3(model, q.data(), ps.body1), p2 = bodyPose3(model, q.data(), ps.body2);
+      const Twist3 t1 = bodyTwist3(model, v.data(), ps.body1), t2 = bodyTwist3(model, v.data(), ps.body2);
+      const Vec12 g = is_spring
+                          ? computeSpring3(model.springs[i], f1, f2, p1, t1, p2, t2)
+                          : computeRotationalSpring3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
+      addPairVector<6>(model, ps, g, f);
+    } else {
+      const Pose2 p1 = bodyPose2(model, q.data(), ps.body1), p2 = bodyPose2(model, q.data(), ps.body2);
+      const Twist2 t1 = bodyTwist2(model, v.data(), ps.body1), t2 = bodyTwist2(model, v.data(), ps.body2);
+      const Vec6 g = is_spring
+                         ? computeSpring2(model.springs[i], f1, f2, p1, t1, p2, t2)
+                         : computeRotationalSpring2(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
+      addPairVector<3>(model, ps, g, f);
+    }
+  });
+  // Marker loads are few; a serial pass keeps their summation order fixed.
+  for (const MarkerLoad& l : model.loads) {
+    const Index b = model.markerBody(l.marker);
+    if (d3)
+      f.segment<6>(model.vOffset(b)) +=
+          computeMarkerLoad3(l, plan.markers[l.marker], pose3(q.data() + model.qOffset(b)), t);
+    else
+      f.segment<3>(model.vOffset(b)) +=
+          computeMarkerLoad2(l, plan.markers[l.marker], pose2(q.data() + model.qOffset(b)), t);
+  }
+}
+
+void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                            const VecX& v, double t, const VecX* accel, SparseMatrixCSR& K,
+                            SparseMatrixCSR& D) {
+  zero(K);
+  zero(D);
+  double* kv = K.valuePtr();
+  double* dv = D.valuePtr();
+  const bool d3 = model.dimension == 3;
+  forEachBody(model, [&](Index b) {
+    const Body& body = model.bodies[b];
+    const BlockSlot& s = plan.body_diagonal[b];
+    if (d3) {
+      const Pose3 p = pose3(q.data() + model.qOffset(b));
+      const Twist3 w = twist3(v.data() + model.vOffset(b));
+      const Vec6 a = accel ? Vec6(accel->segment<6>(model.vOffset(b))) : Vec6::Zero();
+      addBlock<6>(kv, s, computeBodyStiffness3(body, p.R, w.w, a, model.gravity), 0, 0);
+      addBlock<6>(dv, s, computeBodyInertialDamping3(body, p.R, w.w), 0, 0);
+    } else {
+      const Pose2 p = pose2(q.data() + model.qOffset(b));
+      const Twist2 w = twist2(v.data() + model.vOffset(b));
+      const Vec3 a = accel ? Vec3(accel->segment<3>(model.vOffset(b))) : Vec3::Zero();
+      addBlock<3>(kv, s, computeBodyStiffness2(body, p.R, w.w, a, model.gravity.head<2>()), 0, 0);
+      addBlock<3>(dv, s, computeBodyInertialDamping2(body, p.R, w.w), 0, 0);
+    }
+  });
+  forEachPairForceColoured(model, plan, [&](bool is_spring, Index i) {
+    const PairSlots& ps = is_spring ? plan.springs[i] : plan.rotational_springs[i];
+    const Index m1 = is_spring ? model.springs[i].marker1 : model.rotational_springs[i].marker1;
+    const Index m2 = is_spring ? model.springs[i].marker2 : model.rotational_springs[i].marker2;
+    const MarkerFrame &f1 = plan.markers[m1], &f2 = plan.markers[m2];
+    if (d3) {
+      const Pose3 p1 = bodyPose3(model, q.data(), ps.body1), p2 = bodyPose3(model, q.data(), ps.body2);
+      const Twist3 t1 = bodyTwist3(model, v.data(), ps.body1), t2 = bodyTwist3(model, v.data(), ps.body2);
+      ForceJacobians3 J;
+      if (is_spring)
+        computeSpringJacobians3(model.springs[i], f1, f2, p1, t1, p2, t2, J);
+      else
+        computeRotationalSpringJacobians3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2, J);
+      addPair<6>(kv, ps, J.K);
+      addPair<6>(dv, ps, J.D);
+    } else {
+      const Pose2 p1 = bodyPose2(model, q.data(), ps.body1), p2 = bodyPose2(model, q.data(), ps.body2);
+      const Twist2 t1 = bodyTwist2(model, v.data(), ps.body1), t2 = bodyTwist2(model, v.data(), ps.body2);
+      ForceJacobians2 J;
+      if (is_spring)
+        computeSpringJacobians2(model.springs[i], f1, f2, p1, t1, p2, t2, J);
+      else
+        computeRotationalSpringJacobians2(model.rotational_springs[i], J);
+      addPair<3>(kv, ps, J.K);
+      addPair<3>(dv, ps, J.D);
+    }
+  });
+  for (const MarkerLoad& l : model.loads) {
+    const Index b = model.markerBody(l.marker);
+    const BlockSlot& s = plan.body_diagonal[b];
+    if (d3)
+      addBlock<6>(kv, s, computeMarkerLoadStiffness3(l, plan.markers[l.marker], pose3(q.data() + model.qOffset(b)), t), 0, 0);
+    else
+      addBlock<3>(kv, s, computeMarkerLoadStiffness2(l, plan.markers[l.marker], pose2(q.data() + model.qOffset(b)), t), 0, 0);
+  }
+}
+
+}  // namespace catena

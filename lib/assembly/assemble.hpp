@@ -1,0 +1,49 @@
+#pragma once
+/// @file assemble.hpp
+/// Refill the global vectors and sparse matrices from the kernels, in place, into the slots of
+/// an AssemblyPlan. OpenMP over joints and bodies; results are bitwise identical for any thread
+/// count (disjoint writes within a colour, colours in order). Matrices must have been created by
+/// makeConstraintMatrix / makeBodyMatrix from the same plan. No allocation.
+///
+/// Sign convention (DESIGN.md): M dv/dt + C_q^T lambda = f, where f is the applied generalized
+/// force minus the gyroscopic and centrifugal terms. K = -df/dq (+ d(M a)/dq), D = -df/dv.
+
+#include "assembly/plan.hpp"
+#include "model/model.hpp"
+
+namespace catena {
+
+SparseMatrixCSR makeConstraintMatrix(const AssemblyPlan& plan);  ///< nc x nv, pattern of C_q
+SparseMatrixCSR makeBodyMatrix(const AssemblyPlan& plan);        ///< nv x nv, shared pattern
+
+/// Constraint residual C(q, t) (nc) and/or Jacobian C_q (nc x nv); either may be null.
+void assembleConstraints(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
+                         VecX* C, SparseMatrixCSR* Cq);
+/// Partial time derivative C_t (nc).
+void assembleConstraintTimeDerivative(const Model& model, const AssemblyPlan& plan,
+                                      const VecX& q, double t, VecX& Ct);
+/// Acceleration right-hand side gamma (nc): C_q dv/dt = gamma.
+void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
+                   double t, VecX& gamma);
+/// Tangent stiffness of constraints K_c = d(C_q^T lambda)/dq (nv x nv) at fixed lambda (nc).
+void assembleConstraintStiffness(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                 double t, const VecX& lambda, SparseMatrixCSR& Kc);
+/// C_q and K_c together, sharing the per-joint frames (the hot path of Newton iterations).
+void assembleConstraintJacobianAndStiffness(const Model& model, const AssemblyPlan& plan,
+                                            const VecX& q, double t, const VecX& lambda,
+                                            SparseMatrixCSR& Cq, SparseMatrixCSR& Kc);
+/// Constraint forces C_q^T lambda (nv), computed joint by joint.
+void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                              double t, const VecX& lambda, VecX& out);
+/// Mass matrix M(q).
+void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                  SparseMatrixCSR& M);
+/// Generalized forces f(q, v, t) (nv): gravity, marker loads, springs, minus gyroscopic terms.
+void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
+                    double t, VecX& f);
+/// K = -df/dq and D = -df/dv. With accel (nv) non-null, K also gets d(M(q) a)/dq.
+void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                            const VecX& v, double t, const VecX* accel, SparseMatrixCSR& K,
+                            SparseMatrixCSR& D);
+
+}  // namespace catena

@@ -1,0 +1,158 @@
+#include "assembly/plan.hpp"
+
+#include <algorithm>
+
+namespace catena {
+namespace {
+
+/// Greedy colouring of elements given by their two bodies: smallest colour not used at either
+/// body. Deterministic (element order). The ground does not conflict.
+std::vector<std::vector<Index>> colour(const std::vector<std::pair<Index, Index>>& elements,
+                                       std::size_t body_count) {
+  std::vector<std::vector<int>> used(body_count);
+  std::vector<std::vector<Index>> colours;
+  for (std::size_t e = 0; e < elements.size(); ++e) {
+    const auto [b1, b2] = elements[e];
+    auto taken = [&](int c) {
+      auto has = [&](Index b) {
+        return b >= 0 && std::find(used[b].begin(), used[b].end(), c) != used[b].end();
+      };
+      return has(b1) || has(b2);
+    };
+    int c = 0;
+    while (taken(c)) ++c;
+    if (c >= static_cast<int>(colours.size())) colours.resize(c + 1);
+    colours[c].push_back(static_cast<Index>(e));
+    if (b1 >= 0) used[b1].push_back(c);
+    if (b2 >= 0) used[b2].push_back(c);
+  }
+  return colours;
+}
+
+}  // namespace
+
+AssemblyPlan buildAssemblyPlan(const Model& model) {
+  AssemblyPlan plan;
+  plan.markers.reserve(model.markers.size());
+  for (const Marker& m : model.markers) plan.markers.push_back(markerFrame(m));
+  const int nvb = model.nv_body;
+  const Index nb = static_cast<Index>(model.bodies.size());
+
+  // Body-coupling graph: diagonal blocks plus every joint and two-body force.
+  std::vector<std::pair<Index, Index>> joint_pairs, force_pairs;
+  for (const Joint& j : model.joints)
+    joint_pairs.emplace_back(model.markerBody(j.marker1), model.markerBody(j.marker2));
+  for (const SpringDamper& s : model.springs)
+    force_pairs.emplace_back(model.markerBody(s.marker1), model.markerBody(s.marker2));
+  for (const RotationalSpringDamper& s : model.rotational_springs)
+    force_pairs.emplace_back(model.markerBody(s.marker1), model.markerBody(s.marker2));
+
+  std::vector<std::vector<Index>> neighbours(nb);
+  for (Index b = 0; b < nb; ++b) neighbours[b].push_back(b);
+  auto couple = [&](Index a, Index c) {
+    if (a < 0 || c < 0) return;
+    neighbours[a].push_back(c);
+    neighbours[c].push_back(a);
+  };
+  for (auto [a, c] : joint_pairs) couple(a, c);
+  for (auto [a, c] : force_pairs) couple(a, c);
+  for (auto& n : neighbours) {
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+  }
+
+  // Body pattern in CSR: block row b has neighbours[b].size() blocks of nvb columns per row.
+  std::vector<int> row_start(nb + 1, 0);  // value index of the first entry of block row b
+  for (Index b = 0; b < nb; ++b)
+    row_start[b + 1] = row_start[b] + nvb * nvb * static_cast<int>(neighbours[b].size());
+  {
+    const int n = static_cast<int>(model.nv);
+    SparseMatrixCSR& P = plan.body_pattern;
+    P.resize(n, n);
+    P.resizeNonZeros(row_start[nb]);
+    int* outer = P.outerIndexPtr();
+    int* inner = P.innerIndexPtr();
+    for (Index b = 0; b < nb; ++b) {
+      const int len = nvb * static_cast<int>(neighbours[b].size());
+      for (int a = 0; a < nvb; ++a) {
+        const int row = static_cast<int>(b) * nvb + a;
+        outer[row] = row_start[b] + a * len;
+        int k = outer[row];
+        for (Index c : neighbours[b])
+          for (int j = 0; j < nvb; ++j) inner[k++] = static_cast<int>(c) * nvb + j;
+      }
+    }
+    outer[n] = row_start[nb];
+    std::fill(P.valuePtr(), P.valuePtr() + row_start[nb], 0.0);
+  }
+  auto blockSlot = [&](Index bi, Index bj) {
+    BlockSlot s;
+    if (bi < 0 || bj < 0) return s;
+    const auto& n = neighbours[bi];
+    const int pos = static_cast<int>(std::lower_bound(n.begin(), n.end(), bj) - n.begin());
+    s.stride = nvb * static_cast<int>(n.size());
+    s.base = row_start[bi] + pos * nvb;
+    return s;
+  };
+  auto pairSlots = [&](Index b1, Index b2) {
+    PairSlots p;
+    p.body1 = b1;
+    p.body2 = b2;
+    p.block = {blockSlot(b1, b1), blockSlot(b1, b2), blockSlot(b2, b1), blockSlot(b2, b2)};
+    return p;
+  };
+  plan.body_diagonal.resize(nb);
+  for (Index b = 0; b < nb; ++b) plan.body_diagonal[b] = blockSlot(b, b);
+  for (auto [a, c] : force_pairs) {
+    if (plan.springs.size() < model.springs.size())
+      plan.springs.push_back(pairSlots(a, c));
+    else
+      plan.rotational_springs.push_back(pairSlots(a, c));
+  }
+
+  // C_q pattern: each active row of joint j has body 1's and body 2's columns, sorted by body.
+  {
+    const int m = static_cast<int>(model.nc), n = static_cast<int>(model.nv);
+    SparseMatrixCSR& P = plan.cq_pattern;
+    P.resize(m, n);
+    int nnz = 0;
+    plan.joints.resize(model.joints.size());
+    for (std::size_t j = 0; j < model.joints.size(); ++j) {
+      const auto [b1, b2] = joint_pairs[j];
+      const int per_row = nvb * ((b1 >= 0) + (b2 >= 0));
+      nnz += per_row * static_cast<int>(model.joint_row_offset[j + 1] - model.joint_row_offset[j]);
+    }
+    P.resizeNonZeros(nnz);
+    int* outer = P.outerIndexPtr();
+    int* inner = P.innerIndexPtr();
+    int k = 0;
+    for (std::size_t j = 0; j < model.joints.size(); ++j) {
+      const auto [b1, b2] = joint_pairs[j];
+      JointSlots& js = plan.joints[j];
+      js.pair = pairSlots(b1, b2);
+      if (b1 >= 0 && b2 >= 0) {
+        js.col_offset1 = b1 < b2 ? 0 : nvb;
+        js.col_offset2 = b1 < b2 ? nvb : 0;
+      } else {
+        js.col_offset1 = b1 >= 0 ? 0 : -1;
+        js.col_offset2 = b2 >= 0 ? 0 : -1;
+      }
+      const Index lo = std::min(b1 < 0 ? b2 : b1, b2 < 0 ? b1 : b2);
+      const Index hi = std::max(b1, b2);
+      for (Index row = model.joint_row_offset[j]; row < model.joint_row_offset[j + 1]; ++row) {
+        outer[row] = k;
+        for (int c = 0; c < nvb; ++c) inner[k++] = static_cast<int>(lo) * nvb + c;
+        if (b1 >= 0 && b2 >= 0)
+          for (int c = 0; c < nvb; ++c) inner[k++] = static_cast<int>(hi) * nvb + c;
+      }
+    }
+    outer[m] = k;
+    std::fill(P.valuePtr(), P.valuePtr() + nnz, 0.0);
+  }
+
+  plan.joint_colours = colour(joint_pairs, nb);
+  plan.force_colours = colour(force_pairs, nb);
+  return plan;
+}
+
+}  // namespace catena

@@ -1,0 +1,56 @@
+#pragma once
+/// @file plan.hpp
+/// The assembly plan: the sparsity patterns of C_q (nc x nv) and of the body matrices M, D, K,
+/// K_c (nv x nv, one shared block pattern), every element's slots in them, and a colouring of the
+/// two-body elements. Built once per model (STYLE.md rule 5); assembly then only refills values.
+/// Colours make the OpenMP refill deterministic: within a colour no two elements touch the same
+/// body, and colours are processed in order, so every entry is summed in the same order for any
+/// thread count.
+
+#include <array>
+#include <vector>
+
+#include <Eigen/SparseCore>
+
+#include "kernels/pose.hpp"
+#include "model/model.hpp"
+
+namespace catena {
+
+/// Compressed sparse row storage; the 32-bit index matches PETSc's PetscInt in Debian 12.
+using SparseMatrixCSR = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+
+/// Where a block (b_i, b_j) of a body matrix lives: entry (a, c) is at values[base + a*stride + c].
+struct BlockSlot {
+  int base = -1;  ///< -1 when one side is the ground (nothing to write)
+  int stride = 0;
+};
+
+/// Slots of a two-body element (joint or spring): blocks (1,1), (1,2), (2,1), (2,2).
+struct PairSlots {
+  Index body1 = kGround, body2 = kGround;
+  std::array<BlockSlot, 4> block;
+};
+
+struct JointSlots {
+  PairSlots pair;
+  /// Offset, inside each of the joint's C_q rows, of body 1's and body 2's columns (-1: ground).
+  int col_offset1 = -1, col_offset2 = -1;
+};
+
+struct AssemblyPlan {
+  std::vector<MarkerFrame> markers;  ///< marker frames precomputed from the model
+  SparseMatrixCSR cq_pattern;    ///< nc x nv, zero values
+  SparseMatrixCSR body_pattern;  ///< nv x nv, zero values: M, D, K, K_c share it
+  std::vector<JointSlots> joints;
+  std::vector<PairSlots> springs, rotational_springs;
+  std::vector<BlockSlot> body_diagonal;  ///< block (b, b)
+  std::vector<std::vector<Index>> joint_colours;  ///< joint indices per colour
+  /// Two-body forces per colour: index i < springs.size() is a spring, else a rotational spring.
+  std::vector<std::vector<Index>> force_colours;
+};
+
+/// Cost O(nnz log) once per model.
+AssemblyPlan buildAssemblyPlan(const Model& model);
+
+}  // namespace catena

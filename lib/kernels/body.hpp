@@ -1,0 +1,34 @@
+#pragma once
+/// @file body.hpp
+/// Rigid-body kernels. Equations of motion per body: M(q) dv/dt + f_g(q, v) = f_applied, with
+/// the centre of mass allowed off the body frame (offset c, inertia J_G about the centre of
+/// mass). 3D mixed basis, J_O = J_G - m c~ c~:
+///   M = [ m I, -m R c~ ; m c~ R^T, J_O ],  f_g = [ m R (w x (w x c)) ; w x J_O w ],
+///   gravity = [ m g ; m c x (R^T g) ].
+/// 2D (x, y, theta), a = R c:  M = [ m I, m E a ; m (E a)^T, I_G + m |c|^2 ],
+///   f_g = [ -m w^2 a ; 0 ],  gravity = [ m g ; m a x g ].
+
+#include "kernels/pose.hpp"
+#include "model/model.hpp"
+
+namespace catena {
+
+/// Mass matrix block (6 x 6) of a 3D body.
+Mat6 computeBodyMass3(const Body& b, const Mat3& R);
+/// Gyroscopic and centrifugal forces f_g (left-hand side).
+Vec6 computeBodyInertialForces3(const Body& b, const Mat3& R, const Vec3& w);
+/// Weight as a generalized force (right-hand side).
+Vec6 computeBodyGravity3(const Body& b, const Mat3& R, const Vec3& g);
+/// d f_g / d v (6 x 6): the gyroscopic damping.
+Mat6 computeBodyInertialDamping3(const Body& b, const Mat3& R, const Vec3& w);
+/// d(M a + f_g - gravity)/dq (6 x 6) in the (delta r, theta) variables, for an acceleration a.
+Mat6 computeBodyStiffness3(const Body& b, const Mat3& R, const Vec3& w, const Vec6& a,
+                           const Vec3& g);
+
+Mat3 computeBodyMass2(const Body& b, const Mat2& R);
+Vec3 computeBodyInertialForces2(const Body& b, const Mat2& R, double w);
+Vec3 computeBodyGravity2(const Body& b, const Mat2& R, const Vec2& g);
+Mat3 computeBodyInertialDamping2(const Body& b, const Mat2& R, double w);
+Mat3 computeBodyStiffness2(const Body& b, const Mat2& R, double w, const Vec3& a, const Vec2& g);
+
+}  // namespace catena

@@ -1,0 +1,50 @@
+#pragma once
+/// @file model_builder.hpp
+/// Build, validate, finalize (STYLE.md rule 2). Every add* checks its element and throws
+/// catena::Error with a complete sentence; finalize() fixes the DOF map and the row order.
+/// The YAML loader calls the same functions and prefixes the file and line to the message.
+
+#include <string>
+#include <unordered_map>
+
+#include "model/model.hpp"
+
+namespace catena {
+
+class ModelBuilder {
+ public:
+  /// dimension: 3 (spatial, mixed-basis bodies) or 2 (planar bodies (x, y, theta)).
+  explicit ModelBuilder(int dimension = 3, std::string name = "mechanism");
+
+  int dimension() const { return model_.dimension; }
+  void setGravity(const Vec3& g);
+  /// Checks mass > 0 and a finite, symmetric inertia that is positive definite and satisfies the
+  /// triangle inequalities, or exactly zero (a point mass). Normalizes the orientation (with a
+  /// warning unless it was unit to 1e-12).
+  Index addBody(Body body);
+  Index addMarker(Marker marker);
+  /// Fills the default mask of the type unless type is kLock (then joint.mask is used).
+  Index addJoint(Joint joint);
+  Index addLoad(MarkerLoad load);
+  Index addSpring(SpringDamper spring);
+  Index addRotationalSpring(RotationalSpringDamper spring);
+
+  /// kGround for "ground", -2 if unknown. O(1).
+  Index findBody(const std::string& name) const;
+  /// -2 if unknown. O(1).
+  Index findMarker(const std::string& name) const;
+  const Model& peek() const { return model_; }
+  void warn(std::string message) { model_.warnings.push_back(std::move(message)); }
+
+  /// Fixes sizes and row offsets; the builder is left empty.
+  Model finalize();
+
+ private:
+  using NameMap = std::unordered_map<std::string, Index>;
+  void claimName(NameMap& names, const std::string& kind, const std::string& name, Index index);
+  void checkMarker(const std::string& what, Index marker) const;
+  Model model_;
+  NameMap body_names_, marker_names_, joint_names_, force_names_;
+};
+
+}  // namespace catena

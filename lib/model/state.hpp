@@ -1,0 +1,23 @@
+#pragma once
+/// @file state.hpp
+/// State values (q, v, lambda, t), separate from the Model (DESIGN.md). Analyses own States.
+
+#include "model/model.hpp"
+
+namespace catena {
+
+struct State {
+  VecX q;       ///< nq position coordinates
+  VecX v;       ///< nv velocity coordinates
+  VecX lambda;  ///< nc multipliers (reaction components in each joint's F2 basis)
+  double t = 0.0;
+};
+
+/// The initial state described by the bodies of the model; lambda is zero.
+State initialState(const Model& model);
+
+/// Applies a variation dq (nv entries: delta r, theta per body; 2D: dx, dy, dtheta) on the
+/// manifold: r += delta r, rho = rho exp(theta) (renormalized). Used by Newton and by tests.
+void applyVariation(const Model& model, const VecX& dq, double scale, VecX& q);
+
+}  // namespace catena

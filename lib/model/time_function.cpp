@@ -1,0 +1,103 @@
+#include "model/time_function.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "core/check.hpp"
+
+namespace catena {
+
+TimeFunction TimeFunction::constant(double value) {
+  TimeFunction f;
+  f.a = value;
+  return f;
+}
+
+TimeFunction TimeFunction::ramp(double start_value, double slope, double start_time) {
+  TimeFunction f;
+  f.kind = Kind::kRamp;
+  f.a = start_value;
+  f.b = slope;
+  f.c = start_time;
+  return f;
+}
+
+TimeFunction TimeFunction::sine(double offset, double amplitude, double frequency_hz,
+                                double phase) {
+  TimeFunction f;
+  f.kind = Kind::kSine;
+  f.a = offset;
+  f.b = amplitude;
+  f.c = frequency_hz;
+  f.d = phase;
+  return f;
+}
+
+TimeFunction TimeFunction::polynomial(const double* coefficients, int count) {
+  CATENA_CHECK(count >= 1 && count <= kMaxCoefficients,
+               "a polynomial needs 1 to " << kMaxCoefficients << " coefficients, got " << count);
+  TimeFunction f;
+  f.kind = Kind::kPolynomial;
+  f.degree = count - 1;
+  for (int k = 0; k < count; ++k) f.coeff[k] = coefficients[k];
+  return f;
+}
+
+TimeValue TimeFunction::evaluate(double t) const {
+  TimeValue out;
+  switch (kind) {
+    case Kind::kConstant:
+      out.value = a;
+      break;
+    case Kind::kRamp:
+      if (t > c) {
+        out.value = a + b * (t - c);
+        out.rate = b;
+      } else {
+        out.value = a;
+      }
+      break;
+    case Kind::kSine: {
+      const double w = 2.0 * std::numbers::pi * c;
+      const double s = std::sin(w * t + d), co = std::cos(w * t + d);
+      out.value = a + b * s;
+      out.rate = b * w * co;
+      out.accel = -b * w * w * s;
+      break;
+    }
+    case Kind::kPolynomial:
+      // Horner for f, f', f''.
+      for (int k = degree; k >= 0; --k) {
+        out.accel = out.accel * t + 2.0 * out.rate;
+        out.rate = out.rate * t + out.value;
+        out.value = out.value * t + coeff[k];
+      }
+      break;
+  }
+  return out;
+}
+
+std::string TimeFunction::describe() const {
+  std::ostringstream os;
+  switch (kind) {
+    case Kind::kConstant:
+      os << "constant(" << a << ")";
+      break;
+    case Kind::kRamp:
+      os << "ramp(start value " << a << ", slope " << b << " per s, from t = " << c << " s)";
+      break;
+    case Kind::kSine:
+      os << "sine(offset " << a << ", amplitude " << b << ", " << c << " Hz, phase " << d
+         << " rad)";
+      break;
+    case Kind::kPolynomial:
+      os << "polynomial(";
+      for (int k = 0; k <= degree; ++k) os << (k ? ", " : "") << coeff[k];
+      os << ")";
+      break;
+  }
+  return os.str();
+}
+
+}  // namespace catena
