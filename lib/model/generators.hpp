@@ -1,0 +1,56 @@
+#pragma once
+/// @file generators.hpp
+/// Model generators for the headline workloads. They add to a ModelBuilder, so an input file can
+/// start from a generated mechanism and add loads or bodies to it.
+///
+/// Catenary chain (tangent-stiffness paper, section 4.2): N rigid links from A through the sag
+/// point C to B, N/2 per leg, initialized in the 'V' shape A-C-B; consecutive links joined by
+/// universal joints (twist locked, both bendings free), the end links joined to the ground by
+/// spherical joints at A and B. Link k is body "link_k" with its frame at mid-length and x along
+/// the link; markers "link_k/start" and "link_k/end"; joints "joint_k" (between links k-1 and k),
+/// "end_a", "end_b". Mobility 2N - 2.
+///
+/// Four-bar lattice (QRCP paper, sections 3.2-3.5): L levels of K parallelogram cells in the x-y
+/// plane. Level l has K + 1 cranks "crank_l_j" of length h at angle phi and, on top, either K
+/// couplers "coupler_l_k" of width w (unmerged) or one coupler "coupler_l" of length K w
+/// (merged). Level-0 cranks hinge to the ground, level-l cranks to the coupler(s) of level l-1.
+/// L=1, K=2 unmerged is the paper's double four-bar; merged L=1,K=2 / L=1,K=3 / L=2,K=2 are its
+/// modified double, modified triple and modified 2x2 mechanisms. Bars are slender (I = m l^2/12).
+
+#include <string>
+
+#include "model/model_builder.hpp"
+
+namespace catena {
+
+struct CatenaryChainOptions {
+  int links = 20;                      ///< N, even, >= 2
+  Vec3 end_a = Vec3(0.0, 0.0, 0.0);    ///< m
+  Vec3 end_b = Vec3(10.0, 0.0, 0.0);   ///< m
+  Vec3 sag_point = Vec3(5.0, 0.0, -6.0);  ///< m, the kink of the initial 'V'
+  double mass_per_length = 1.0;        ///< kg/m
+  double radius = 0.02;                ///< m, solid circular section (inertia only)
+};
+
+struct FourBarLatticeOptions {
+  int levels = 1;                 ///< L >= 1
+  int cells = 2;                  ///< K >= 1
+  bool merged_couplers = false;   ///< one coupler body per level
+  double cell_width = 1.0;        ///< w, m
+  double crank_length = 1.0;      ///< h, m
+  double crank_angle = 1.5707963267948966;  ///< phi, rad from +x (initial configuration)
+  double crank_rate = 0.0;        ///< initial d(phi)/dt of every crank, rad/s
+  double mass_per_length = 1.0;   ///< kg/m
+};
+
+/// Adds the chain to a 3D builder (gravity is not touched).
+void addCatenaryChain(ModelBuilder& builder, const CatenaryChainOptions& options);
+/// Adds the lattice to a 2D builder (gravity is not touched).
+void addFourBarLattice(ModelBuilder& builder, const FourBarLatticeOptions& options);
+
+/// Convenience: a finalized chain with gravity (0, 0, -9.81).
+Model buildCatenaryChain(const CatenaryChainOptions& options);
+/// Convenience: a finalized lattice with gravity (0, -9.81).
+Model buildFourBarLattice(const FourBarLatticeOptions& options);
+
+}  // namespace catena
