@@ -1,3 +1,119 @@
-#define BOOST_TEST_MODULE placeholder
-#include <boost/test/unit_test.hpp>
-BOOST_AUTO_TEST_CASE(placeholder) { BOOST_TEST(true); }
+#define BOOST_TEST_MODULE generators
+// Generators: counts against closed forms, initial states that satisfy every joint at position
+// and velocity level, and constraint ranks of the QRCP paper's four-bar family (sections 3.2-3.5).
+#include "model/generators.hpp"
+
+#include <Eigen/SVD>
+
+#include "assembly/assemble.hpp"
+#include "core/check.hpp"
+#include "model/state.hpp"
+#include "test_support.hpp"
+
+using namespace catena;
+
+namespace {
+
+struct Kinematics {
+  VecX C;
+  MatX Cq;
+};
+
+Kinematics kinematics(const Model& m, const State& s) {
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  Kinematics k;
+  k.C.resize(m.nc);
+  SparseMatrixCSR Cq = makeConstraintMatrix(plan);
+  assembleConstraints(m, plan, s.q, 0.0, &k.C, &Cq);
+  k.Cq = MatX(Cq);
+  return k;
+}
+
+int numericalRank(const MatX& A) {
+  Eigen::JacobiSVD<MatX> svd(A);
+  const auto& sv = svd.singularValues();
+  int r = 0;
+  for (Eigen::Index i = 0; i < sv.size(); ++i) r += sv(i) > 1e-10 * sv(0);
+  return r;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(catenary_chain_counts_and_initial_v_shape) {
+  for (int N : {2, 4, 10, 30}) {
+    CatenaryChainOptions o;
+    o.links = N;
+    const Model m = buildCatenaryChain(o);
+    BOOST_TEST(m.bodies.size() == static_cast<std::size_t>(N));
+    BOOST_TEST(m.joints.size() == static_cast<std::size_t>(N + 1));
+    BOOST_TEST(m.nv == 6 * N);
+    BOOST_TEST(m.nc == 4 * (N - 1) + 2 * 3);  // universal joints + two spherical ends
+    BOOST_TEST(m.dofEstimate() == 2 * N - 2);
+    const State s = initialState(m);
+    const Kinematics k = kinematics(m, s);
+    BOOST_TEST(k.C.cwiseAbs().maxCoeff() < 1e-12, "initial V shape violates a joint by "
+                                                      << k.C.cwiseAbs().maxCoeff());
+    BOOST_TEST(numericalRank(k.Cq) == m.nc, "C_q of the V shape is rank deficient");
+    // The kink sits at C: the end of the last link of the first leg.
+    const Index last = N / 2 - 1;
+    const Vec3 end = m.bodies[last].position +
+                     m.bodies[last].orientation * Vec3(0.5 * (o.sag_point - o.end_a).norm() / (N / 2), 0, 0);
+    BOOST_TEST((end - o.sag_point).norm() < 1e-12);
+  }
+  CatenaryChainOptions odd;
+  odd.links = 5;
+  BOOST_CHECK_THROW(buildCatenaryChain(odd), Error);
+}
+
+BOOST_AUTO_TEST_CASE(chain_mass_is_the_chain_length_times_density) {
+  CatenaryChainOptions o;
+  o.links = 8;
+  o.mass_per_length = 2.5;
+  const Model m = buildCatenaryChain(o);
+  double mass = 0.0;
+  for (const Body& b : m.bodies) mass += b.mass;
+  const double length = (o.sag_point - o.end_a).norm() + (o.end_b - o.sag_point).norm();
+  BOOST_TEST(mass == 2.5 * length, boost::test_tools::tolerance(1e-12));
+}
+
+// The paper's n, m and generic rank for the four-bar family.
+BOOST_AUTO_TEST_CASE(four_bar_family_matches_the_qrcp_paper) {
+  struct Expect {
+    int levels, cells;
+    bool merged;
+    int n, m, rank;
+  };
+  const Expect cases[] = {
+      {1, 2, false, 15, 14, 14},  // double four-bar, section 3.2
+      {1, 2, true, 12, 12, 11},   // modified double, section 3.3
+      {1, 3, true, 15, 16, 14},   // modified triple, section 3.4
+      {2, 2, true, 24, 24, 22},   // modified 2x2, section 3.5
+  };
+  for (const Expect& e : cases) {
+    FourBarLatticeOptions o;
+    o.levels = e.levels;
+    o.cells = e.cells;
+    o.merged_couplers = e.merged;
+    o.crank_angle = 1.1;  // generic configuration
+    o.crank_rate = 0.7;
+    const Model m = buildFourBarLattice(o);
+    BOOST_TEST(m.nv == e.n);
+    BOOST_TEST(m.nc == e.m);
+    const State s = initialState(m);
+    const Kinematics k = kinematics(m, s);
+    BOOST_TEST(k.C.cwiseAbs().maxCoeff() < 1e-12);
+    BOOST_TEST(numericalRank(k.Cq) == e.rank, "L=" << e.levels << " K=" << e.cells);
+    BOOST_TEST((k.Cq * s.v).cwiseAbs().maxCoeff() < 1e-12, "initial velocity violates C_q v = 0");
+  }
+}
+
+// All bars horizontal: the paper's singular configuration, where the rank drops by two for the
+// double four-bar (section 3.2) and by one for the modified double (section 3.3).
+BOOST_AUTO_TEST_CASE(four_bar_singular_configuration_loses_rank) {
+  FourBarLatticeOptions o;
+  o.crank_angle = 0.0;
+  BOOST_TEST(numericalRank(kinematics(buildFourBarLattice(o), initialState(buildFourBarLattice(o))).Cq) == 12);
+  o.merged_couplers = true;
+  const Model m = buildFourBarLattice(o);
+  BOOST_TEST(numericalRank(kinematics(m, initialState(m)).Cq) == 10);
+}
