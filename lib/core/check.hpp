@@ -22,7 +22,9 @@ class Error : public std::runtime_error {
 namespace detail {
 // The message is the whole user-facing sentence; the condition text and source line of the check
 // would only confuse a user reading it, so they are not appended.
-[[noreturn]] inline void throwCheck(const std::string& msg) { throw Error(msg); }
+[[noreturn]] inline void throwCheck(const std::string& msg) {
+  throw Error(msg);
+}
 }  // namespace detail
 
 }  // namespace catena
@@ -30,11 +32,11 @@ namespace detail {
 #define CATENA_ASSERT(cond) assert(cond)
 
 /// CATENA_CHECK(cond, stream-expression): throws catena::Error if cond is false.
-#define CATENA_CHECK(cond, msg)                                             \
-  do {                                                                      \
-    if (!(cond)) {                                                          \
-      std::ostringstream catena_check_os_;                                  \
-      catena_check_os_ << msg;                                              \
-      ::catena::detail::throwCheck(catena_check_os_.str());                \
-    }                                                                       \
+#define CATENA_CHECK(cond, msg)                             \
+  do {                                                      \
+    if (!(cond)) {                                          \
+      std::ostringstream catena_check_os_;                  \
+      catena_check_os_ << msg;                              \
+      ::catena::detail::throwCheck(catena_check_os_.str()); \
+    }                                                       \
   } while (false)

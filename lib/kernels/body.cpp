@@ -37,8 +37,8 @@ Mat6 computeBodyInertialDamping3(const Body& b, const Mat3& R, const Vec3& w) {
   const Mat3 JO = inertiaAboutOrigin(b);
   Mat6 D = Mat6::Zero();
   // d/dw of w x (w x c) = w (w.c) - c |w|^2
-  D.block<3, 3>(0, 3) = b.mass * R *
-                        (w.dot(c) * Mat3::Identity() + w * c.transpose() - 2.0 * c * w.transpose());
+  D.block<3, 3>(0, 3) =
+      b.mass * R * (w.dot(c) * Mat3::Identity() + w * c.transpose() - 2.0 * c * w.transpose());
   D.block<3, 3>(3, 3) = skew(w) * JO - skew(JO * w);
   return D;
 }
@@ -59,8 +59,8 @@ Mat3 computeBodyMass2(const Body& b, const Mat2& R) {
   const Vec2 arm = R * b.com.head<2>();
   const Vec2 Ea = perp2() * arm;
   Mat3 M;
-  M << b.mass, 0.0, b.mass * Ea.x(), 0.0, b.mass, b.mass * Ea.y(), b.mass * Ea.x(),
-      b.mass * Ea.y(), b.inertia(2, 2) + b.mass * b.com.head<2>().squaredNorm();
+  M << b.mass, 0.0, b.mass * Ea.x(), 0.0, b.mass, b.mass * Ea.y(), b.mass * Ea.x(), b.mass * Ea.y(),
+      b.inertia(2, 2) + b.mass * b.com.head<2>().squaredNorm();
   return M;
 }
 

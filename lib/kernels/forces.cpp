@@ -46,7 +46,8 @@ Mat3 computeMarkerLoadStiffness2(const MarkerLoad& l, const MarkerFrame& f, cons
   if (l.in_marker_basis) {
     const Vec2 F = s * (rot2(b.theta + f.angle) * l.force.head<2>());
     K.block<2, 1>(0, 2) = -(E * F);
-    // moment arm x F with both turning: d/dtheta cross2(E-rotated) = cross2(E a, F) + cross2(a, E F)
+    // moment arm x F with both turning: d/dtheta cross2(E-rotated) = cross2(E a, F) + cross2(a, E
+    // F)
     K(2, 2) = -(cross2(E * arm, F) + cross2(arm, E * F));
   } else {
     const Vec2 F = s * l.force.head<2>();

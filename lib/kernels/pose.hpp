@@ -62,7 +62,9 @@ inline Pose2 pose2(const double* q_body) {
   return p;
 }
 
-inline Twist2 twist2(const double* v_body) { return {Vec2(v_body[0], v_body[1]), v_body[2]}; }
+inline Twist2 twist2(const double* v_body) {
+  return {Vec2(v_body[0], v_body[1]), v_body[2]};
+}
 
 inline MarkerFrame markerFrame(const Marker& m) {
   MarkerFrame f;

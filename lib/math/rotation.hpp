@@ -49,7 +49,9 @@ inline Vec3 quatLog(const Quat& rho) {
 }
 
 /// Local (right) increment on the manifold: rho * exp(theta_l).
-inline Quat boxPlus(const Quat& rho, const Vec3& theta_l) { return rho * quatExp(theta_l); }
+inline Quat boxPlus(const Quat& rho, const Vec3& theta_l) {
+  return rho * quatExp(theta_l);
+}
 
 /// Inverse of the right Jacobian of SO(3): Log(R exp(d)) = Log(R) + Jr^-1(phi) d + O(d^2).
 Mat3 inverseRightJacobian(const Vec3& phi);
@@ -70,6 +72,8 @@ inline Mat2 perp2() {
 }
 
 /// Planar cross product a x b (the z component).
-inline double cross2(const Vec2& a, const Vec2& b) { return a.x() * b.y() - a.y() * b.x(); }
+inline double cross2(const Vec2& a, const Vec2& b) {
+  return a.x() * b.y() - a.y() * b.x();
+}
 
 }  // namespace catena

@@ -60,8 +60,8 @@ void addCatenaryChain(ModelBuilder& b, const CatenaryChainOptions& o) {
     const Index body = b.addBody(std::move(link));
     const Index start = b.addMarker(
         marker("link_" + std::to_string(k) + "/start", body, Vec3(-0.5 * length, 0, 0)));
-    const Index end = b.addMarker(
-        marker("link_" + std::to_string(k) + "/end", body, Vec3(0.5 * length, 0, 0)));
+    const Index end =
+        b.addMarker(marker("link_" + std::to_string(k) + "/end", body, Vec3(0.5 * length, 0, 0)));
     if (k == 0)
       b.addJoint(joint("end_a", JointType::kSpherical, start, ground_a));
     else
@@ -102,8 +102,7 @@ void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
   // Markers where level l-1's couplers receive the bottoms of level l's cranks (j = 0..K).
   std::vector<Index> below(K + 1);
   for (int j = 0; j <= K; ++j)
-    below[j] = b.addMarker(marker("ground/" + std::to_string(j), kGround,
-                                  Vec3(j * w, 0.0, 0.0)));
+    below[j] = b.addMarker(marker("ground/" + std::to_string(j), kGround, Vec3(j * w, 0.0, 0.0)));
   Vec2 base_velocity = Vec2::Zero();  // velocity of the couplers below (translation only)
   for (int l = 0; l < o.levels; ++l) {
     const std::string L = std::to_string(l);
@@ -133,8 +132,7 @@ void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
       std::vector<Index> left(K), right(K);
       for (int k = 0; k < K; ++k) {
         const std::string name = "coupler_" + L + "_" + std::to_string(k);
-        const Index c =
-            bar(name, w, top_left + Vec2((k + 0.5) * w, 0.0), 0.0, top_velocity, 0.0);
+        const Index c = bar(name, w, top_left + Vec2((k + 0.5) * w, 0.0), 0.0, top_velocity, 0.0);
         left[k] = mark(name + "/left", c, -0.5 * w);
         right[k] = mark(name + "/right", c, 0.5 * w);
       }
@@ -144,8 +142,8 @@ void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
           b.addJoint(joint("hinge_" + crank + "_top_left", JointType::kRevolute, crank_top[j],
                            right[j - 1]));
         if (j < K)
-          b.addJoint(joint("hinge_" + crank + "_top_right", JointType::kRevolute, crank_top[j],
-                           left[j]));
+          b.addJoint(
+              joint("hinge_" + crank + "_top_right", JointType::kRevolute, crank_top[j], left[j]));
         next[j] = j < K ? left[j] : right[K - 1];
       }
     }

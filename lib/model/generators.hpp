@@ -24,23 +24,23 @@
 namespace catena {
 
 struct CatenaryChainOptions {
-  int links = 20;                      ///< N, even, >= 2
-  Vec3 end_a = Vec3(0.0, 0.0, 0.0);    ///< m
-  Vec3 end_b = Vec3(10.0, 0.0, 0.0);   ///< m
+  int links = 20;                         ///< N, even, >= 2
+  Vec3 end_a = Vec3(0.0, 0.0, 0.0);       ///< m
+  Vec3 end_b = Vec3(10.0, 0.0, 0.0);      ///< m
   Vec3 sag_point = Vec3(5.0, 0.0, -6.0);  ///< m, the kink of the initial 'V'
-  double mass_per_length = 1.0;        ///< kg/m
-  double radius = 0.02;                ///< m, solid circular section (inertia only)
+  double mass_per_length = 1.0;           ///< kg/m
+  double radius = 0.02;                   ///< m, solid circular section (inertia only)
 };
 
 struct FourBarLatticeOptions {
-  int levels = 1;                 ///< L >= 1
-  int cells = 2;                  ///< K >= 1
-  bool merged_couplers = false;   ///< one coupler body per level
-  double cell_width = 1.0;        ///< w, m
-  double crank_length = 1.0;      ///< h, m
+  int levels = 1;                           ///< L >= 1
+  int cells = 2;                            ///< K >= 1
+  bool merged_couplers = false;             ///< one coupler body per level
+  double cell_width = 1.0;                  ///< w, m
+  double crank_length = 1.0;                ///< h, m
   double crank_angle = 1.5707963267948966;  ///< phi, rad from +x (initial configuration)
-  double crank_rate = 0.0;        ///< initial d(phi)/dt of every crank, rad/s
-  double mass_per_length = 1.0;   ///< kg/m
+  double crank_rate = 0.0;                  ///< initial d(phi)/dt of every crank, rad/s
+  double mass_per_length = 1.0;             ///< kg/m
 };
 
 /// Adds the chain to a 3D builder (gravity is not touched).

@@ -66,6 +66,8 @@ std::optional<RowMask> defaultMask(JointType t, int dimension) {
   return std::nullopt;
 }
 
-int activeRowCount(RowMask mask) { return std::popcount(static_cast<unsigned>(mask)); }
+int activeRowCount(RowMask mask) {
+  return std::popcount(static_cast<unsigned>(mask));
+}
 
 }  // namespace catena

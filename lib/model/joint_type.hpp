@@ -24,10 +24,10 @@ enum class JointType : std::uint8_t {
   kOrthogonal,
   kDistanceAlongX,
   kPointOnLine,
-  kDrivenRevolute,  ///< all rows locked; the rotation about x follows motion.angle(t)
-  kDrivenPrismatic, ///< all rows locked; the translation along x follows motion.translation[0](t)
-  kLock,            ///< user-given mask
-  kDistance,        ///< 2D only: |p_F1 - p_F2| = length(t)
+  kDrivenRevolute,   ///< all rows locked; the rotation about x follows motion.angle(t)
+  kDrivenPrismatic,  ///< all rows locked; the translation along x follows motion.translation[0](t)
+  kLock,             ///< user-given mask
+  kDistance,         ///< 2D only: |p_F1 - p_F2| = length(t)
 };
 
 /// Kernel family that evaluates a joint: one dispatch per joint (STYLE.md rule 4).

@@ -18,9 +18,9 @@ namespace catena {
 
 struct Body {
   std::string name;
-  double mass = 0.0;          ///< kg, > 0
-  Vec3 com = Vec3::Zero();    ///< centre of mass in the body frame, m (2D: x, y)
-  Mat3 inertia = Mat3::Zero();///< about the centre of mass, body basis, kg m^2 (2D: (2,2) = Izz)
+  double mass = 0.0;            ///< kg, > 0
+  Vec3 com = Vec3::Zero();      ///< centre of mass in the body frame, m (2D: x, y)
+  Mat3 inertia = Mat3::Zero();  ///< about the centre of mass, body basis, kg m^2 (2D: (2,2) = Izz)
   // Initial state (a description of where the run starts, copied into the State by analyses).
   Vec3 position = Vec3::Zero();          ///< r_WB_W, m (2D: x, y)
   Quat orientation = Quat::Identity();   ///< R_WB (2D: rotation about z by the angle)
@@ -84,14 +84,14 @@ struct SpringDamper {
 struct RotationalSpringDamper {
   std::string name;
   Index marker1 = -1, marker2 = -1;
-  double stiffness = 0.0;  ///< N m/rad
-  double damping = 0.0;    ///< N m s/rad
-  double rest_angle = 0.0; ///< 2D only, rad
+  double stiffness = 0.0;   ///< N m/rad
+  double damping = 0.0;     ///< N m s/rad
+  double rest_angle = 0.0;  ///< 2D only, rad
 };
 
 struct Model {
   std::string name;
-  int dimension = 3;  ///< 2 or 3
+  int dimension = 3;            ///< 2 or 3
   Vec3 gravity = Vec3::Zero();  ///< m/s^2
 
   std::vector<Body> bodies;
@@ -103,8 +103,8 @@ struct Model {
 
   // Fixed by finalize(): sizes and the constraint-row order.
   int nq_body = 7, nv_body = 6, rows_per_joint = 6;
-  Index nq = 0, nv = 0;        ///< position and velocity coordinates
-  Index nc = 0;                ///< active constraint rows (m)
+  Index nq = 0, nv = 0;                 ///< position and velocity coordinates
+  Index nc = 0;                         ///< active constraint rows (m)
   std::vector<Index> joint_row_offset;  ///< first row of joint j; size joints + 1
   std::vector<std::string> warnings;    ///< collected while building (e.g. normalized quats)
 
@@ -115,6 +115,10 @@ struct Model {
   Index findBody(const std::string& name) const;
   Index findMarker(const std::string& name) const;
   JointKernel jointKernel(Index j) const;
+  /// Joint that owns constraint row `row` (0 <= row < nc).
+  Index jointOfRow(Index row) const;
+  /// "joint 'hinge' row Ry": what a constraint row constrains, for reports.
+  std::string rowName(Index row) const;
   /// Grübler-style mobility estimate nv - nc (ignores redundancy).
   Index dofEstimate() const { return nv - nc; }
 };

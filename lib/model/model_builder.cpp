@@ -8,7 +8,9 @@
 namespace catena {
 namespace {
 
-bool finite(const Vec3& v) { return v.allFinite(); }
+bool finite(const Vec3& v) {
+  return v.allFinite();
+}
 
 std::string vec(const Vec3& v) {
   std::ostringstream os;
@@ -34,24 +36,6 @@ Quat normalized(ModelBuilder& b, const std::string& what, const Quat& q) {
 }
 
 }  // namespace
-
-Index Model::findBody(const std::string& name) const {
-  if (name == "ground") return kGround;
-  for (std::size_t i = 0; i < bodies.size(); ++i)
-    if (bodies[i].name == name) return static_cast<Index>(i);
-  return -2;
-}
-
-Index Model::findMarker(const std::string& name) const {
-  for (std::size_t i = 0; i < markers.size(); ++i)
-    if (markers[i].name == name) return static_cast<Index>(i);
-  return -2;
-}
-
-JointKernel Model::jointKernel(Index j) const {
-  if (dimension == 3) return JointKernel::kLock3D;
-  return joints[j].type == JointType::kDistance ? JointKernel::kDistance2D : JointKernel::kLock2D;
-}
 
 ModelBuilder::ModelBuilder(int dimension, std::string name) {
   CATENA_CHECK(dimension == 2 || dimension == 3,
@@ -103,8 +87,8 @@ Index ModelBuilder::addBody(Body b) {
     CATENA_CHECK(b.com.z() == 0.0 && b.position.z() == 0.0 && b.velocity.z() == 0.0,
                  what << ": a planar body has no z coordinate");
     const double izz = b.inertia(2, 2);
-    CATENA_CHECK(izz >= 0.0, what << ": inertia Izz must be >= 0 (0: point mass), got " << izz
-                                  << " kg m^2");
+    CATENA_CHECK(izz >= 0.0,
+                 what << ": inertia Izz must be >= 0 (0: point mass), got " << izz << " kg m^2");
   } else if (!b.isPointMass()) {
     const double asym = (b.inertia - b.inertia.transpose()).cwiseAbs().maxCoeff();
     CATENA_CHECK(asym <= 1e-12 * b.inertia.cwiseAbs().maxCoeff(),
@@ -232,9 +216,9 @@ Index ModelBuilder::addRotationalSpring(RotationalSpringDamper s) {
   const std::string what = "rotational spring '" + s.name + "'";
   checkMarker(what + " (marker1)", s.marker1);
   checkMarker(what + " (marker2)", s.marker2);
-  CATENA_CHECK(std::isfinite(s.stiffness) && std::isfinite(s.damping) &&
-                   std::isfinite(s.rest_angle),
-               what << ": stiffness, damping and rest angle must be finite");
+  CATENA_CHECK(
+      std::isfinite(s.stiffness) && std::isfinite(s.damping) && std::isfinite(s.rest_angle),
+      what << ": stiffness, damping and rest angle must be finite");
   CATENA_CHECK(s.stiffness >= 0.0 && s.damping >= 0.0,
                what << ": stiffness and damping must be >= 0");
   const Index index = static_cast<Index>(model_.rotational_springs.size());

@@ -52,8 +52,8 @@ inline Marker randomMarker(Random& rnd, int dim, Index body, const std::string& 
 
 /// Adds a joint of the given type between body1 and body2 (either may be kGround) with fresh
 /// random markers; rheonomic adds a motion acting on the joint's kept rows.
-inline Index addRandomJoint(Random& rnd, ModelBuilder& b, JointType type, Index body1,
-                            Index body2, bool rheonomic, RowMask lock_mask = 0) {
+inline Index addRandomJoint(Random& rnd, ModelBuilder& b, JointType type, Index body1, Index body2,
+                            bool rheonomic, RowMask lock_mask = 0) {
   const int dim = b.dimension();
   std::string name = "j";
   name += std::to_string(b.peek().joints.size());  // (GCC 12 -Wrestrict false positive on "j" + s)
@@ -85,18 +85,27 @@ inline Model randomModel(Random& rnd, int dim, int nbodies, bool rheonomic, bool
   ModelBuilder b(dim, "random");
   b.setGravity(dim == 3 ? rnd.vec3(10.0) : Vec3(rnd.uniform(-10, 10), rnd.uniform(-10, 10), 0));
   for (int i = 0; i < nbodies; ++i) b.addBody(randomBody(rnd, dim, i));
-  std::vector<JointType> types =
-      dim == 3 ? std::vector<JointType>{JointType::kFix, JointType::kRevolute,
-                                        JointType::kSpherical, JointType::kPrismatic,
-                                        JointType::kCylindrical, JointType::kUniversal,
-                                        JointType::kPlanar, JointType::kParallel,
-                                        JointType::kOrthogonal, JointType::kDistanceAlongX,
-                                        JointType::kPointOnLine, JointType::kDrivenRevolute,
-                                        JointType::kDrivenPrismatic, JointType::kLock}
-               : std::vector<JointType>{JointType::kFix, JointType::kRevolute,
-                                        JointType::kPrismatic, JointType::kDrivenRevolute,
-                                        JointType::kDrivenPrismatic, JointType::kLock,
-                                        JointType::kDistance};
+  std::vector<JointType> types = dim == 3 ? std::vector<JointType>{JointType::kFix,
+                                                                   JointType::kRevolute,
+                                                                   JointType::kSpherical,
+                                                                   JointType::kPrismatic,
+                                                                   JointType::kCylindrical,
+                                                                   JointType::kUniversal,
+                                                                   JointType::kPlanar,
+                                                                   JointType::kParallel,
+                                                                   JointType::kOrthogonal,
+                                                                   JointType::kDistanceAlongX,
+                                                                   JointType::kPointOnLine,
+                                                                   JointType::kDrivenRevolute,
+                                                                   JointType::kDrivenPrismatic,
+                                                                   JointType::kLock}
+                                          : std::vector<JointType>{JointType::kFix,
+                                                                   JointType::kRevolute,
+                                                                   JointType::kPrismatic,
+                                                                   JointType::kDrivenRevolute,
+                                                                   JointType::kDrivenPrismatic,
+                                                                   JointType::kLock,
+                                                                   JointType::kDistance};
   int k = 0;
   for (JointType t : types) {
     const Index b1 = k % nbodies;
@@ -112,17 +121,24 @@ inline Model randomModel(Random& rnd, int dim, int nbodies, bool rheonomic, bool
       SpringDamper s{"spring" + n,
                      b.addMarker(randomMarker(rnd, dim, b1, "s" + n + "/1")),
                      b.addMarker(randomMarker(rnd, dim, b2, "s" + n + "/2")),
-                     rnd.uniform(10, 100), rnd.uniform(0, 3), rnd.uniform(0.1, 1.0),
+                     rnd.uniform(10, 100),
+                     rnd.uniform(0, 3),
+                     rnd.uniform(0.1, 1.0),
                      rnd.uniform(-2, 2)};
       b.addSpring(s);
-      RotationalSpringDamper r{"rspring" + n,
-                               b.addMarker(randomMarker(rnd, dim, b2 == kGround ? b1 : b2, "r" + n + "/1")),
-                               b.addMarker(randomMarker(rnd, dim, b2 == kGround ? kGround : b1, "r" + n + "/2")),
-                               rnd.uniform(10, 100), rnd.uniform(0, 3), rnd.uniform(-1, 1)};
+      RotationalSpringDamper r{
+          "rspring" + n,
+          b.addMarker(randomMarker(rnd, dim, b2 == kGround ? b1 : b2, "r" + n + "/1")),
+          b.addMarker(randomMarker(rnd, dim, b2 == kGround ? kGround : b1, "r" + n + "/2")),
+          rnd.uniform(10, 100),
+          rnd.uniform(0, 3),
+          rnd.uniform(-1, 1)};
       b.addRotationalSpring(r);
-      MarkerLoad l{"load" + n, b.addMarker(randomMarker(rnd, dim, b1, "l" + n)),
+      MarkerLoad l{"load" + n,
+                   b.addMarker(randomMarker(rnd, dim, b1, "l" + n)),
                    dim == 3 ? rnd.vec3(10) : Vec3(rnd.uniform(), rnd.uniform(), 0),
-                   dim == 3 ? rnd.vec3(3) : Vec3(0, 0, rnd.uniform()), i == 1,
+                   dim == 3 ? rnd.vec3(3) : Vec3(0, 0, rnd.uniform()),
+                   i == 1,
                    randomSine(rnd)};
       b.addLoad(l);
     }

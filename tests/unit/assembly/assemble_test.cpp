@@ -95,7 +95,8 @@ Dense denseAssembly(const Model& m, const State& s) {
   for (std::size_t jj = 0; jj < m.joints.size(); ++jj) {
     const Joint& J = m.joints[jj];
     const Index b1 = m.markerBody(J.marker1), b2 = m.markerBody(J.marker2);
-    const MarkerFrame f1 = markerFrame(m.markers[J.marker1]), f2 = markerFrame(m.markers[J.marker2]);
+    const MarkerFrame f1 = markerFrame(m.markers[J.marker1]),
+                      f2 = markerFrame(m.markers[J.marker2]);
     // Multipliers on all rows: zero on rows the mask drops.
     VecX lam = VecX::Zero(R);
     Index row = m.joint_row_offset[jj];
@@ -124,8 +125,8 @@ Dense denseAssembly(const Model& m, const State& s) {
       placeSquare(d.Kc, Kc, N, b1, b2);
     } else {
       const LockMotion2 mo = evaluateLockMotion2(J.motion, s.t);
-      const LockFrames2 k = computeLockFrames2(bodyPose2(m, s.q.data(), b1),
-                                               bodyPose2(m, s.q.data(), b2), f1, f2);
+      const LockFrames2 k =
+          computeLockFrames2(bodyPose2(m, s.q.data(), b1), bodyPose2(m, s.q.data(), b2), f1, f2);
       Mat3x6 Jc;
       computeLockJacobian2(k, Jc);
       Mat6_2 Kc;
@@ -215,7 +216,8 @@ void checkDerivatives(const Model& m, const State& s, const std::string& tag) {
   checkClose(MatX(g.D), D_fd, kTol, tag + " D = -df/dv");
   checkClose(g.cforce, VecX(MatX(g.Cq).transpose() * s.lambda), 1e-12, tag + " C_q^T lambda");
   // C_t by differences in time.
-  checkClose(g.Ct, VecX((residual(m, plan, s.q, s.t + kH) - residual(m, plan, s.q, s.t - kH)) / (2 * kH)),
+  checkClose(g.Ct,
+             VecX((residual(m, plan, s.q, s.t + kH) - residual(m, plan, s.q, s.t - kH)) / (2 * kH)),
              kTol, tag + " C_t");
   // gamma = -d/dt (C_q v + C_t) along q(t) = q exp(t v) with constant v.
   auto velocity = [&](double h) {
@@ -337,15 +339,18 @@ BOOST_AUTO_TEST_CASE(results_are_bitwise_identical_for_any_thread_count) {
       omp_set_num_threads(threads);
       const Globals g = assembleAll(m, plan, s);
       const std::string tag = std::to_string(threads) + " threads";
-      BOOST_TEST(test::bitwiseEqual(VecX(Eigen::Map<const VecX>(g.Kc.valuePtr(), g.Kc.nonZeros())),
-                                    VecX(Eigen::Map<const VecX>(ref.Kc.valuePtr(), ref.Kc.nonZeros()))),
-                 tag << ": K_c differs");
-      BOOST_TEST(test::bitwiseEqual(VecX(Eigen::Map<const VecX>(g.K.valuePtr(), g.K.nonZeros())),
-                                    VecX(Eigen::Map<const VecX>(ref.K.valuePtr(), ref.K.nonZeros()))),
-                 tag << ": K differs");
-      BOOST_TEST(test::bitwiseEqual(VecX(Eigen::Map<const VecX>(g.Cq.valuePtr(), g.Cq.nonZeros())),
-                                    VecX(Eigen::Map<const VecX>(ref.Cq.valuePtr(), ref.Cq.nonZeros()))),
-                 tag << ": C_q differs");
+      BOOST_TEST(
+          test::bitwiseEqual(VecX(Eigen::Map<const VecX>(g.Kc.valuePtr(), g.Kc.nonZeros())),
+                             VecX(Eigen::Map<const VecX>(ref.Kc.valuePtr(), ref.Kc.nonZeros()))),
+          tag << ": K_c differs");
+      BOOST_TEST(
+          test::bitwiseEqual(VecX(Eigen::Map<const VecX>(g.K.valuePtr(), g.K.nonZeros())),
+                             VecX(Eigen::Map<const VecX>(ref.K.valuePtr(), ref.K.nonZeros()))),
+          tag << ": K differs");
+      BOOST_TEST(
+          test::bitwiseEqual(VecX(Eigen::Map<const VecX>(g.Cq.valuePtr(), g.Cq.nonZeros())),
+                             VecX(Eigen::Map<const VecX>(ref.Cq.valuePtr(), ref.Cq.nonZeros()))),
+          tag << ": C_q differs");
       BOOST_TEST(test::bitwiseEqual(g.f, ref.f), tag << ": f differs");
       BOOST_TEST(test::bitwiseEqual(g.gamma, ref.gamma), tag << ": gamma differs");
       BOOST_TEST(test::bitwiseEqual(g.cforce, ref.cforce), tag << ": C_q^T lambda differs");

@@ -50,8 +50,10 @@ struct State3 {
 };
 
 State3 randomState3(test::Random& rnd) {
-  return {makePose3(rnd.vec3(2), rnd.quat()), makePose3(rnd.vec3(2), rnd.quat()),
-          {rnd.vec3(), rnd.vec3(2)}, {rnd.vec3(), rnd.vec3(2)}};
+  return {makePose3(rnd.vec3(2), rnd.quat()),
+          makePose3(rnd.vec3(2), rnd.quat()),
+          {rnd.vec3(), rnd.vec3(2)},
+          {rnd.vec3(), rnd.vec3(2)}};
 }
 
 MarkerFrame randomFrame(test::Random& rnd, bool planar) {
@@ -82,7 +84,12 @@ Mat12x12 negativeDerivative3(const State3& s, bool velocity, F&& force) {
 BOOST_AUTO_TEST_CASE(spatial_spring_damper) {
   test::Random rnd(401);
   for (int i = 0; i < kSamples; ++i) {
-    SpringDamper sd{"s", 0, 1, rnd.uniform(10, 100), rnd.uniform(0, 5), rnd.uniform(0.2, 1.5),
+    SpringDamper sd{"s",
+                    0,
+                    1,
+                    rnd.uniform(10, 100),
+                    rnd.uniform(0, 5),
+                    rnd.uniform(0.2, 1.5),
                     rnd.uniform(-3, 3)};
     const MarkerFrame f1 = randomFrame(rnd, false), f2 = randomFrame(rnd, false);
     const State3 s = randomState3(rnd);
@@ -97,8 +104,7 @@ BOOST_AUTO_TEST_CASE(spatial_spring_damper) {
     SpringDamper el = sd;
     el.damping = 0.0;
     auto potential = [&](const State3& x) {
-      const double L =
-          (x.b1.r + x.b1.R * f1.p - x.b2.r - x.b2.R * f2.p).norm();
+      const double L = (x.b1.r + x.b1.R * f1.p - x.b2.r - x.b2.R * f2.p).norm();
       return 0.5 * el.stiffness * (L - el.rest_length) * (L - el.rest_length) + el.preload * L;
     };
     Vec12 grad;
@@ -143,8 +149,8 @@ BOOST_AUTO_TEST_CASE(spatial_marker_loads) {
   test::Random rnd(403);
   for (int i = 0; i < kSamples; ++i) {
     for (bool follower : {false, true}) {
-      MarkerLoad l{"l", 0, rnd.vec3(10), rnd.vec3(5), follower,
-                   TimeFunction::sine(1.0, 0.5, 0.3, 0.1)};
+      MarkerLoad l{"l",         0,        rnd.vec3(10),
+                   rnd.vec3(5), follower, TimeFunction::sine(1.0, 0.5, 0.3, 0.1)};
       const MarkerFrame f = randomFrame(rnd, false);
       const Pose3 b = makePose3(rnd.vec3(), rnd.quat());
       const double t = rnd.uniform(0, 2);
@@ -177,13 +183,20 @@ BOOST_AUTO_TEST_CASE(spatial_marker_loads) {
 BOOST_AUTO_TEST_CASE(planar_forces) {
   test::Random rnd(404);
   for (int i = 0; i < kSamples; ++i) {
-    SpringDamper sd{"s", 0, 1, rnd.uniform(10, 100), rnd.uniform(0, 5), rnd.uniform(0.2, 1.5),
+    SpringDamper sd{"s",
+                    0,
+                    1,
+                    rnd.uniform(10, 100),
+                    rnd.uniform(0, 5),
+                    rnd.uniform(0.2, 1.5),
                     rnd.uniform(-3, 3)};
-    RotationalSpringDamper rs{"r", 0, 1, rnd.uniform(10, 100), rnd.uniform(0, 5),
-                              rnd.uniform(-1, 1)};
+    RotationalSpringDamper rs{
+        "r", 0, 1, rnd.uniform(10, 100), rnd.uniform(0, 5), rnd.uniform(-1, 1)};
     const MarkerFrame f1 = randomFrame(rnd, true), f2 = randomFrame(rnd, true);
-    const Vec6 q0 = (Vec6() << rnd.vec2(2), rnd.uniform(-3, 3), rnd.vec2(2), rnd.uniform(-3, 3)).finished();
-    const Vec6 v0 = (Vec6() << rnd.vec2(), rnd.uniform(-2, 2), rnd.vec2(), rnd.uniform(-2, 2)).finished();
+    const Vec6 q0 =
+        (Vec6() << rnd.vec2(2), rnd.uniform(-3, 3), rnd.vec2(2), rnd.uniform(-3, 3)).finished();
+    const Vec6 v0 =
+        (Vec6() << rnd.vec2(), rnd.uniform(-2, 2), rnd.vec2(), rnd.uniform(-2, 2)).finished();
     auto eval = [&](const Vec6& q, const Vec6& v, bool spring) {
       const Pose2 b1 = makePose2(q.head<2>(), q(2)), b2 = makePose2(q.segment<2>(3), q(5));
       const Twist2 t1{v.head<2>(), v(2)}, t2{v.segment<2>(3), v(5)};
@@ -208,8 +221,12 @@ BOOST_AUTO_TEST_CASE(planar_forces) {
       checkClose(J.D, Dfd, kTol, spring ? "planar spring D" : "planar rotational spring D");
     }
     for (bool follower : {false, true}) {
-      MarkerLoad l{"l", 0, Vec3(rnd.uniform(), rnd.uniform(), 0.0), Vec3(0, 0, rnd.uniform()),
-                   follower, TimeFunction::constant(2.0)};
+      MarkerLoad l{"l",
+                   0,
+                   Vec3(rnd.uniform(), rnd.uniform(), 0.0),
+                   Vec3(0, 0, rnd.uniform()),
+                   follower,
+                   TimeFunction::constant(2.0)};
       const double th = rnd.uniform(-3, 3);
       const Pose2 b = makePose2(rnd.vec2(), th);
       Mat3 fd = Mat3::Zero();
@@ -222,7 +239,8 @@ BOOST_AUTO_TEST_CASE(planar_forces) {
           p = makePose2(b.r, th + kH);
           m = makePose2(b.r, th - kH);
         }
-        fd.col(k) = -(computeMarkerLoad2(l, f1, p, 0.0) - computeMarkerLoad2(l, f1, m, 0.0)) / (2 * kH);
+        fd.col(k) =
+            -(computeMarkerLoad2(l, f1, p, 0.0) - computeMarkerLoad2(l, f1, m, 0.0)) / (2 * kH);
       }
       checkClose(computeMarkerLoadStiffness2(l, f1, b, 0.0), fd, kTol, "planar load K");
     }

@@ -46,7 +46,8 @@ Case randomCase(test::Random& rnd, bool rheonomic) {
   if (rheonomic) {
     c.motion.active = true;
     for (int i = 0; i < 2; ++i)
-      c.motion.translation[i] = TimeFunction::sine(rnd.uniform(), rnd.uniform(), 0.5, rnd.uniform());
+      c.motion.translation[i] =
+          TimeFunction::sine(rnd.uniform(), rnd.uniform(), 0.5, rnd.uniform());
     c.motion.angle = TimeFunction::sine(rnd.uniform(), 1.5, 0.3, rnd.uniform());
     c.length = TimeFunction::sine(1.0, 0.3, 0.4, rnd.uniform());
   }
@@ -104,7 +105,9 @@ Eigen::Matrix<double, 1, 6> distJ(const Case& c) {
   computeDistanceJacobian2(computeDistanceFrames2(c.b1, c.b2, c.f1, c.f2), J);
   return J;
 }
-double distVel(const Case& c) { return distJ(c).dot(twistVector(c)) - c.length.evaluate(c.t).rate; }
+double distVel(const Case& c) {
+  return distJ(c).dot(twistVector(c)) - c.length.evaluate(c.t).rate;
+}
 
 void checkLock(const Case& c, const std::string& tag) {
   const LockFrames2 k = computeLockFrames2(c.b1, c.b2, c.f1, c.f2);
@@ -138,8 +141,8 @@ void checkDistance(const Case& c, const std::string& tag) {
   checkClose(distJ(c), fd, kTol, tag + " distance C_q");
   const double g = computeDistanceGamma2(k, c.length.evaluate(c.t), c.t1, c.t2);
   const double gfd = -(distVel(advanced(c, kH)) - distVel(advanced(c, -kH))) / (2 * kH);
-  BOOST_TEST(std::abs(g - gfd) <= kTol * std::max(1.0, std::abs(gfd)), tag << " distance gamma "
-                                                                            << g << " vs " << gfd);
+  BOOST_TEST(std::abs(g - gfd) <= kTol * std::max(1.0, std::abs(gfd)),
+             tag << " distance gamma " << g << " vs " << gfd);
   Mat6_2 Kc, kfd;
   computeDistanceStiffness2(k, c.lambda(0), Kc);
   for (int i = 0; i < 6; ++i)

@@ -51,11 +51,11 @@ Case randomCase(test::Random& rnd, bool rheonomic) {
       c.motion.translation[i] =
           TimeFunction::sine(rnd.uniform(), rnd.uniform(), rnd.uniform(0.1, 1.0), rnd.uniform());
     c.motion.axis = rnd.vec3().normalized();
-    c.motion.angle = TimeFunction::sine(rnd.uniform(), rnd.uniform(0.5, 2.0),
-                                        rnd.uniform(0.1, 1.0), rnd.uniform());
+    c.motion.angle = TimeFunction::sine(rnd.uniform(), rnd.uniform(0.5, 2.0), rnd.uniform(0.1, 1.0),
+                                        rnd.uniform());
   }
-  c.lambda = 10.0 * Vec6(rnd.vec3().x(), rnd.uniform(), rnd.uniform(), rnd.uniform(),
-                         rnd.uniform(), rnd.uniform());
+  c.lambda = 10.0 * Vec6(rnd.vec3().x(), rnd.uniform(), rnd.uniform(), rnd.uniform(), rnd.uniform(),
+                         rnd.uniform());
   c.t = rnd.uniform(0.0, 3.0);
   return c;
 }

@@ -51,13 +51,14 @@ BOOST_AUTO_TEST_CASE(catenary_chain_counts_and_initial_v_shape) {
     BOOST_TEST(m.dofEstimate() == 2 * N - 2);
     const State s = initialState(m);
     const Kinematics k = kinematics(m, s);
-    BOOST_TEST(k.C.cwiseAbs().maxCoeff() < 1e-12, "initial V shape violates a joint by "
-                                                      << k.C.cwiseAbs().maxCoeff());
+    BOOST_TEST(k.C.cwiseAbs().maxCoeff() < 1e-12,
+               "initial V shape violates a joint by " << k.C.cwiseAbs().maxCoeff());
     BOOST_TEST(numericalRank(k.Cq) == m.nc, "C_q of the V shape is rank deficient");
     // The kink sits at C: the end of the last link of the first leg.
     const Index last = N / 2 - 1;
-    const Vec3 end = m.bodies[last].position +
-                     m.bodies[last].orientation * Vec3(0.5 * (o.sag_point - o.end_a).norm() / (N / 2), 0, 0);
+    const Vec3 end =
+        m.bodies[last].position +
+        m.bodies[last].orientation * Vec3(0.5 * (o.sag_point - o.end_a).norm() / (N / 2), 0, 0);
     BOOST_TEST((end - o.sag_point).norm() < 1e-12);
   }
   CatenaryChainOptions odd;
@@ -112,7 +113,9 @@ BOOST_AUTO_TEST_CASE(four_bar_family_matches_the_qrcp_paper) {
 BOOST_AUTO_TEST_CASE(four_bar_singular_configuration_loses_rank) {
   FourBarLatticeOptions o;
   o.crank_angle = 0.0;
-  BOOST_TEST(numericalRank(kinematics(buildFourBarLattice(o), initialState(buildFourBarLattice(o))).Cq) == 12);
+  BOOST_TEST(
+      numericalRank(kinematics(buildFourBarLattice(o), initialState(buildFourBarLattice(o))).Cq) ==
+      12);
   o.merged_couplers = true;
   const Model m = buildFourBarLattice(o);
   BOOST_TEST(numericalRank(kinematics(m, initialState(m)).Cq) == 10);

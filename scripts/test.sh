@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Installs what is missing, builds and runs the whole test suite with ctest:
+#   1. Release build, all tests (unit, verification, regression, mpi);
+#   2. AddressSanitizer + UndefinedBehaviorSanitizer build, unit tests;
+#   3. a short libFuzzer run of the YAML loader (clang), seeded from inputs/.
+# Usage: scripts/test.sh [--quick]   (--quick: step 1 only)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+source scripts/deps.sh
+catena_install_deps clang libclang-rt-14-dev
+
+jobs=$(nproc 2>/dev/null || echo 2)
+start=$(date +%s)
+step() { echo; echo "[catena] $* ($(( $(date +%s) - start )) s elapsed)"; }
+
+step "1/3 Release build and ctest"
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+if [ "${1:-}" = "--quick" ]; then exit 0; fi
+
+step "2/3 sanitizer build (ASan + UBSan) and unit tests"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCATENA_SANITIZE=ON \
+  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" > /dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -L unit -j"$jobs"
+
+step "3/3 fuzzing the YAML loader"
+scripts/fuzz.sh "${CATENA_FUZZ_SECONDS:-60}"
+
+step "all tests passed"
