@@ -1,0 +1,28 @@
+# Runs COMMAND (a ;-list) and compares its stdout with the answer file ANSWER, line by line.
+# With EXPECT_FAIL set, the command must exit non-zero and its stderr must contain every line of
+# ANSWER (error messages carry file names, so they are matched as substrings).
+# Usage: cmake -DCOMMAND="a;b;c" -DANSWER=file [-DEXPECT_FAIL=1] -P run_and_compare.cmake
+execute_process(COMMAND ${COMMAND} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+file(READ "${ANSWER}" expected)
+if(EXPECT_FAIL)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "expected a failure, but the command succeeded:\n${out}")
+  endif()
+  string(REPLACE "\n" ";" wanted "${expected}")
+  foreach(line IN LISTS wanted)
+    if(line STREQUAL "")
+      continue()
+    endif()
+    string(FIND "${err}" "${line}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "stderr lacks the expected text\n  '${line}'\nstderr was:\n${err}")
+    endif()
+  endforeach()
+  return()
+endif()
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "command failed (exit ${rc}):\n${err}")
+endif()
+if(NOT out STREQUAL expected)
+  message(FATAL_ERROR "output differs from ${ANSWER}\n--- expected\n${expected}\n--- got\n${out}\n--- stderr\n${err}")
+endif()
