@@ -39,7 +39,10 @@ void addCatenaryChain(ModelBuilder& b, const CatenaryChainOptions& o) {
   for (const auto& leg : legs)
     CATENA_CHECK((leg[1] - leg[0]).norm() > 0.0, "the sag point coincides with an end point");
 
-  const Index ground_a = b.addMarker(marker("ground/a", kGround, o.end_a));
+  // Ground marker at A aligned with the first link, so the twist lock starts satisfied.
+  Marker at_a = marker("ground/a", kGround, o.end_a);
+  at_a.orientation = Quat::FromTwoVectors(Vec3::UnitX(), o.sag_point - o.end_a);
+  const Index ground_a = b.addMarker(std::move(at_a));
   const Index ground_b = b.addMarker(marker("ground/b", kGround, o.end_b));
   Index previous_end = -1;
   for (int k = 0; k < o.links; ++k) {
@@ -63,7 +66,7 @@ void addCatenaryChain(ModelBuilder& b, const CatenaryChainOptions& o) {
     const Index end =
         b.addMarker(marker("link_" + std::to_string(k) + "/end", body, Vec3(0.5 * length, 0, 0)));
     if (k == 0)
-      b.addJoint(joint("end_a", JointType::kSpherical, start, ground_a));
+      b.addJoint(joint("end_a", JointType::kUniversal, start, ground_a));
     else
       b.addJoint(joint("joint_" + std::to_string(k), JointType::kUniversal, start, previous_end));
     previous_end = end;

@@ -5,10 +5,13 @@
 ///
 /// Catenary chain (tangent-stiffness paper, section 4.2): N rigid links from A through the sag
 /// point C to B, N/2 per leg, initialized in the 'V' shape A-C-B; consecutive links joined by
-/// universal joints (twist locked, both bendings free), the end links joined to the ground by
-/// spherical joints at A and B. Link k is body "link_k" with its frame at mid-length and x along
-/// the link; markers "link_k/start" and "link_k/end"; joints "joint_k" (between links k-1 and k),
-/// "end_a", "end_b". Mobility 2N - 2.
+/// universal joints (twist locked, both bendings free). The end links hinge to the ground: a
+/// universal joint at A (whose twist lock removes the zero-energy motion in which every link
+/// spins about its own axis: universal joints alone transmit no twist to a straight link's
+/// neighbours, so that motion would make statics and modal analysis singular) and a spherical
+/// joint at B. Link k is body "link_k" with its frame at mid-length and x along the link;
+/// markers "link_k/start" and "link_k/end"; joints "joint_k" (between links k-1 and k), "end_a",
+/// "end_b". Mobility 2N - 3: that of N rods joined by ball joints with both ends fixed.
 ///
 /// Four-bar lattice (QRCP paper, sections 3.2-3.5): L levels of K parallelogram cells in the x-y
 /// plane. Level l has K + 1 cranks "crank_l_j" of length h at angle phi and, on top, either K

@@ -47,8 +47,8 @@ BOOST_AUTO_TEST_CASE(catenary_chain_counts_and_initial_v_shape) {
     BOOST_TEST(m.bodies.size() == static_cast<std::size_t>(N));
     BOOST_TEST(m.joints.size() == static_cast<std::size_t>(N + 1));
     BOOST_TEST(m.nv == 6 * N);
-    BOOST_TEST(m.nc == 4 * (N - 1) + 2 * 3);  // universal joints + two spherical ends
-    BOOST_TEST(m.dofEstimate() == 2 * N - 2);
+    BOOST_TEST(m.nc == 4 * N + 3);  // N universal joints (one at A) + the spherical end at B
+    BOOST_TEST(m.dofEstimate() == 2 * N - 3);
     const State s = initialState(m);
     const Kinematics k = kinematics(m, s);
     BOOST_TEST(k.C.cwiseAbs().maxCoeff() < 1e-12,
@@ -64,6 +64,27 @@ BOOST_AUTO_TEST_CASE(catenary_chain_counts_and_initial_v_shape) {
   CatenaryChainOptions odd;
   odd.links = 5;
   BOOST_CHECK_THROW(buildCatenaryChain(odd), Error);
+}
+
+// Every link spinning about its own axis keeps all universal joints satisfied exactly (the
+// relative quaternion is conjugated by a rotation about x); only the twist lock at A stops it.
+BOOST_AUTO_TEST_CASE(chain_has_no_zero_energy_twist_motion) {
+  CatenaryChainOptions o;
+  o.links = 6;
+  const Model m = buildCatenaryChain(o);
+  VecX spin = VecX::Zero(m.nv);
+  for (Index k = 0; k < o.links; ++k) spin(m.vOffset(k) + 3) = 1.0;  // w_B = (1, 0, 0)
+  const MatX Cq = kinematics(m, initialState(m)).Cq;
+  const VecX r = Cq * spin;
+  BOOST_TEST(r.cwiseAbs().maxCoeff() > 0.1, "the spin motion is admissible");
+  // Every other row (all but the twist row of end_a) admits it.
+  Index nonzero = 0;
+  for (Index i = 0; i < m.nc; ++i)
+    if (std::abs(r(i)) > 1e-12) {
+      ++nonzero;
+      BOOST_TEST(m.rowName(i) == "joint 'end_a' row Rx");
+    }
+  BOOST_TEST(nonzero == 1);
 }
 
 BOOST_AUTO_TEST_CASE(chain_mass_is_the_chain_length_times_density) {
