@@ -112,4 +112,20 @@ void printAssemblyReport(std::ostream& os, const AssemblyReport& r) {
                 << " joint colours)\n";
 }
 
+void printTerseCheck(std::ostream& os, const Model& m, const AssemblyReport& r) {
+  os << "name " << m.name << "\n"
+     << "dimension " << m.dimension << "\n"
+     << "bodies " << m.bodies.size() << "\n"
+     << "joints " << m.joints.size() << "\n"
+     << "forces " << m.loads.size() + m.springs.size() + m.rotational_springs.size() << "\n"
+     << "n " << m.nq << "\n"
+     << "n_v " << m.nv << "\n"
+     << "m " << m.nc << "\n"
+     << "dof_estimate " << m.dofEstimate() << "\n"
+     << "positions_assembled " << (r.max_position_violation <= kAssembledTolerance ? "yes" : "no")
+     << "\n"
+     << "velocities_assembled " << (r.max_velocity_violation <= kAssembledTolerance ? "yes" : "no")
+     << "\n";
+}
+
 }  // namespace catena

@@ -30,5 +30,11 @@ AssemblyReport computeAssemblyReport(const Model& model);
 void printModelSummary(std::ostream& os, const Model& model);
 /// Prints the assembly report.
 void printAssemblyReport(std::ostream& os, const AssemblyReport& report);
+/// Key-value lines that do not depend on timing or round-off (regression answers): counts,
+/// sizes and whether the initial state satisfies the joints to kAssembledTolerance.
+void printTerseCheck(std::ostream& os, const Model& model, const AssemblyReport& report);
+
+/// Violation below which `check` calls an initial state assembled (m, or quaternion units).
+inline constexpr double kAssembledTolerance = 1e-9;
 
 }  // namespace catena

@@ -174,6 +174,10 @@ Index ModelBuilder::addJoint(Joint j) {
                  what << ": the motion prescribes a rotation but the joint leaves all rotations "
                          "free");
   }
+  if ((j.type == JointType::kDrivenRevolute || j.type == JointType::kDrivenPrismatic) &&
+      !j.motion.active)
+    warn(what + ": " + std::string(jointTypeName(j.type)) +
+         " without a motion acts as a fix joint (F1 held on F2)");
   if (j.type == JointType::kDistance) {
     const double l0 = j.length.evaluate(0.0).value;
     CATENA_CHECK(std::isfinite(l0) && l0 > 0.0,
