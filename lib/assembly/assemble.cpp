@@ -42,21 +42,92 @@ void addPairVector(const Model& model, const PairSlots& p, const Eigen::MatrixBa
   if (p.body2 >= 0) out.segment<N>(model.vOffset(p.body2)) += f.template segment<N>(N);
 }
 
+/// Stores (bit i of `first` set: the block's first contribution) or adds a two-body element
+/// matrix (2N x 2N) into its four blocks; see JointSlots::kc_first.
+template <int N, typename Derived>
+void storePair(double* values, const PairSlots& p, std::uint8_t first,
+               const Eigen::MatrixBase<Derived>& m) {
+  for (int i = 0; i < 4; ++i) {
+    const BlockSlot& s = p.block[i];
+    if (s.base < 0) continue;
+    const int r0 = i < 2 ? 0 : N, c0 = i % 2 ? N : 0;
+    for (int a = 0; a < N; ++a) {
+      double* row = values + s.base + a * s.stride;
+      if (first & (1u << i))
+        for (int c = 0; c < N; ++c) row[c] = m(r0 + a, c0 + c);
+      else
+        for (int c = 0; c < N; ++c) row[c] += m(r0 + a, c0 + c);
+    }
+  }
+}
+
+/// 3x3 sub-block at `dst` (row stride `stride`) of a body block: store m (a block's first
+/// contribution) or add it.
+template <typename Derived>
+void put3(double* dst, int stride, bool first, const Eigen::MatrixBase<Derived>& m) {
+  for (int a = 0; a < 3; ++a, dst += stride)
+    for (int c = 0; c < 3; ++c) dst[c] = first ? m(a, c) : dst[c] + m(a, c);
+}
+
+/// Zero sub-blocks (a block's first contribution must store them; adding them is a no-op).
+void zero3(double* dst, int stride) {
+  for (int a = 0; a < 3; ++a, dst += stride) dst[0] = dst[1] = dst[2] = 0.0;
+}
+
+/// K_c of a 3D lock from its nonzero blocks (LockStiffnessBlocks3) into the pair's four 6x6 body
+/// blocks; sub-block (t, r) of a body block is translation rows / rotation columns.
+void storeLockStiffness3(double* values, const PairSlots& p, std::uint8_t first,
+                         const LockStiffnessBlocks3& K) {
+  for (int i = 0; i < 4; ++i) {
+    const BlockSlot& s = p.block[i];
+    if (s.base < 0) continue;
+    const bool f = first & (1u << i);
+    double* tt = values + s.base;
+    double* tr = tt + 3;
+    double* rt = tt + 3 * s.stride;
+    double* rr = rt + 3;
+    if (f) zero3(tt, s.stride);
+    switch (i) {
+      case 0:  // (b1, b1)
+        if (f) {
+          zero3(tr, s.stride);
+          zero3(rt, s.stride);
+        }
+        put3(rr, s.stride, f, K.T11);
+        break;
+      case 1:  // (b1, b2)
+        if (f) zero3(rt, s.stride);
+        put3(tr, s.stride, f, -K.X);
+        put3(rr, s.stride, f, K.T12);
+        break;
+      case 2:  // (b2, b1)
+        if (f) zero3(tr, s.stride);
+        put3(rt, s.stride, f, -K.X.transpose());
+        put3(rr, s.stride, f, K.T21);
+        break;
+      default:  // (b2, b2)
+        put3(tr, s.stride, f, K.X);
+        put3(rt, s.stride, f, K.X.transpose());
+        put3(rr, s.stride, f, K.T22);
+        break;
+    }
+  }
+}
+
 /// Writes the active rows of a joint's full Jacobian (R x 2N) into C_q.
 template <int R, int N, typename Derived>
-void writeJacobianRows(const Model& model, const JointSlots& js, Index j,
-                       const Eigen::MatrixBase<Derived>& full, SparseMatrixCSR& Cq) {
-  const RowMask mask = model.joints[j].mask;
+void writeJacobianRows(const JointSlots& js, const Eigen::MatrixBase<Derived>& full,
+                       SparseMatrixCSR& Cq) {
+  const RowMask mask = js.mask;
   const int* outer = Cq.outerIndexPtr();
   double* values = Cq.valuePtr();
-  Index row = model.joint_row_offset[j];
+  Index row = js.row;
   for (int r = 0; r < R; ++r) {
     if (!(mask & (1u << r))) continue;
+    using RowN = Eigen::Map<Eigen::Matrix<double, 1, N>>;  // N contiguous values of the row
     double* dst = values + outer[row];
-    if (js.col_offset1 >= 0)
-      for (int c = 0; c < N; ++c) dst[js.col_offset1 + c] = full(r, c);
-    if (js.col_offset2 >= 0)
-      for (int c = 0; c < N; ++c) dst[js.col_offset2 + c] = full(r, N + c);
+    if (js.col_offset1 >= 0) RowN(dst + js.col_offset1) = full.template block<1, N>(r, 0);
+    if (js.col_offset2 >= 0) RowN(dst + js.col_offset2) = full.template block<1, N>(r, N);
     ++row;
   }
 }
@@ -72,10 +143,10 @@ void writeRows(const Model& model, Index j, const Eigen::MatrixBase<Derived>& fu
 
 /// Full-length multipliers of a joint: active rows from lambda, zero elsewhere.
 template <int R>
-Eigen::Matrix<double, R, 1> jointMultipliers(const Model& model, Index j, const VecX& lambda) {
+Eigen::Matrix<double, R, 1> jointMultipliers(const JointSlots& js, const VecX& lambda) {
   Eigen::Matrix<double, R, 1> full = Eigen::Matrix<double, R, 1>::Zero();
-  const RowMask mask = model.joints[j].mask;
-  Index row = model.joint_row_offset[j];
+  const RowMask mask = js.mask;
+  Index row = js.row;
   for (int r = 0; r < R; ++r)
     if (mask & (1u << r)) full(r) = lambda(row++);
   return full;
@@ -88,6 +159,19 @@ void zero(SparseMatrixCSR& A) {
   for (Long i = 0; i < n; ++i) v[i] = 0.0;
 }
 
+/// Zeroes the blocks of K_c that no joint writes (the joints store or add all the others).
+void zeroUnwritten(const Model& model, const AssemblyPlan& plan, SparseMatrixCSR& Kc) {
+  double* v = Kc.valuePtr();
+  const int nvb = model.nv_body;
+  const Long n = static_cast<Long>(plan.kc_unwritten.size());
+  if (n == 0) return;
+#pragma omp parallel for schedule(static)
+  for (Long i = 0; i < n; ++i) {
+    const BlockSlot& s = plan.kc_unwritten[i];
+    for (int a = 0; a < nvb; ++a) std::fill_n(v + s.base + a * s.stride, nvb, 0.0);
+  }
+}
+
 // ---- per-joint evaluation ------------------------------------------------------------------
 
 struct Lock3Eval {
@@ -97,50 +181,60 @@ struct Lock3Eval {
 
 Lock3Eval evalLock3(const Model& model, const AssemblyPlan& plan, Index j, const VecX& q,
                     double t) {
-  const Joint& J = model.joints[j];
   const JointSlots& js = plan.joints[j];
-  Lock3Eval e;
-  e.motion = evaluateLockMotion3(J.motion, t);
+  Lock3Eval e;  // the identity motion unless rheonomic: the Joint itself is not read
+  if (js.rheonomic) e.motion = evaluateLockMotion3(model.joints[j].motion, t);
   e.frames = computeLockFrames3(bodyPose3(model, q.data(), js.pair.body1),
-                                bodyPose3(model, q.data(), js.pair.body2),
-                                plan.markers[J.marker1], plan.markers[J.marker2], e.motion);
+                                bodyPose3(model, q.data(), js.pair.body2), plan.markers[js.marker1],
+                                plan.markers[js.marker2], e.motion);
   return e;
 }
 
 LockFrames2 evalLock2(const Model& model, const AssemblyPlan& plan, Index j, const VecX& q) {
-  const Joint& J = model.joints[j];
   const JointSlots& js = plan.joints[j];
   return computeLockFrames2(bodyPose2(model, q.data(), js.pair.body1),
-                            bodyPose2(model, q.data(), js.pair.body2), plan.markers[J.marker1],
-                            plan.markers[J.marker2]);
+                            bodyPose2(model, q.data(), js.pair.body2), plan.markers[js.marker1],
+                            plan.markers[js.marker2]);
 }
 
 DistanceFrames2 evalDistance2(const Model& model, const AssemblyPlan& plan, Index j,
                               const VecX& q) {
-  const Joint& J = model.joints[j];
   const JointSlots& js = plan.joints[j];
   return computeDistanceFrames2(bodyPose2(model, q.data(), js.pair.body1),
-                                bodyPose2(model, q.data(), js.pair.body2),
-                                plan.markers[J.marker1], plan.markers[J.marker2]);
+                                bodyPose2(model, q.data(), js.pair.body2), plan.markers[js.marker1],
+                                plan.markers[js.marker2]);
 }
 
 /// Constraint Jacobian and/or stiffness contribution of joint j (the shared hot path).
-void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Index j,
-                               const VecX& q, double t, const VecX* lambda, SparseMatrixCSR* Cq,
+void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Index j, const VecX& q,
+                               double t, const VecX* lambda, SparseMatrixCSR* Cq,
                                SparseMatrixCSR* Kc) {
   const JointSlots& js = plan.joints[j];
   switch (model.jointKernel(j)) {
     case JointKernel::kLock3D: {
+      if (Cq && Kc) {  // the hot path: one kernel call shares the frames
+        LockMotion3 motion;
+        if (js.rheonomic) motion = evaluateLockMotion3(model.joints[j].motion, t);
+        Mat6x12RowMajor J;
+        LockStiffnessBlocks3 K;
+        computeLockJacobianAndStiffness3(bodyPose3(model, q.data(), js.pair.body1),
+                                         bodyPose3(model, q.data(), js.pair.body2),
+                                         plan.markers[js.marker1], plan.markers[js.marker2], motion,
+                                         jointMultipliers<6>(js, *lambda), J, K);
+        writeJacobianRows<6, 6>(js, J, *Cq);
+        storeLockStiffness3(Kc->valuePtr(), js.pair, js.kc_first, K);
+        break;
+      }
       const Lock3Eval e = evalLock3(model, plan, j, q, t);
       if (Cq) {
         Mat6x12 J;
         computeLockJacobian3(e.frames, e.motion, J);
-        writeJacobianRows<6, 6>(model, js, j, J, *Cq);
+        writeJacobianRows<6, 6>(js, J, *Cq);
       }
       if (Kc) {
-        Mat12 K;
-        computeLockStiffness3(e.frames, e.motion, jointMultipliers<6>(model, j, *lambda), K);
-        addPair<6>(Kc->valuePtr(), js.pair, K);
+        LockStiffnessBlocks3 K;
+        computeLockStiffnessBlocks3(e.frames, e.motion, jointMultipliers<6>(js, *lambda), K);
+        storeLockStiffness3(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
       break;
     }
@@ -149,12 +243,12 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
       if (Cq) {
         Mat3x6 J;
         computeLockJacobian2(k, J);
-        writeJacobianRows<3, 3>(model, js, j, J, *Cq);
+        writeJacobianRows<3, 3>(js, J, *Cq);
       }
       if (Kc) {
         Mat6_2 K;
-        computeLockStiffness2(k, jointMultipliers<3>(model, j, *lambda), K);
-        addPair<3>(Kc->valuePtr(), js.pair, K);
+        computeLockStiffness2(k, jointMultipliers<3>(js, *lambda), K);
+        storePair<3>(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
       break;
     }
@@ -163,12 +257,12 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
       if (Cq) {
         Eigen::Matrix<double, 1, 6> J;
         computeDistanceJacobian2(k, J);
-        writeJacobianRows<1, 3>(model, js, j, J, *Cq);
+        writeJacobianRows<1, 3>(js, J, *Cq);
       }
       if (Kc) {
         Mat6_2 K;
-        computeDistanceStiffness2(k, (*lambda)(model.joint_row_offset[j]), K);
-        addPair<3>(Kc->valuePtr(), js.pair, K);
+        computeDistanceStiffness2(k, (*lambda)(js.row), K);
+        storePair<3>(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
       break;
     }
@@ -182,12 +276,18 @@ void forEachJoint(const Model& model, F&& f) {
   for (Long j = 0; j < nj; ++j) f(static_cast<Index>(j));
 }
 
+/// Joints colour by colour (one parallel region, a barrier between colours), the tiles of a
+/// colour in parallel, the joints of a tile in order.
 template <typename F>
 void forEachJointColoured(const AssemblyPlan& plan, F&& f) {
-  for (const std::vector<Index>& colour : plan.joint_colours) {
-    const Long n = static_cast<Long>(colour.size());
-#pragma omp parallel for schedule(static)
-    for (Long i = 0; i < n; ++i) f(colour[i]);
+#pragma omp parallel
+  for (std::size_t c = 0; c < plan.joint_colours.size(); ++c) {
+    const std::vector<Index>& joints = plan.joint_colours[c];
+    const std::vector<Index>& tiles = plan.joint_colour_tiles[c];
+    const Long n = static_cast<Long>(tiles.size()) - 1;
+#pragma omp for schedule(static)
+    for (Long t = 0; t < n; ++t)
+      for (Index i = tiles[t]; i < tiles[t + 1]; ++i) f(joints[i]);
   }
 }
 
@@ -217,8 +317,12 @@ void forEachPairForceColoured(const Model& model, const AssemblyPlan& plan, F&& 
 
 }  // namespace
 
-SparseMatrixCSR makeConstraintMatrix(const AssemblyPlan& plan) { return plan.cq_pattern; }
-SparseMatrixCSR makeBodyMatrix(const AssemblyPlan& plan) { return plan.body_pattern; }
+SparseMatrixCSR makeConstraintMatrix(const AssemblyPlan& plan) {
+  return plan.cq_pattern;
+}
+SparseMatrixCSR makeBodyMatrix(const AssemblyPlan& plan) {
+  return plan.body_pattern;
+}
 
 void assembleConstraints(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
                          VecX* C, SparseMatrixCSR* Cq) {
@@ -244,8 +348,8 @@ void assembleConstraints(const Model& model, const AssemblyPlan& plan, const Vec
   });
 }
 
-void assembleConstraintTimeDerivative(const Model& model, const AssemblyPlan& plan,
-                                      const VecX& q, double t, VecX& Ct) {
+void assembleConstraintTimeDerivative(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                      double t, VecX& Ct) {
   forEachJoint(model, [&](Index j) {
     switch (model.jointKernel(j)) {
       case JointKernel::kLock3D: {
@@ -272,9 +376,9 @@ void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, 
     switch (model.jointKernel(j)) {
       case JointKernel::kLock3D: {
         const Lock3Eval e = evalLock3(model, plan, j, q, t);
-        const Vec6 g = computeLockGamma3(e.frames, e.motion,
-                                         bodyTwist3(model, v.data(), js.pair.body1),
-                                         bodyTwist3(model, v.data(), js.pair.body2));
+        const Vec6 g =
+            computeLockGamma3(e.frames, e.motion, bodyTwist3(model, v.data(), js.pair.body1),
+                              bodyTwist3(model, v.data(), js.pair.body2));
         writeRows<6>(model, j, g, gamma);
         break;
       }
@@ -289,8 +393,7 @@ void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, 
       case JointKernel::kDistance2D:
         gamma(model.joint_row_offset[j]) = computeDistanceGamma2(
             evalDistance2(model, plan, j, q), model.joints[j].length.evaluate(t),
-            bodyTwist2(model, v.data(), js.pair.body1),
-            bodyTwist2(model, v.data(), js.pair.body2));
+            bodyTwist2(model, v.data(), js.pair.body1), bodyTwist2(model, v.data(), js.pair.body2));
         break;
     }
   });
@@ -298,7 +401,7 @@ void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, 
 
 void assembleConstraintStiffness(const Model& model, const AssemblyPlan& plan, const VecX& q,
                                  double t, const VecX& lambda, SparseMatrixCSR& Kc) {
-  zero(Kc);
+  zeroUnwritten(model, plan, Kc);
   forEachJointColoured(plan, [&](Index j) {
     jointJacobianAndStiffness(model, plan, j, q, t, &lambda, nullptr, &Kc);
   });
@@ -307,28 +410,27 @@ void assembleConstraintStiffness(const Model& model, const AssemblyPlan& plan, c
 void assembleConstraintJacobianAndStiffness(const Model& model, const AssemblyPlan& plan,
                                             const VecX& q, double t, const VecX& lambda,
                                             SparseMatrixCSR& Cq, SparseMatrixCSR& Kc) {
-  zero(Kc);
-  forEachJointColoured(plan, [&](Index j) {
-    jointJacobianAndStiffness(model, plan, j, q, t, &lambda, &Cq, &Kc);
-  });
+  zeroUnwritten(model, plan, Kc);
+  forEachJointColoured(
+      plan, [&](Index j) { jointJacobianAndStiffness(model, plan, j, q, t, &lambda, &Cq, &Kc); });
 }
 
-void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
-                              double t, const VecX& lambda, VecX& out) {
+void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
+                              const VecX& lambda, VecX& out) {
   out.setZero(model.nv);
   forEachJointColoured(plan, [&](Index j) {
     const JointSlots& js = plan.joints[j];
     switch (model.jointKernel(j)) {
       case JointKernel::kLock3D: {
         const Lock3Eval e = evalLock3(model, plan, j, q, t);
-        const auto g = computeLockForces3(e.frames, e.motion, jointMultipliers<6>(model, j, lambda));
+        const auto g = computeLockForces3(e.frames, e.motion, jointMultipliers<6>(js, lambda));
         addPairVector<6>(model, js.pair, g, out);
         break;
       }
       case JointKernel::kLock2D: {
         Mat3x6 J;
         computeLockJacobian2(evalLock2(model, plan, j, q), J);
-        const Vec6 g = J.transpose() * jointMultipliers<3>(model, j, lambda);
+        const Vec6 g = J.transpose() * jointMultipliers<3>(js, lambda);
         addPairVector<3>(model, js.pair, g, out);
         break;
       }
@@ -343,16 +445,17 @@ void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, cons
   });
 }
 
-void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q,
-                  SparseMatrixCSR& M) {
+void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q, SparseMatrixCSR& M) {
   zero(M);
   double* values = M.valuePtr();
   forEachBody(model, [&](Index b) {
     const Body& body = model.bodies[b];
     if (model.dimension == 3)
-      addBlock<6>(values, plan.body_diagonal[b], computeBodyMass3(body, pose3(q.data() + model.qOffset(b)).R), 0, 0);
+      addBlock<6>(values, plan.body_diagonal[b],
+                  computeBodyMass3(body, pose3(q.data() + model.qOffset(b)).R), 0, 0);
     else
-      addBlock<3>(values, plan.body_diagonal[b], computeBodyMass2(body, pose2(q.data() + model.qOffset(b)).R), 0, 0);
+      addBlock<3>(values, plan.body_diagonal[b],
+                  computeBodyMass2(body, pose2(q.data() + model.qOffset(b)).R), 0, 0);
   });
 }
 
@@ -379,18 +482,22 @@ void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
     const Index m2 = is_spring ? model.springs[i].marker2 : model.rotational_springs[i].marker2;
     const MarkerFrame &f1 = plan.markers[m1], &f2 = plan.markers[m2];
     if (d3) {
-      const Pose3 p1 = bodyPose3(model, q.data(), ps.body1), p2 = bodyPose3(model, q.data(), ps.body2);
-      const Twist3 t1 = bodyTwist3(model, v.data(), ps.body1), t2 = bodyTwist3(model, v.data(), ps.body2);
-      const Vec12 g = is_spring
-                          ? computeSpring3(model.springs[i], f1, f2, p1, t1, p2, t2)
-                          : computeRotationalSpring3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
+      const Pose3 p1 = bodyPose3(model, q.data(), ps.body1),
+                  p2 = bodyPose3(model, q.data(), ps.body2);
+      const Twist3 t1 = bodyTwist3(model, v.data(), ps.body1),
+                   t2 = bodyTwist3(model, v.data(), ps.body2);
+      const Vec12 g =
+          is_spring ? computeSpring3(model.springs[i], f1, f2, p1, t1, p2, t2)
+                    : computeRotationalSpring3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
       addPairVector<6>(model, ps, g, f);
     } else {
-      const Pose2 p1 = bodyPose2(model, q.data(), ps.body1), p2 = bodyPose2(model, q.data(), ps.body2);
-      const Twist2 t1 = bodyTwist2(model, v.data(), ps.body1), t2 = bodyTwist2(model, v.data(), ps.body2);
-      const Vec6 g = is_spring
-                         ? computeSpring2(model.springs[i], f1, f2, p1, t1, p2, t2)
-                         : computeRotationalSpring2(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
+      const Pose2 p1 = bodyPose2(model, q.data(), ps.body1),
+                  p2 = bodyPose2(model, q.data(), ps.body2);
+      const Twist2 t1 = bodyTwist2(model, v.data(), ps.body1),
+                   t2 = bodyTwist2(model, v.data(), ps.body2);
+      const Vec6 g =
+          is_spring ? computeSpring2(model.springs[i], f1, f2, p1, t1, p2, t2)
+                    : computeRotationalSpring2(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
       addPairVector<3>(model, ps, g, f);
     }
   });
@@ -437,8 +544,10 @@ void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const 
     const Index m2 = is_spring ? model.springs[i].marker2 : model.rotational_springs[i].marker2;
     const MarkerFrame &f1 = plan.markers[m1], &f2 = plan.markers[m2];
     if (d3) {
-      const Pose3 p1 = bodyPose3(model, q.data(), ps.body1), p2 = bodyPose3(model, q.data(), ps.body2);
-      const Twist3 t1 = bodyTwist3(model, v.data(), ps.body1), t2 = bodyTwist3(model, v.data(), ps.body2);
+      const Pose3 p1 = bodyPose3(model, q.data(), ps.body1),
+                  p2 = bodyPose3(model, q.data(), ps.body2);
+      const Twist3 t1 = bodyTwist3(model, v.data(), ps.body1),
+                   t2 = bodyTwist3(model, v.data(), ps.body2);
       ForceJacobians3 J;
       if (is_spring)
         computeSpringJacobians3(model.springs[i], f1, f2, p1, t1, p2, t2, J);
@@ -447,8 +556,10 @@ void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const 
       addPair<6>(kv, ps, J.K);
       addPair<6>(dv, ps, J.D);
     } else {
-      const Pose2 p1 = bodyPose2(model, q.data(), ps.body1), p2 = bodyPose2(model, q.data(), ps.body2);
-      const Twist2 t1 = bodyTwist2(model, v.data(), ps.body1), t2 = bodyTwist2(model, v.data(), ps.body2);
+      const Pose2 p1 = bodyPose2(model, q.data(), ps.body1),
+                  p2 = bodyPose2(model, q.data(), ps.body2);
+      const Twist2 t1 = bodyTwist2(model, v.data(), ps.body1),
+                   t2 = bodyTwist2(model, v.data(), ps.body2);
       ForceJacobians2 J;
       if (is_spring)
         computeSpringJacobians2(model.springs[i], f1, f2, p1, t1, p2, t2, J);
@@ -462,9 +573,15 @@ void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const 
     const Index b = model.markerBody(l.marker);
     const BlockSlot& s = plan.body_diagonal[b];
     if (d3)
-      addBlock<6>(kv, s, computeMarkerLoadStiffness3(l, plan.markers[l.marker], pose3(q.data() + model.qOffset(b)), t), 0, 0);
+      addBlock<6>(kv, s,
+                  computeMarkerLoadStiffness3(l, plan.markers[l.marker],
+                                              pose3(q.data() + model.qOffset(b)), t),
+                  0, 0);
     else
-      addBlock<3>(kv, s, computeMarkerLoadStiffness2(l, plan.markers[l.marker], pose2(q.data() + model.qOffset(b)), t), 0, 0);
+      addBlock<3>(kv, s,
+                  computeMarkerLoadStiffness2(l, plan.markers[l.marker],
+                                              pose2(q.data() + model.qOffset(b)), t),
+                  0, 0);
   }
 }
 

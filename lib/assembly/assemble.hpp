@@ -16,12 +16,20 @@ namespace catena {
 SparseMatrixCSR makeConstraintMatrix(const AssemblyPlan& plan);  ///< nc x nv, pattern of C_q
 SparseMatrixCSR makeBodyMatrix(const AssemblyPlan& plan);        ///< nv x nv, shared pattern
 
+/// The value array of a matrix: matrices of one pattern combine by their values (K + K_c).
+inline Eigen::Map<VecX> values(SparseMatrixCSR& A) {
+  return {A.valuePtr(), A.nonZeros()};
+}
+inline Eigen::Map<const VecX> values(const SparseMatrixCSR& A) {
+  return {A.valuePtr(), A.nonZeros()};
+}
+
 /// Constraint residual C(q, t) (nc) and/or Jacobian C_q (nc x nv); either may be null.
 void assembleConstraints(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
                          VecX* C, SparseMatrixCSR* Cq);
 /// Partial time derivative C_t (nc).
-void assembleConstraintTimeDerivative(const Model& model, const AssemblyPlan& plan,
-                                      const VecX& q, double t, VecX& Ct);
+void assembleConstraintTimeDerivative(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                      double t, VecX& Ct);
 /// Acceleration right-hand side gamma (nc): C_q dv/dt = gamma.
 void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
                    double t, VecX& gamma);
@@ -33,11 +41,10 @@ void assembleConstraintJacobianAndStiffness(const Model& model, const AssemblyPl
                                             const VecX& q, double t, const VecX& lambda,
                                             SparseMatrixCSR& Cq, SparseMatrixCSR& Kc);
 /// Constraint forces C_q^T lambda (nv), computed joint by joint.
-void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
-                              double t, const VecX& lambda, VecX& out);
+void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
+                              const VecX& lambda, VecX& out);
 /// Mass matrix M(q).
-void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q,
-                  SparseMatrixCSR& M);
+void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q, SparseMatrixCSR& M);
 /// Generalized forces f(q, v, t) (nv): gravity, marker loads, springs, minus gyroscopic terms.
 void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
                     double t, VecX& f);

@@ -5,28 +5,43 @@
 namespace catena {
 namespace {
 
-/// Greedy colouring of elements given by their two bodies: smallest colour not used at either
-/// body. Deterministic (element order). The ground does not conflict.
-std::vector<std::vector<Index>> colour(const std::vector<std::pair<Index, Index>>& elements,
-                                       std::size_t body_count) {
+/// Elements per colour, listed tile by tile, and where each tile starts in that list.
+struct Colouring {
+  std::vector<std::vector<Index>> elements;
+  std::vector<std::vector<Index>> tile_start;
+};
+
+/// Greedy colouring of tiles, runs of `tile` consecutive elements given by their two bodies: a
+/// tile gets the smallest colour used at none of its bodies. Deterministic (element order); the
+/// ground does not conflict. With tile = 1 this colours the elements themselves.
+Colouring colour(const std::vector<std::pair<Index, Index>>& elements, std::size_t body_count,
+                 std::size_t tile) {
   std::vector<std::vector<int>> used(body_count);
-  std::vector<std::vector<Index>> colours;
-  for (std::size_t e = 0; e < elements.size(); ++e) {
-    const auto [b1, b2] = elements[e];
+  auto has = [&](Index b, int c) {
+    return b >= 0 && std::find(used[b].begin(), used[b].end(), c) != used[b].end();
+  };
+  Colouring out;
+  for (std::size_t first = 0; first < elements.size(); first += tile) {
+    const std::size_t last = std::min(elements.size(), first + tile);
     auto taken = [&](int c) {
-      auto has = [&](Index b) {
-        return b >= 0 && std::find(used[b].begin(), used[b].end(), c) != used[b].end();
-      };
-      return has(b1) || has(b2);
+      for (std::size_t e = first; e < last; ++e)
+        if (has(elements[e].first, c) || has(elements[e].second, c)) return true;
+      return false;
     };
     int c = 0;
     while (taken(c)) ++c;
-    if (c >= static_cast<int>(colours.size())) colours.resize(c + 1);
-    colours[c].push_back(static_cast<Index>(e));
-    if (b1 >= 0) used[b1].push_back(c);
-    if (b2 >= 0) used[b2].push_back(c);
+    if (c >= static_cast<int>(out.elements.size())) {
+      out.elements.resize(c + 1);
+      out.tile_start.resize(c + 1, std::vector<Index>{0});
+    }
+    for (std::size_t e = first; e < last; ++e) {
+      out.elements[c].push_back(static_cast<Index>(e));
+      for (Index b : {elements[e].first, elements[e].second})
+        if (b >= 0 && !has(b, c)) used[b].push_back(c);
+    }
+    out.tile_start[c].push_back(static_cast<Index>(out.elements[c].size()));
   }
-  return colours;
+  return out;
 }
 
 }  // namespace
@@ -130,6 +145,12 @@ AssemblyPlan buildAssemblyPlan(const Model& model) {
       const auto [b1, b2] = joint_pairs[j];
       JointSlots& js = plan.joints[j];
       js.pair = pairSlots(b1, b2);
+      const Joint& joint = model.joints[j];
+      js.marker1 = joint.marker1;
+      js.marker2 = joint.marker2;
+      js.row = model.joint_row_offset[j];
+      js.mask = joint.mask;
+      js.rheonomic = joint.motion.active;
       if (b1 >= 0 && b2 >= 0) {
         js.col_offset1 = b1 < b2 ? 0 : nvb;
         js.col_offset2 = b1 < b2 ? nvb : 0;
@@ -150,8 +171,32 @@ AssemblyPlan buildAssemblyPlan(const Model& model) {
     std::fill(P.valuePtr(), P.valuePtr() + nnz, 0.0);
   }
 
-  plan.joint_colours = colour(joint_pairs, nb);
-  plan.force_colours = colour(force_pairs, nb);
+  // Tiles of up to 64 joints (at least 16 tiles when there are enough joints, for the threads).
+  const std::size_t tile = std::clamp<std::size_t>(model.joints.size() / 16, 1, 64);
+  Colouring joint_colouring = colour(joint_pairs, nb, tile);
+  plan.joint_colours = std::move(joint_colouring.elements);
+  plan.joint_colour_tiles = std::move(joint_colouring.tile_start);
+  plan.force_colours = colour(force_pairs, nb, 1).elements;
+
+  // K_c refill without a zeroing pass: walk the joints in the order the refill sums them
+  // (colours, then tiles, then joints in order; blocks 0..3 within a joint); the first writer of
+  // a block stores it.
+  std::vector<bool> written(static_cast<std::size_t>(row_start[nb]), false);
+  for (const std::vector<Index>& colour : plan.joint_colours)
+    for (Index j : colour) {
+      JointSlots& js = plan.joints[j];
+      for (int i = 0; i < 4; ++i) {
+        const BlockSlot& s = js.pair.block[i];
+        if (s.base < 0 || written[s.base]) continue;
+        written[s.base] = true;
+        js.kc_first |= static_cast<std::uint8_t>(1u << i);
+      }
+    }
+  for (Index b = 0; b < nb; ++b)
+    for (Index c : neighbours[b]) {
+      const BlockSlot s = blockSlot(b, c);
+      if (!written[s.base]) plan.kc_unwritten.push_back(s);
+    }
   return plan;
 }
 

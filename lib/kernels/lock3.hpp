@@ -14,6 +14,7 @@
 namespace catena {
 
 using Mat6x12 = Eigen::Matrix<double, 6, 12>;
+using Mat6x12RowMajor = Eigen::Matrix<double, 6, 12, Eigen::RowMajor>;
 using Mat12 = Eigen::Matrix<double, 12, 12>;
 
 /// Prescribed relative motion at time t: r_t and derivatives (F2 basis); rho_t = exp(axis angle)
@@ -29,14 +30,22 @@ LockMotion3 evaluateLockMotion3(const JointMotion& motion, double t);
 
 /// Quantities shared by every lock kernel, evaluated once per joint and configuration.
 struct LockFrames3 {
-  Mat3 R1, R2;    ///< body rotations R_WB1, R_WB2
-  Mat3 RF1, RF2;  ///< marker rotations R_WF1, R_WF2
-  Mat3 A1, A2;    ///< marker rotations in their bodies R_B1F1, R_B2F2
-  Vec3 s1, s2;    ///< arms R1 p1, R2 p2 (world)
-  Vec3 d;         ///< r_F1 - r_F2 (world)
-  Vec3 u2;        ///< r_F1 - r_B2 = s2 + d (world)
-  Quat rho;       ///< rho_F1<>(F2) = rho_F2^* rho_F1 rho_t^*
-  Mat3 P;         ///< P(rho), eq. C.1
+  Mat3 R1, R2;  ///< body rotations R_WB1, R_WB2
+  Mat3 RF2;     ///< marker rotation R_WF2 = R2 A2
+  Mat3 A1, A2;  ///< marker rotations in their bodies R_B1F1, R_B2F2
+  Vec3 p1;      ///< F1's origin in B1, p_B1F1_B1
+  Vec3 s1, s2;  ///< arms R1 p1, R2 p2 (world)
+  Vec3 d;       ///< r_F1 - r_F2 (world)
+  Vec3 u2;      ///< r_F1 - r_B2 = s2 + d (world)
+  Quat rho;     ///< rho_F1<>(F2) = rho_F2^* rho_F1 rho_t^*
+  Mat3 P;       ///< P(rho), eq. C.1
+  // Body-basis forms that let C_q and K_c skip world-basis 3x3 products (R^T a~ R = (R^T a)~):
+  Mat3 R12;    ///< R_B1B2 = R1^T R2
+  Vec3 u2_B2;  ///< u2 in B2's basis, R2^T u2
+  Mat3 RtA1t;  ///< R_t A1^T
+  /// A2 and R_t A1^T exactly the identity (markers aligned with their bodies, no prescribed
+  /// rotation: the common case): the kernels skip products with them, same values.
+  bool A2_identity = false, RtA1t_identity = false;
 };
 
 LockFrames3 computeLockFrames3(const Pose3& b1, const Pose3& b2, const MarkerFrame& f1,
@@ -62,6 +71,25 @@ Vec6 computeLockGamma3(const LockFrames3& k, const LockMotion3& motion, const Tw
 /// the 6 multipliers (reaction force and torque components in F2), zero on inactive rows.
 void computeLockStiffness3(const LockFrames3& k, const LockMotion3& motion, const Vec6& lambda,
                            Mat12& Kc);
+
+/// The nonzero 3x3 blocks of the same K_c (rows and columns dr1, th1, dr2, th2); the other 8 of
+/// its 16 blocks are zero. With X = f~ R2 (f = R_F2 lambda_f, the reaction force on B1):
+///   K(dr1, th2) = -X,    K(dr2, th2) = X,     K(th2, dr1) = -X^T,  K(th2, dr2) = X^T,
+///   K(th1, th1) = T11,   K(th1, th2) = T12,   K(th2, th1) = T21,   K(th2, th2) = T22.
+/// Assembly writes these straight into the matrix slots (no 12 x 12 intermediate).
+struct LockStiffnessBlocks3 {
+  Mat3 X, T11, T12, T21, T22;
+};
+void computeLockStiffnessBlocks3(const LockFrames3& k, const LockMotion3& motion,
+                                 const Vec6& lambda, LockStiffnessBlocks3& K);
+
+/// C_q (row-major, the order assembly copies it in) and the K_c blocks together, from the poses:
+/// the assembly hot path. Same formulas as computeLockFrames3, computeLockJacobian3 and
+/// computeLockStiffnessBlocks3, in one call so that the shared frames stay local to it.
+void computeLockJacobianAndStiffness3(const Pose3& b1, const Pose3& b2, const MarkerFrame& f1,
+                                      const MarkerFrame& f2, const LockMotion3& motion,
+                                      const Vec6& lambda, Mat6x12RowMajor& Cq,
+                                      LockStiffnessBlocks3& K);
 
 /// Generalized joint force C_q^T lambda (12): what the multipliers apply to the two bodies
 /// (world force and local torque on B1, then on B2).

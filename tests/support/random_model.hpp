@@ -36,16 +36,19 @@ inline Body randomBody(Random& rnd, int dim, int i) {
   return b;
 }
 
-inline Marker randomMarker(Random& rnd, int dim, Index body, const std::string& name) {
+/// aligned: the marker frame is parallel to its body frame (identity rotation).
+inline Marker randomMarker(Random& rnd, int dim, Index body, const std::string& name,
+                           bool aligned = false) {
   Marker m;
   m.name = name;
   m.body = body;
   if (dim == 3) {
     m.position = rnd.vec3(0.7);
-    m.orientation = rnd.quat();
+    m.orientation = aligned ? Quat::Identity() : rnd.quat();
   } else {
     m.position = Vec3(rnd.uniform(-0.7, 0.7), rnd.uniform(-0.7, 0.7), 0.0);
-    m.orientation = Quat(Eigen::AngleAxisd(rnd.uniform(-3, 3), Vec3::UnitZ()));
+    m.orientation =
+        aligned ? Quat::Identity() : Quat(Eigen::AngleAxisd(rnd.uniform(-3, 3), Vec3::UnitZ()));
   }
   return m;
 }
@@ -53,7 +56,7 @@ inline Marker randomMarker(Random& rnd, int dim, Index body, const std::string& 
 /// Adds a joint of the given type between body1 and body2 (either may be kGround) with fresh
 /// random markers; rheonomic adds a motion acting on the joint's kept rows.
 inline Index addRandomJoint(Random& rnd, ModelBuilder& b, JointType type, Index body1, Index body2,
-                            bool rheonomic, RowMask lock_mask = 0) {
+                            bool rheonomic, RowMask lock_mask = 0, bool aligned = false) {
   const int dim = b.dimension();
   std::string name = "j";
   name += std::to_string(b.peek().joints.size());  // (GCC 12 -Wrestrict false positive on "j" + s)
@@ -61,8 +64,8 @@ inline Index addRandomJoint(Random& rnd, ModelBuilder& b, JointType type, Index 
   j.name = name;
   j.type = type;
   j.mask = lock_mask;
-  j.marker1 = b.addMarker(randomMarker(rnd, dim, body1, name + "/1"));
-  j.marker2 = b.addMarker(randomMarker(rnd, dim, body2, name + "/2"));
+  j.marker1 = b.addMarker(randomMarker(rnd, dim, body1, name + "/1", aligned));
+  j.marker2 = b.addMarker(randomMarker(rnd, dim, body2, name + "/2", aligned));
   const RowMask mask = type == JointType::kLock ? lock_mask : *defaultMask(type, dim);
   if (type == JointType::kDistance) {
     j.length = rheonomic ? TimeFunction::sine(1.0, 0.3, 0.5, 0.2) : TimeFunction::constant(1.2);

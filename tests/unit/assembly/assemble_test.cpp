@@ -274,18 +274,21 @@ BOOST_AUTO_TEST_CASE(every_joint_type_finite_differences) {
       if (defaultMask(static_cast<JointType>(t), dim)) types.push_back(static_cast<JointType>(t));
     for (JointType type : types) {
       for (bool rheo : {false, true}) {
-        for (bool to_ground : {false, true}) {
+        // aligned: marker frames parallel to their bodies, the case the kernel shortcuts.
+        for (int variant = 0; variant < 4; ++variant) {
+          const bool to_ground = variant & 1, aligned = variant & 2;
           ModelBuilder b(dim, "one_joint");
           b.addBody(test::randomBody(rnd, dim, 0));
           b.addBody(test::randomBody(rnd, dim, 1));
           const RowMask lock = dim == 3 ? 0b011011 : 0b110;
           test::addRandomJoint(rnd, b, type, 0, to_ground ? kGround : 1, rheo,
-                               type == JointType::kLock ? lock : 0);
+                               type == JointType::kLock ? lock : 0, aligned);
           const Model m = b.finalize();
           for (int c = 0; c < kConfigurations; ++c)
             checkDerivatives(m, test::randomState(rnd, m),
                              std::to_string(dim) + "D " + std::string(jointTypeName(type)) +
-                                 (rheo ? " rheonomic" : "") + (to_ground ? " to ground" : ""));
+                                 (rheo ? " rheonomic" : "") + (to_ground ? " to ground" : "") +
+                                 (aligned ? " aligned" : ""));
         }
       }
     }
