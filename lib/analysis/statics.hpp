@@ -1,0 +1,48 @@
+#pragma once
+/// @file statics.hpp
+/// Static equilibrium (tangent-stiffness paper, section 4): Newton on
+///   R = [ f(q) - C_q^T lambda ; C(q, t) ] = 0
+/// with the tangent [ K + K_c, C_q^T ; C_q, 0 ], K = -df/dq, K_c = d(C_q^T lambda)/dq, solved by
+/// SaddlePointSolver; quaternions are updated on the manifold (rho exp(theta)). A backtracking
+/// line search on the scaled residual globalizes each step; if it stalls, the applied loads are
+/// stepped (load factor 0 -> 1). Convergence is a hard flag: a failed run says why.
+
+#include <string>
+#include <vector>
+
+#include "assembly/plan.hpp"
+#include "core/status.hpp"
+#include "model/state.hpp"
+
+namespace catena {
+
+struct StaticsOptions {
+  bool constraint_stiffness = true;       ///< include K_c in the tangent (the paper's point)
+  int max_iterations = 100;               ///< Newton iterations over all load steps
+  double force_tolerance = 1e-9;          ///< on |f - C_q^T lambda|_inf / force scale
+  double position_tolerance = 1e-10;      ///< on |C|_inf / length scale
+  std::string petsc_prefix = "statics_";  ///< PETSc options prefix of the linear solver
+};
+
+struct StaticsIteration {
+  double force_residual;     ///< |f - C_q^T lambda|_inf / force scale
+  double position_residual;  ///< |C|_inf / length scale
+  double step;               ///< line-search step length
+  double load_factor;        ///< fraction of the applied loads
+};
+
+struct StaticsResult {
+  Status status;
+  State state;  ///< the equilibrium (or the last iterate on failure): q and lambda
+  std::vector<StaticsIteration> history;
+  double force_scale = 1.0;   ///< N: largest applied generalized force at the start
+  double length_scale = 1.0;  ///< m: size of the mechanism
+  std::string linear_solver;  ///< factorization package used
+  /// The constraint rows with the largest residuals at the last iterate (Model::rowName).
+  std::vector<std::string> worst_rows;
+};
+
+StaticsResult solveStatics(const Model& model, const AssemblyPlan& plan, State start,
+                           const StaticsOptions& options = {});
+
+}  // namespace catena

@@ -1,0 +1,24 @@
+#pragma once
+/// @file petsc_session.hpp
+/// One PETSc/SLEPc (and MPI) session per process: initializes on construction with the command
+/// line, so PETSc and SLEPc options (-ksp_type, -eps_type, -st_type, ...) pass straight through,
+/// and finalizes on destruction. Drivers create one; tests create one in a global fixture.
+
+namespace catena {
+
+class PetscSession {
+ public:
+  /// argc/argv may be null (no options). Throws catena::Error if initialization fails.
+  PetscSession(int* argc, char*** argv);
+  ~PetscSession();
+  PetscSession(const PetscSession&) = delete;
+  PetscSession& operator=(const PetscSession&) = delete;
+
+  int rank() const { return rank_; }
+  int size() const { return size_; }
+
+ private:
+  int rank_ = 0, size_ = 1;
+};
+
+}  // namespace catena

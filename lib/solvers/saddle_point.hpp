@@ -1,0 +1,49 @@
+#pragma once
+/// @file saddle_point.hpp
+/// Sparse direct solution of the saddle-point (KKT) system of statics and assembly,
+///   [ A   B^T ] [x]   [f]
+///   [ B   0   ] [y] = [g],     A: n x n (body pattern), B: m x n (C_q pattern),
+/// through PETSc (KSP preonly + LU, MUMPS by default; every PETSc option applies under the
+/// options prefix, e.g. -statics_pc_factor_mat_solver_type umfpack). The pattern is built once
+/// from the two assembly patterns; factor() refills values in place. The constraint rows and
+/// columns are scaled by s (factor's argument) so that the pivots do not depend on units.
+
+#include <memory>
+#include <string>
+
+#include "assembly/plan.hpp"
+#include "core/status.hpp"
+
+namespace catena {
+
+class SaddlePointSolver {
+ public:
+  /// A_pattern and B_pattern fix the sparsity; prefix is the PETSc options prefix ("" or "x_").
+  SaddlePointSolver(const SparseMatrixCSR& A_pattern, const SparseMatrixCSR& B_pattern,
+                    const std::string& prefix);
+  ~SaddlePointSolver();
+  SaddlePointSolver(const SaddlePointSolver&) = delete;
+  SaddlePointSolver& operator=(const SaddlePointSolver&) = delete;
+
+  /// Copies the values of A and B (same patterns as at construction) and factors the scaled
+  /// system. A failed or singular factorization returns kSingular with the solver's diagnosis
+  /// (MUMPS null pivots are counted).
+  Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale);
+  /// Solves with the last factorization. x: n, y: m.
+  Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y);
+
+  long size() const { return n_ + m_; }
+  long nonZeros() const;
+  /// "mumps", "umfpack", ...: the factorization package PETSc used.
+  std::string package() const;
+
+ private:
+  struct Petsc;  // PETSc objects stay out of this header (STYLE.md: only solvers/ sees PETSc)
+  std::unique_ptr<Petsc> petsc_;
+  long n_ = 0, m_ = 0;
+  double scale_ = 1.0;
+  // Position in the KKT value array of every value of A, of B and of B^T (in B's order).
+  std::vector<int> slot_a_, slot_b_, slot_bt_;
+};
+
+}  // namespace catena
