@@ -2,53 +2,201 @@
 //
 // Description:
 //   Thin front end to the catena library. Each subcommand reads a YAML mechanism file
-//   (docs/input-format.md), runs one analysis and prints a short table on stdout.
+//   (docs/input-format.md), runs one analysis, prints a short table on stdout and (statics,
+//   modal) writes a JSON summary. PETSc and SLEPc options pass through (-ksp_type,
+//   -statics_pc_factor_mat_solver_type, -modal_eps_type, -modal_st_type, ...).
 //
-// Sample runs (each is a CTest regression test against inputs/reference/NAME.check):
+// Sample runs (each is a CTest regression test):
 //   catena check inputs/anchor_chain.yaml
 //   catena check --terse inputs/double_four_bar.yaml
+//   catena statics inputs/pendulum.yaml
+//   catena modal inputs/anchor_chain.yaml --modes 4 --vtk out/anchor_chain
 //
-// Subcommands:
-//   check [--terse] FILE   validate the file, print the model summary and an assembly report
-//                          (constraint violation of the initial state, matrix sizes, refill
-//                          time); --terse prints only machine-comparable key-value lines
-//
-// Exit status: 0 success, 1 invalid input or failed analysis, 2 bad command line.
+// Exit status: 0 success, 1 invalid input or failed analysis (statics that did not converge,
+// modes that were not found), 2 bad command line.
 
+#include <chrono>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <string>
+#include <vector>
 
+#include "analysis/modal.hpp"
+#include "analysis/statics.hpp"
 #include "io/report.hpp"
+#include "io/run_report.hpp"
+#include "io/vtk_writer.hpp"
 #include "io/yaml_loader.hpp"
+#include "parallel/petsc_session.hpp"
 
 namespace {
 
 constexpr const char* kUsage =
-    "usage: catena <command> [options] FILE\n"
+    "usage: catena <command> [options] FILE [PETSc/SLEPc options]\n"
     "\n"
     "commands:\n"
     "  check [--terse] FILE   validate a mechanism file; print its summary and an assembly\n"
     "                         report (--terse: key-value lines for regression tests)\n"
+    "  statics FILE           static equilibrium (Newton with K_c); table + JSON summary\n"
+    "  modal FILE             statics, then the modes at the equilibrium\n"
     "\n"
-    "options:\n"
-    "  -h, --help   this text\n"
+    "options of statics and modal:\n"
+    "  --no-kc         leave the tangent stiffness of constraints K_c out (for comparison)\n"
+    "  --json PATH     JSON summary (default: STEM.statics.json / STEM.modal.json)\n"
+    "  --terse         print only machine-comparable lines (regression tests)\n"
+    "options of modal:\n"
+    "  --modes K       number of modes (default 4)\n"
+    "  --target F      undamped: modes nearest F Hz (default 0: the lowest)\n"
+    "  --damped        use the first-order (damped) formulation even if D = 0\n"
+    "  --vtk DIR       write ParaView animations of the mode shapes (DIR/STEM_mode_K.pvd)\n"
     "\n"
     "Input format: docs/input-format.md. Units: SI.\n";
 
-int runCheck(const std::string& path, bool terse) {
+struct Arguments {
+  std::string command, file, json, vtk;
+  bool terse = false, no_kc = false, damped = false;
+  int modes = 4;
+  double target = 0.0;
+  std::vector<char*> petsc;  ///< argv for PETSc: program name plus the unrecognized options
+};
+
+/// Our options are parsed here; anything else that starts with '-' goes to PETSc/SLEPc.
+bool parse(int argc, char** argv, Arguments& a) {
+  a.command = argv[1];
+  a.petsc.push_back(argv[0]);
+  for (int i = 2; i < argc; ++i) {
+    const std::string s = argv[i];
+    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
+    if (s == "--terse") {
+      a.terse = true;
+    } else if (s == "--no-kc") {
+      a.no_kc = true;
+    } else if (s == "--damped") {
+      a.damped = true;
+    } else if (s == "--json" || s == "--vtk" || s == "--modes" || s == "--target") {
+      const char* v = next();
+      if (!v) {
+        std::cerr << "catena: " << s << " needs a value\n";
+        return false;
+      }
+      try {
+        if (s == "--json") a.json = v;
+        if (s == "--vtk") a.vtk = v;
+        if (s == "--modes") a.modes = std::stoi(v);
+        if (s == "--target") a.target = std::stod(v);
+      } catch (const std::exception&) {
+        std::cerr << "catena: " << s << " expects a number, got '" << v << "'\n";
+        return false;
+      }
+      if (s == "--modes" && a.modes < 1) {
+        std::cerr << "catena: --modes must be at least 1\n";
+        return false;
+      }
+    } else if (s.size() > 1 && s[0] == '-' && s[1] != '-') {
+      a.petsc.push_back(argv[i]);  // a PETSc option; its value (if any) follows
+      if (i + 1 < argc && argv[i + 1][0] != '-') a.petsc.push_back(argv[++i]);
+    } else if (s.rfind("--", 0) == 0) {
+      std::cerr << "catena: unknown option '" << s << "'\n";
+      return false;
+    } else if (a.file.empty()) {
+      a.file = s;
+    } else {
+      std::cerr << "catena: more than one FILE ('" << a.file << "', '" << s << "')\n";
+      return false;
+    }
+  }
+  if (a.file.empty()) {
+    std::cerr << "catena " << a.command << ": expected a FILE\n";
+    return false;
+  }
+  return true;
+}
+
+double seconds(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+int runCheck(const Arguments& a) {
   using namespace catena;
   // 1. Read and validate the file.
-  LoadedInput input = loadMechanismFile(path);
+  LoadedInput input = loadMechanismFile(a.file);
   for (const std::string& w : input.warnings) std::cerr << w << "\n";
   // 2. Assemble at the initial state.
   const AssemblyReport report = computeAssemblyReport(input.model);
   // 3. Report.
-  if (terse) {
+  if (a.terse) {
     printTerseCheck(std::cout, input.model, report);
   } else {
     printModelSummary(std::cout, input.model);
     printAssemblyReport(std::cout, report);
+  }
+  return 0;
+}
+
+int runStaticsAndModes(Arguments& a, bool modal) {
+  using namespace catena;
+  // 1. PETSc/SLEPc with the pass-through options.
+  int pargc = static_cast<int>(a.petsc.size());
+  char** pargv = a.petsc.data();
+  PetscSession session(&pargc, &pargv);
+  // 2. Read the model.
+  LoadedInput input = loadMechanismFile(a.file);
+  for (const std::string& w : input.warnings) std::cerr << w << "\n";
+  const Model& m = input.model;
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  // 3. Static equilibrium from the initial state.
+  StaticsOptions so;
+  so.constraint_stiffness = !a.no_kc;
+  auto t0 = std::chrono::steady_clock::now();
+  const StaticsResult st = solveStatics(m, plan, initialState(m), so);
+  const double statics_seconds = seconds(t0);
+  const EquilibriumSummary eq = summarizeEquilibrium(m, plan, st.state);
+  if (!a.terse) printStatics(std::cout, m, st, eq);
+  // 4. Modes at the equilibrium.
+  ModalResult mr;
+  double modal_seconds = 0.0;
+  if (modal && st.status.ok()) {
+    ModalOptions mo;
+    mo.modes = a.modes;
+    mo.target_hz = a.target;
+    mo.constraint_stiffness = !a.no_kc;
+    mo.damped = a.damped;
+    t0 = std::chrono::steady_clock::now();
+    mr = solveModal(m, plan, st.state, mo);
+    modal_seconds = seconds(t0);
+    if (!a.terse) printModes(std::cout, m, mr);
+  }
+  if (a.terse) {
+    std::cout << "statics_converged " << (st.status.ok() ? "yes" : "no") << "\n";
+    if (modal)
+      for (std::size_t k = 0; k < mr.modes.size(); ++k)
+        std::cout << "mode " << k + 1 << " " << mr.modes[k].direction << " nodes "
+                  << mr.modes[k].nodes << "\n";
+  }
+  // 5. JSON summary (also when the run failed: it holds what was computed) and VTK.
+  const std::string stem = std::filesystem::path(a.file).stem().string();
+  const std::string json =
+      a.json.empty() ? stem + (modal ? ".modal.json" : ".statics.json") : a.json;
+  std::ofstream js(json);
+  if (!js) throw Error("cannot write the JSON summary " + json);
+  writeRunJson(js, a.file, m, st, eq, modal ? &mr : nullptr, statics_seconds, modal_seconds);
+  if (!a.terse) std::cout << "summary written to " << json << "\n";
+  if (modal && !a.vtk.empty() && st.status.ok()) {
+    for (std::size_t k = 0; k < mr.modes.size(); ++k) {
+      const std::string pvd = writeModeAnimation(a.vtk, stem, m, st.state, mr.modes[k],
+                                                 static_cast<int>(k + 1), 0.1 * st.length_scale);
+      if (!a.terse) std::cout << "mode " << k + 1 << " animation: " << pvd << "\n";
+    }
+  }
+  if (!st.status.ok()) {
+    std::cerr << a.file << ": " << st.status.message << "\n";
+    return 1;
+  }
+  if (modal && !mr.status.ok()) {
+    std::cerr << a.file << ": " << mr.status.message << "\n";
+    return 1;
   }
   return 0;
 }
@@ -60,18 +208,19 @@ int main(int argc, char** argv) {
     std::cout << kUsage;
     return argc < 2 ? 2 : 0;
   }
+  Arguments a;
   const std::string command = argv[1];
-  try {
-    if (command == "check") {
-      const bool terse = argc == 4 && !std::strcmp(argv[2], "--terse");
-      if (argc != 3 && !terse) {
-        std::cerr << "catena check: expected [--terse] FILE\n\n" << kUsage;
-        return 2;
-      }
-      return runCheck(argv[argc - 1], terse);
-    }
+  if (command != "check" && command != "statics" && command != "modal") {
     std::cerr << "catena: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
+  }
+  if (!parse(argc, argv, a)) {
+    std::cerr << "\n" << kUsage;
+    return 2;
+  }
+  try {
+    if (command == "check") return runCheck(a);
+    return runStaticsAndModes(a, command == "modal");
   } catch (const catena::Error& e) {
     std::cerr << e.what() << "\n";
     return 1;

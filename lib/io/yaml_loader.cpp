@@ -373,6 +373,22 @@ void readCatenaryChain(Context& cx, const Map& g) {
   build(cx, g.mark(), [&] { addCatenaryChain(cx.builder, o); });
 }
 
+void readNodeChain(Context& cx, const Map& g) {
+  g.allowKeys(
+      {"type", "nodes_per_leg", "end_a", "end_b", "sag_point", "node_mass", "node_inertia"});
+  if (cx.dim() != 3) g.fail("type", "node_chain builds a spatial model; it needs dimension: 3");
+  NodeChainOptions o;
+  o.nodes_per_leg = static_cast<int>(g.integer("nodes_per_leg", 1, INT_MAX, o.nodes_per_leg));
+  checkGeneratedSize(cx, g, "nodes_per_leg", 2LL * o.nodes_per_leg + 3,
+                     std::to_string(2LL * o.nodes_per_leg + 3) + " nodes");
+  o.end_a = g.vector("end_a", o.end_a);
+  o.end_b = g.vector("end_b", o.end_b);
+  o.sag_point = g.vector("sag_point", o.sag_point);
+  o.node_mass = g.number("node_mass", o.node_mass);
+  o.node_inertia = g.number("node_inertia", o.node_inertia);
+  build(cx, g.mark(), [&] { addNodeChain(cx.builder, o); });
+}
+
 void readFourBarLattice(Context& cx, const Map& g) {
   g.allowKeys({"type", "levels", "cells", "merged_couplers", "cell_width", "crank_length",
                "crank_angle", "crank_angle_deg", "crank_rate", "mass_per_length"});
@@ -403,8 +419,9 @@ void readGenerator(Context& cx, const Map& top) {
   const std::string type = g.string("type");
   if (type == "catenary_chain") return readCatenaryChain(cx, g);
   if (type == "four_bar_lattice") return readFourBarLattice(cx, g);
+  if (type == "node_chain") return readNodeChain(cx, g);
   g.fail("type", "unknown generator type " + io::quote(type) +
-                     "; valid types: catenary_chain, four_bar_lattice");
+                     "; valid types: catenary_chain, node_chain, four_bar_lattice");
 }
 
 RunOptions readAnalysis(const Reader& reader, const Map& top) {

@@ -74,6 +74,57 @@ void addCatenaryChain(ModelBuilder& b, const CatenaryChainOptions& o) {
   b.addJoint(joint("end_b", JointType::kSpherical, previous_end, ground_b));
 }
 
+void addNodeChain(ModelBuilder& b, const NodeChainOptions& o) {
+  CATENA_CHECK(b.dimension() == 3, "the node chain is a spatial (3D) model");
+  CATENA_CHECK(o.nodes_per_leg >= 1, "a node chain needs at least 1 node per leg");
+  CATENA_CHECK(o.node_mass > 0.0 && o.node_inertia > 0.0,
+               "a node chain needs positive node mass and inertia");
+  const Vec3 ac = o.sag_point - o.end_a, cb = o.end_b - o.sag_point;
+  CATENA_CHECK(ac.norm() > 0.0 && cb.norm() > 0.0, "the sag point coincides with an end point");
+  const int K = o.nodes_per_leg, count = 2 * K + 3;
+  std::vector<Vec3> at(count);
+  std::vector<Quat> frame(count);
+  for (int k = 0; k <= K + 1; ++k) {
+    at[k] = o.end_a + (static_cast<double>(k) / (K + 1)) * ac;
+    frame[k] = Quat::FromTwoVectors(Vec3::UnitX(), ac);
+  }
+  for (int k = 1; k <= K + 1; ++k) {
+    at[K + 1 + k] = o.sag_point + (static_cast<double>(k) / (K + 1)) * cb;
+    frame[K + 1 + k] = Quat::FromTwoVectors(Vec3::UnitX(), cb);
+  }
+  std::vector<Index> body(count);
+  for (int k = 0; k < count; ++k) {
+    Body n;
+    n.name = "node_" + std::to_string(k);
+    n.mass = o.node_mass;
+    n.inertia = o.node_inertia * Mat3::Identity();
+    n.position = at[k];
+    n.orientation = frame[k];
+    body[k] = b.addBody(std::move(n));
+  }
+  // Hinges about the world y axis: marker x axes along y, the same orientation in the world.
+  const Quat x_to_y = Quat::FromTwoVectors(Vec3::UnitX(), Vec3::UnitY());
+  auto hinge = [&](const std::string& name, int k, const Vec3& point) {
+    Marker on_node = marker(name + "/node", body[k], Vec3::Zero());
+    on_node.orientation = frame[k].conjugate() * x_to_y;
+    Marker on_ground = marker(name + "/ground", kGround, point);
+    on_ground.orientation = x_to_y;
+    b.addJoint(joint(name, JointType::kRevolute, b.addMarker(std::move(on_node)),
+                     b.addMarker(std::move(on_ground))));
+  };
+  hinge("end_a", 0, o.end_a);
+  for (int k = 1; k < count; ++k) {
+    const Vec3 mid = 0.5 * (at[k - 1] + at[k]);
+    const std::string name = "joint_" + std::to_string(k);
+    const Index m1 =
+        b.addMarker(marker(name + "/next", body[k], frame[k].conjugate() * (mid - at[k])));
+    const Index m2 = b.addMarker(
+        marker(name + "/prev", body[k - 1], frame[k - 1].conjugate() * (mid - at[k - 1])));
+    b.addJoint(joint(name, JointType::kUniversal, m1, m2));
+  }
+  hinge("end_b", count - 1, o.end_b);
+}
+
 void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
   CATENA_CHECK(b.dimension() == 2, "the four-bar lattice is a planar (2D) model");
   CATENA_CHECK(o.levels >= 1 && o.cells >= 1,

@@ -35,6 +35,22 @@ struct CatenaryChainOptions {
   double radius = 0.02;                   ///< m, solid circular section (inertia only)
 };
 
+/// The anchor chain as the tangent-stiffness paper's authors build it in their public demo
+/// (issue 3): bodies are lumped nodes, not links. 2 K + 3 bodies "node_0".."node_{2K+2}": one at
+/// A, K evenly spaced strictly between A and C, one at C, K between C and B, one at B; each of
+/// mass `node_mass` and inertia `node_inertia` I (deliberately large), x axis along its segment
+/// (the node at C along A-C). Consecutive nodes are joined by universal joints "joint_k" at the
+/// midpoints between their positions; the end nodes hinge to the ground by revolute joints
+/// "end_a", "end_b" about the world y axis.
+struct NodeChainOptions {
+  int nodes_per_leg = 20;                 ///< K
+  Vec3 end_a = Vec3(0.0, 0.0, 0.0);       ///< m
+  Vec3 end_b = Vec3(10.0, 0.0, 0.0);      ///< m
+  Vec3 sag_point = Vec3(5.0, 0.0, -6.0);  ///< m
+  double node_mass = 10.0;                ///< kg
+  double node_inertia = 10.0;             ///< kg m^2, about every axis
+};
+
 struct FourBarLatticeOptions {
   int levels = 1;                           ///< L >= 1
   int cells = 2;                            ///< K >= 1
@@ -48,6 +64,8 @@ struct FourBarLatticeOptions {
 
 /// Adds the chain to a 3D builder (gravity is not touched).
 void addCatenaryChain(ModelBuilder& builder, const CatenaryChainOptions& options);
+/// Adds the node chain to a 3D builder (gravity is not touched).
+void addNodeChain(ModelBuilder& builder, const NodeChainOptions& options);
 /// Adds the lattice to a 2D builder (gravity is not touched).
 void addFourBarLattice(ModelBuilder& builder, const FourBarLatticeOptions& options);
 

@@ -6,7 +6,13 @@
 #include <cmath>
 
 #include "analysis/statics.hpp"
+#include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
+#include "model/generators.hpp"
+
+#include <Eigen/Eigenvalues>
+#include <Eigen/SVD>
+#include <algorithm>
 #include "petsc_fixture.hpp"
 #include "test_support.hpp"
 
@@ -45,4 +51,80 @@ BOOST_AUTO_TEST_CASE(inverted_pendulum_has_a_real_pair) {
   const double w = std::sqrt(9.81 / 4.0);
   BOOST_TEST(std::abs(r.modes[0].s.imag()) < 1e-9);
   BOOST_TEST(r.modes[0].s.real() == w, boost::test_tools::tolerance(1e-6));
+}
+
+namespace {
+
+/// Lowest undamped frequencies (Hz) by a second route that does not touch PETSc or SLEPc: a
+/// dense orthonormal basis N of the null space of C_q (SVD), then the dense generalized
+/// eigenproblem N^T K_t N x = mu N^T M N x.
+std::vector<double> denseNullSpaceFrequencies(const Model& m, const State& eq, int count) {
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  SparseMatrixCSR Cq = makeConstraintMatrix(plan), K = makeBodyMatrix(plan),
+                  D = makeBodyMatrix(plan), Kc = makeBodyMatrix(plan), M = makeBodyMatrix(plan);
+  assembleConstraints(m, plan, eq.q, eq.t, nullptr, &Cq);
+  assembleForceJacobians(m, plan, eq.q, eq.v, eq.t, nullptr, K, D);
+  assembleConstraintStiffness(m, plan, eq.q, eq.t, eq.lambda, Kc);
+  assembleMass(m, plan, eq.q, M);
+  Eigen::JacobiSVD<MatX> svd(MatX(Cq), Eigen::ComputeFullV);
+  const auto& sv = svd.singularValues();
+  int rank = 0;
+  for (Eigen::Index i = 0; i < sv.size(); ++i) rank += sv(i) > 1e-10 * sv(0);
+  const MatX N = svd.matrixV().rightCols(m.nv - rank);
+  const MatX Kr = N.transpose() * (MatX(K) + MatX(Kc)) * N, Mr = N.transpose() * MatX(M) * N;
+  Eigen::GeneralizedEigenSolver<MatX> ges(Kr, Mr);
+  std::vector<double> f;
+  for (Eigen::Index i = 0; i < ges.eigenvalues().size(); ++i) {
+    const std::complex<double> mu = ges.eigenvalues()(i);
+    BOOST_TEST(std::abs(mu.imag()) <= 1e-8 * std::abs(mu));  // conservative: real spectrum
+    f.push_back(std::sqrt(mu.real()) / (2 * M_PI));
+  }
+  std::sort(f.begin(), f.end());
+  f.resize(count);
+  return f;
+}
+
+}  // namespace
+
+// Two routes to the chain's lowest frequencies: SLEPc on the augmented pencil, and a dense
+// solve on the null space of C_q.
+BOOST_AUTO_TEST_CASE(chain_frequencies_agree_with_dense_null_space_solve) {
+  CatenaryChainOptions co;
+  co.links = 12;
+  NodeChainOptions no;
+  no.nodes_per_leg = 6;
+  for (int variant = 0; variant < 2; ++variant) {
+    const Model m = variant == 0 ? buildCatenaryChain(co) : [&] {
+      ModelBuilder b(3, "node_chain");
+      b.setGravity(Vec3(0, 0, -9.81));
+      addNodeChain(b, no);
+      return b.finalize();
+    }();
+    const AssemblyPlan plan = buildAssemblyPlan(m);
+    const StaticsResult eq = solveStatics(m, plan, initialState(m));
+    BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
+    ModalOptions o;
+    o.modes = 6;
+    const ModalResult r = solveModal(m, plan, eq.state, o);
+    BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+    const std::vector<double> dense = denseNullSpaceFrequencies(m, eq.state, o.modes);
+    for (int k = 0; k < o.modes; ++k)
+      BOOST_TEST(r.modes[k].frequency_hz == dense[k], boost::test_tools::tolerance(1e-8));
+  }
+}
+
+// The same input gives the same modes, shapes and signs on every run.
+BOOST_AUTO_TEST_CASE(modes_are_deterministic) {
+  CatenaryChainOptions co;
+  co.links = 10;
+  const Model m = buildCatenaryChain(co);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const StaticsResult eq = solveStatics(m, plan, initialState(m));
+  BOOST_REQUIRE(eq.status.ok());
+  const ModalResult a = solveModal(m, plan, eq.state), b = solveModal(m, plan, eq.state);
+  BOOST_REQUIRE_EQUAL(a.modes.size(), b.modes.size());
+  for (std::size_t k = 0; k < a.modes.size(); ++k) {
+    BOOST_TEST(a.modes[k].s == b.modes[k].s);
+    BOOST_TEST(test::bitwiseEqual(a.modes[k].shape_re, b.modes[k].shape_re));
+  }
 }

@@ -595,7 +595,7 @@ joints:
   checkError(std::string(kTwoBodies) + "forces:\n  - {name: f, type: gravity, marker: a/m}\n", 9,
              "force 'f': unknown force type 'gravity'; valid types: load, spring");
   checkError("generator:\n  type: tree\n", 2,
-             "unknown generator type 'tree'; valid types: catenary_chain, four_bar_lattice");
+             "unknown generator type 'tree'; valid types: catenary_chain, node_chain, four_bar_lattice");
   checkError("analysis: {type: dynamics}\n", 1,
              "unknown analysis type 'dynamics'; valid types: check, statics, modal, simulate");
   checkError(std::string(kTwoBodies) +

@@ -1,0 +1,22 @@
+#pragma once
+/// @file vtk_writer.hpp
+/// ParaView output: the mechanism as lines (body origin -> joint point -> body origin) in VTK XML
+/// PolyData files, and mode shapes as a time series (one file per phase of the oscillation plus a
+/// .pvd collection that ParaView plays as an animation).
+
+#include <string>
+#include <vector>
+
+#include "analysis/modal.hpp"
+#include "model/state.hpp"
+
+namespace catena {
+
+/// Writes DIR/STEM_mode_K_J.vtp for J = 0..frames-1 (phase 2 pi J / frames) and
+/// DIR/STEM_mode_K.pvd; the largest point displacement is `amplitude` (m). Returns the .pvd path.
+/// Throws catena::Error if a file cannot be written.
+std::string writeModeAnimation(const std::string& dir, const std::string& stem, const Model& model,
+                               const State& equilibrium, const Mode& mode, int index,
+                               double amplitude, int frames = 24);
+
+}  // namespace catena
