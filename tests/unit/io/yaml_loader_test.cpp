@@ -594,8 +594,9 @@ joints:
              9, "unknown joint type 'spherical' in 2D; valid types: fix, revolute, prismatic");
   checkError(std::string(kTwoBodies) + "forces:\n  - {name: f, type: gravity, marker: a/m}\n", 9,
              "force 'f': unknown force type 'gravity'; valid types: load, spring");
-  checkError("generator:\n  type: tree\n", 2,
-             "unknown generator type 'tree'; valid types: catenary_chain, node_chain, four_bar_lattice");
+  checkError(
+      "generator:\n  type: tree\n", 2,
+      "unknown generator type 'tree'; valid types: catenary_chain, node_chain, four_bar_lattice");
   checkError("analysis: {type: dynamics}\n", 1,
              "unknown analysis type 'dynamics'; valid types: check, statics, modal, simulate");
   checkError(std::string(kTwoBodies) +
