@@ -172,8 +172,8 @@ int runStaticsAndModes(Arguments& a, bool modal) {
     std::cout << "statics_converged " << (st.status.ok() ? "yes" : "no") << "\n";
     if (modal)
       for (std::size_t k = 0; k < mr.modes.size(); ++k)
-        std::cout << "mode " << k + 1 << " " << mr.modes[k].direction << " nodes "
-                  << mr.modes[k].nodes << "\n";
+        std::cout << "mode " << k + 1 << " " << mr.modes[k].direction << " "
+                  << (mr.modes[k].nodes == 0 ? "swinging" : "bending") << "\n";
   }
   // 5. JSON summary (also when the run failed: it holds what was computed) and VTK.
   const std::string stem = std::filesystem::path(a.file).stem().string();

@@ -92,6 +92,10 @@ void addNodeChain(ModelBuilder& b, const NodeChainOptions& o) {
     at[K + 1 + k] = o.sag_point + (static_cast<double>(k) / (K + 1)) * cb;
     frame[K + 1 + k] = Quat::FromTwoVectors(Vec3::UnitX(), cb);
   }
+  // The demo turns the end nodes by +-45 degrees about y and leaves the middle node unturned.
+  frame[0] = Quat(Eigen::AngleAxisd(M_PI / 4, Vec3::UnitY()));
+  frame[K + 1] = Quat::Identity();
+  frame[count - 1] = Quat(Eigen::AngleAxisd(-M_PI / 4, Vec3::UnitY()));
   std::vector<Index> body(count);
   for (int k = 0; k < count; ++k) {
     Body n;
@@ -113,13 +117,14 @@ void addNodeChain(ModelBuilder& b, const NodeChainOptions& o) {
                      b.addMarker(std::move(on_ground))));
   };
   hinge("end_a", 0, o.end_a);
+  // As in the authors' demo, the joint points sit at +-h along the bodies' own x axes, with h
+  // half the distance between the two nodes; for the end and middle nodes, whose x axes are not
+  // along a segment, the initial 'V' is therefore not assembled (statics assembles it).
   for (int k = 1; k < count; ++k) {
-    const Vec3 mid = 0.5 * (at[k - 1] + at[k]);
+    const double h = 0.5 * (at[k] - at[k - 1]).norm();
     const std::string name = "joint_" + std::to_string(k);
-    const Index m1 =
-        b.addMarker(marker(name + "/next", body[k], frame[k].conjugate() * (mid - at[k])));
-    const Index m2 = b.addMarker(
-        marker(name + "/prev", body[k - 1], frame[k - 1].conjugate() * (mid - at[k - 1])));
+    const Index m1 = b.addMarker(marker(name + "/next", body[k], Vec3(-h, 0, 0)));
+    const Index m2 = b.addMarker(marker(name + "/prev", body[k - 1], Vec3(h, 0, 0)));
     b.addJoint(joint(name, JointType::kUniversal, m1, m2));
   }
   hinge("end_b", count - 1, o.end_b);

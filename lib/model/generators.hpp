@@ -36,12 +36,16 @@ struct CatenaryChainOptions {
 };
 
 /// The anchor chain as the tangent-stiffness paper's authors build it in their public demo
-/// (issue 3): bodies are lumped nodes, not links. 2 K + 3 bodies "node_0".."node_{2K+2}": one at
-/// A, K evenly spaced strictly between A and C, one at C, K between C and B, one at B; each of
-/// mass `node_mass` and inertia `node_inertia` I (deliberately large), x axis along its segment
-/// (the node at C along A-C). Consecutive nodes are joined by universal joints "joint_k" at the
-/// midpoints between their positions; the end nodes hinge to the ground by revolute joints
-/// "end_a", "end_b" about the world y axis.
+/// (Chrono, demo_MBS_link_mate.cpp, test_anchorchain): bodies are lumped nodes, not links. 2 K + 3
+/// bodies "node_0".."node_{2K+2}": one at A, K evenly spaced strictly between A and C, one at C,
+/// K between C and B, one at B; each of mass `node_mass` and inertia `node_inertia` I
+/// (deliberately large). The K nodes of a leg have x along their leg; as in the demo, the node
+/// at A is turned by +45 degrees about y, the node at B by -45 degrees and the node at C not at
+/// all. Consecutive nodes are joined by universal joints "joint_k" whose points sit at +-h along
+/// the two bodies' x axes (h: half the distance between the nodes), so the initial 'V' is not
+/// assembled at A, B and C; statics assembles it. The end nodes hinge to the ground by revolute
+/// joints "end_a", "end_b" about the world y axis. With K = 20 its four lowest modes are the
+/// paper's Table 3 (tests/verification/modal_test.cpp).
 struct NodeChainOptions {
   int nodes_per_leg = 20;                 ///< K
   Vec3 end_a = Vec3(0.0, 0.0, 0.0);       ///< m
