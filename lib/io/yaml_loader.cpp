@@ -191,11 +191,35 @@ Index markerIndex(const Context& cx, const Map& m, std::string_view key) {
 // ---------------------------------------------------------------------------------------------
 // Sections
 
+/// `fixed: [x, rz]`: coordinates the assembly of the initial state must keep.
+std::uint8_t readFixedCoordinates(Context& cx, const Map& m) {
+  static const char* names3[] = {"x", "y", "z", "rx", "ry", "rz"};
+  static const char* names2[] = {"x", "y", "theta"};
+  const int count = cx.dim() == 3 ? 6 : 3;
+  std::uint8_t bits = 0;
+  const YAML::Node* node = m.find("fixed");
+  if (!node) return bits;
+  io::forEachItem(
+      cx.reader, *node, m.what("fixed"), m.markOf("fixed"),
+      [&](const YAML::Node& item, std::size_t) {
+        const std::string name = cx.reader.string(item, m.what("fixed"), m.markOf("fixed"));
+        int k = 0;
+        while (k < count && name != (cx.dim() == 3 ? names3[k] : names2[k])) ++k;
+        if (k == count)
+          cx.reader.fail(
+              io::markOr(item, m.markOf("fixed")),
+              m.what("fixed") + ": unknown coordinate " + io::quote(name) +
+                  (cx.dim() == 3 ? "; valid: x, y, z, rx, ry, rz" : "; valid: x, y, theta"));
+        bits |= static_cast<std::uint8_t>(1u << k);
+      });
+  return bits;
+}
+
 void readBody(Context& cx, const YAML::Node& node, std::size_t index) {
   Map m(cx.reader, node, io::elementLabel("body", node, index), "", node.Mark());
-  m.allowKeys(
-      {"name", "mass", "inertia", "com", "position", "orientation", "velocity", "angular_velocity"},
-      {}, {"angle", "angle_deg"});
+  m.allowKeys({"name", "mass", "inertia", "com", "position", "orientation", "velocity",
+               "angular_velocity", "fixed"},
+              {}, {"angle", "angle_deg"});
   Body body;
   body.name = m.string("name");
   body.mass = m.number("mass");
@@ -205,6 +229,7 @@ void readBody(Context& cx, const YAML::Node& node, std::size_t index) {
   body.orientation = readOrientation(m, cx.dim());
   body.velocity = m.vector("velocity");
   body.angular_velocity = readRotational(m, "angular_velocity", cx.dim());
+  body.fixed = readFixedCoordinates(cx, m);
   build(cx, m.mark(), [&] { cx.builder.addBody(std::move(body)); });
 }
 

@@ -26,6 +26,9 @@ struct Body {
   Quat orientation = Quat::Identity();   ///< R_WB (2D: rotation about z by the angle)
   Vec3 velocity = Vec3::Zero();          ///< v_WB_W, m/s
   Vec3 angular_velocity = Vec3::Zero();  ///< w_WB_B, rad/s (2D: z component)
+  /// Velocity coordinates that the assembly of the initial state keeps (bit i: coordinate i of
+  /// (dx, dy, dz, rx, ry, rz), 2D (dx, dy, dtheta)); rotations are local to the body.
+  std::uint8_t fixed = 0;
   bool isPointMass() const { return inertia.isZero(0.0); }
 };
 

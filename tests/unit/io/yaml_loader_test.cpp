@@ -726,3 +726,19 @@ BOOST_AUTO_TEST_CASE(generator_size_limits) {
   BOOST_TEST(load("generator: {type: catenary_chain, links: 100}\n", small).model.bodies.size() ==
              100u);
 }
+
+BOOST_AUTO_TEST_CASE(fixed_coordinates) {
+  const LoadedInput in = load(
+      "bodies:\n"
+      "  - {name: a, mass: 1, inertia: [1, 1, 1], fixed: [z, rx]}\n"
+      "  - {name: b, mass: 1, inertia: [1, 1, 1]}\n");
+  BOOST_TEST(in.model.bodies[0].fixed == 0b001100);
+  BOOST_TEST(in.model.bodies[1].fixed == 0);
+  const LoadedInput planar = load(
+      "dimension: 2\n"
+      "bodies:\n"
+      "  - {name: a, mass: 1, inertia: 1, fixed: [theta]}\n");
+  BOOST_TEST(planar.model.bodies[0].fixed == 0b100);
+  checkError("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1], fixed: [theta]}\n", 2,
+             "unknown coordinate 'theta'");
+}

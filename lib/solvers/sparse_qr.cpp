@@ -1,0 +1,74 @@
+#include "solvers/sparse_qr.hpp"
+
+#include <SuiteSparseQR.hpp>
+
+#include "core/check.hpp"
+
+namespace catena {
+namespace {
+
+using Long = SuiteSparse_long;
+using CscMatrix = Eigen::SparseMatrix<double, Eigen::ColMajor, Long>;
+
+/// CHOLMOD's workspace for one call (cholmod_l_*: the 64-bit interface the C++ API needs).
+struct Cholmod {
+  cholmod_common cc;
+  Cholmod() { cholmod_l_start(&cc); }
+  ~Cholmod() { cholmod_l_finish(&cc); }
+};
+
+/// A CHOLMOD view (no copy) of a compressed column matrix.
+cholmod_sparse view(CscMatrix& A) {
+  cholmod_sparse s{};
+  s.nrow = static_cast<size_t>(A.rows());
+  s.ncol = static_cast<size_t>(A.cols());
+  s.nzmax = static_cast<size_t>(A.nonZeros());
+  s.p = A.outerIndexPtr();
+  s.i = A.innerIndexPtr();
+  s.x = A.valuePtr();
+  s.stype = 0;
+  s.itype = CHOLMOD_LONG;
+  s.xtype = CHOLMOD_REAL;
+  s.dtype = CHOLMOD_DOUBLE;
+  s.sorted = 1;
+  s.packed = 1;
+  return s;
+}
+
+}  // namespace
+
+MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b) {
+  CATENA_CHECK(b.size() == A.rows(), "minimum-norm solve: " << b.size() << " right-hand side "
+                                                            << "entries for " << A.rows()
+                                                            << " rows");
+  MinimumNormSolution out;
+  out.x = VecX::Zero(A.cols());
+  if (A.rows() == 0 || A.cols() == 0) return out;
+  CscMatrix csc = A;
+  csc.makeCompressed();
+  Cholmod c;
+  cholmod_sparse a = view(csc);
+  VecX rhs = b;
+  cholmod_dense B{};
+  B.nrow = static_cast<size_t>(b.size());
+  B.ncol = 1;
+  B.nzmax = B.nrow;
+  B.d = B.nrow;
+  B.x = rhs.data();
+  B.xtype = CHOLMOD_REAL;
+  B.dtype = CHOLMOD_DOUBLE;
+  cholmod_dense* X =
+      SuiteSparseQR_min2norm<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, &a, &B, &c.cc);
+  CATENA_CHECK(X != nullptr, "SuiteSparseQR failed (status " << c.cc.status << ")");
+  out.x = Eigen::Map<const VecX>(static_cast<const double*>(X->x), A.cols());
+  cholmod_l_free_dense(&X, &c.cc);
+  out.rank = c.cc.SPQR_istat[4];
+  out.tolerance = c.cc.SPQR_tol_used;
+  return out;
+}
+
+long numericalRank(const SparseMatrixCSR& A) {
+  return solveMinimumNorm(A, VecX::Zero(A.rows())).rank;
+}
+
+}  // namespace catena
