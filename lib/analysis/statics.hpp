@@ -4,8 +4,8 @@
 ///   R = [ f(q) - C_q^T lambda ; C(q, t) ] = 0
 /// with the tangent [ K + K_c, C_q^T ; C_q, 0 ], K = -df/dq, K_c = d(C_q^T lambda)/dq, solved by
 /// SaddlePointSolver; quaternions are updated on the manifold (rho exp(theta)). A backtracking
-/// line search on the scaled residual globalizes each step; if it stalls, the applied loads are
-/// stepped (load factor 0 -> 1). Convergence is a hard flag: a failed run says why.
+/// line search on the scaled residual globalizes each step (scaling all loads would not help: the
+/// tangent scales with them). Convergence is a hard flag: a failed run says why.
 
 #include <string>
 #include <vector>
@@ -18,7 +18,7 @@ namespace catena {
 
 struct StaticsOptions {
   bool constraint_stiffness = true;       ///< include K_c in the tangent (the paper's point)
-  int max_iterations = 100;               ///< Newton iterations over all load steps
+  int max_iterations = 100;               ///< Newton iterations
   double force_tolerance = 1e-9;          ///< on |f - C_q^T lambda|_inf / force scale
   double position_tolerance = 1e-10;      ///< on |C|_inf / length scale
   std::string petsc_prefix = "statics_";  ///< PETSc options prefix of the linear solver
@@ -28,7 +28,7 @@ struct StaticsIteration {
   double force_residual;     ///< |f - C_q^T lambda|_inf / force scale
   double position_residual;  ///< |C|_inf / length scale
   double step;               ///< line-search step length
-  double load_factor;        ///< fraction of the applied loads
+  double load_factor;        ///< fraction of the applied loads (1: no load stepping yet)
 };
 
 struct StaticsResult {

@@ -9,6 +9,7 @@
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/generators.hpp"
+#include "model/model_builder.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
@@ -145,4 +146,40 @@ BOOST_AUTO_TEST_CASE(anchor_chain_reproduces_table_3) {
     BOOST_TEST(r.modes[k].direction == direction[k]);
     BOOST_TEST((r.modes[k].nodes > 0) == bending[k], "mode " << k + 1 << " nodes");
   }
+}
+
+// A slider on a prismatic joint with a spring-damper: s = -c/2m +- i sqrt(k/m - (c/2m)^2),
+// through the damped (first-order) pencil.
+BOOST_AUTO_TEST_CASE(damped_oscillator_matches_closed_form) {
+  const double mass = 2.0, k = 800.0, c = 12.0;
+  ModelBuilder b(3, "damped");
+  Body body;
+  body.name = "slider";
+  body.mass = mass;
+  body.inertia = Vec3(0.1, 0.1, 0.1).asDiagonal();
+  body.position = Vec3(1.0, 0, 0);
+  const Index s = b.addBody(body);
+  Joint j;
+  j.name = "rail";
+  j.type = JointType::kPrismatic;  // slides along x
+  j.marker1 = b.addMarker({"slider/rail", s, Vec3::Zero(), Quat::Identity()});
+  j.marker2 = b.addMarker({"ground/rail", kGround, Vec3(1.0, 0, 0), Quat::Identity()});
+  b.addJoint(j);
+  b.addSpring({"spring", j.marker1,
+               b.addMarker({"ground/anchor", kGround, Vec3::Zero(), Quat::Identity()}), k, c, 1.0,
+               0.0});
+  const Model m = b.finalize();
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const StaticsResult eq = solveStatics(m, plan, initialState(m));
+  BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
+  ModalOptions o;
+  o.modes = 1;
+  const ModalResult r = solveModal(m, plan, eq.state, o);
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+  BOOST_TEST(r.damped);
+  const double sigma = c / (2 * mass), wd = std::sqrt(k / mass - sigma * sigma);
+  BOOST_TEST(r.modes[0].s.real() == -sigma, boost::test_tools::tolerance(1e-8));
+  BOOST_TEST(r.modes[0].s.imag() == wd, boost::test_tools::tolerance(1e-8));
+  BOOST_TEST(r.modes[0].damping_ratio == sigma / std::sqrt(k / mass),
+             boost::test_tools::tolerance(1e-8));
 }
