@@ -10,18 +10,6 @@
 namespace catena {
 namespace {
 
-Vec3 markerWorld(const Model& m, const State& s, Index marker) {
-  const Marker& k = m.markers[marker];
-  if (k.body == kGround) return k.position;
-  if (m.dimension == 2) {
-    const Pose2 p = pose2(s.q.data() + m.qOffset(k.body));
-    const Vec2 w = p.r + p.R * k.position.head<2>();
-    return Vec3(w.x(), w.y(), 0.0);
-  }
-  const Pose3 p = pose3(s.q.data() + m.qOffset(k.body));
-  return p.r + p.R * k.position;
-}
-
 bool toGround(const Model& m, const Joint& j) {
   return m.markerBody(j.marker1) == kGround || m.markerBody(j.marker2) == kGround;
 }
@@ -42,7 +30,7 @@ EquilibriumSummary summarizeEquilibrium(const Model& m, const AssemblyPlan& plan
   const Vec3 down = m.gravity.norm() > 0.0 ? Vec3(m.gravity.normalized()) : Vec3(0, 0, -1);
   double lowest = -1e300, top = 1e300;
   for (const Joint& j : m.joints) {
-    const Vec3 p = markerWorld(m, s, j.marker1);
+    const Vec3 p = markerPosition(m, s.q.data(), j.marker1);
     const double depth = p.dot(down);
     if (depth > lowest) {
       lowest = depth;

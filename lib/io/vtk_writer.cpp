@@ -30,18 +30,6 @@ Vec3 pointDisplacement(const Model& m, const State& s, const Point& p, const Vec
   return shape.segment<3>(o) + theta_world.cross(p.position - r);
 }
 
-Vec3 worldPoint(const Model& m, const State& s, Index marker) {
-  const Marker& k = m.markers[marker];
-  if (k.body == kGround) return k.position;
-  if (m.dimension == 2) {
-    const Pose2 p = pose2(s.q.data() + m.qOffset(k.body));
-    const Vec2 w = p.r + p.R * k.position.head<2>();
-    return Vec3(w.x(), w.y(), 0.0);
-  }
-  const Pose3 p = pose3(s.q.data() + m.qOffset(k.body));
-  return p.r + p.R * k.position;
-}
-
 }  // namespace
 
 std::string writeModeAnimation(const std::string& dir, const std::string& stem, const Model& m,
@@ -56,7 +44,7 @@ std::string writeModeAnimation(const std::string& dir, const std::string& stem, 
   if (m.dimension == 2)
     for (Point& p : points) p.position.z() = 0.0;
   for (const Joint& j : m.joints) {
-    const Vec3 at = worldPoint(m, s, j.marker1);
+    const Vec3 at = markerPosition(m, s.q.data(), j.marker1);
     for (Index b : {m.markerBody(j.marker1), m.markerBody(j.marker2)}) {
       points.push_back({b, at});
       if (b != kGround) lines.push_back({static_cast<int>(b), static_cast<int>(points.size()) - 1});

@@ -89,4 +89,17 @@ inline Twist2 bodyTwist2(const Model& m, const double* v, Index b) {
   return b == kGround ? Twist2{} : twist2(v + m.vOffset(b));
 }
 
+/// World position of a marker's origin at the positions q (2D: z = 0).
+inline Vec3 markerPosition(const Model& m, const double* q, Index marker) {
+  const Marker& k = m.markers[marker];
+  if (k.body == kGround) return k.position;
+  if (m.dimension == 2) {
+    const Pose2 p = pose2(q + m.qOffset(k.body));
+    const Vec2 w = p.r + p.R * k.position.head<2>();
+    return Vec3(w.x(), w.y(), 0.0);
+  }
+  const Pose3 p = pose3(q + m.qOffset(k.body));
+  return p.r + p.R * k.position;
+}
+
 }  // namespace catena
