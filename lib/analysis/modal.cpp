@@ -1,6 +1,7 @@
 #include "analysis/modal.hpp"
 
 #include <Eigen/Eigenvalues>
+#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <vector>
@@ -113,6 +114,7 @@ void classify(const Model& m, const Vec3& normal, Mode& mode) {
 ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq,
                        const ModalOptions& o) {
   ModalResult out;
+  const auto t0 = std::chrono::steady_clock::now();
   const int nv = static_cast<int>(m.nv), nc = static_cast<int>(m.nc);
   SparseMatrixCSR Cq = makeConstraintMatrix(plan), K = makeBodyMatrix(plan),
                   D = makeBodyMatrix(plan), Kc = makeBodyMatrix(plan), M = makeBodyMatrix(plan);
@@ -159,7 +161,13 @@ ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq
     addBlock(tb, M, nv, nv, 1.0);
     eo.target = 0.0;
   }
-  const EigenResult er = solveGeneralizedEigen(fromTriplets(n, ta), fromTriplets(n, tb), eo);
+  const SparseMatrixCSR pa = fromTriplets(n, ta), pb = fromTriplets(n, tb);
+  out.assembly_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const EigenResult er = solveGeneralizedEigen(pa, pb, eo);
+  out.factor_seconds = er.setup_seconds;
+  out.solve_seconds = er.solve_seconds;
+  out.solves = er.solves;
   out.status = er.status;
   out.iterations = er.iterations;
   out.method = er.method;

@@ -45,6 +45,10 @@ struct ModalResult {
   double constraint_scale = 1.0;
   int iterations = 0;
   std::string method;
+  /// Wall seconds: assembly of the matrices and the pencil; the eigensolver's set-up (mostly
+  /// the factorization of the shifted pencil); its iterations (solves, orthogonalization).
+  double assembly_seconds = 0.0, factor_seconds = 0.0, solve_seconds = 0.0;
+  int solves = 0;                    ///< solves with the factorization of the shifted pencil
   Vec3 plane_normal = Vec3::Zero();  ///< normal of the mechanism's plane, zero if not planar
 };
 

@@ -81,12 +81,32 @@ std::vector<std::string> worstRows(const Model& m, const VecX& C, int count) {
   return out;
 }
 
+/// Norm of a velocity-space correction in the unit of length: translations over the length
+/// scale, rotations in radians, so a step is judged by how far it moves the mechanism.
+double naturalNorm(const Model& m, const VecX& dq, double ls) {
+  const int per = static_cast<int>(m.nv_body), lin = m.dimension == 3 ? 3 : 2;
+  double s = 0.0;
+  for (Index i = 0; i < dq.size(); ++i) {
+    const double x = (i % per) < lin ? dq(i) / ls : dq(i);
+    s += x * x;
+  }
+  return std::sqrt(s);
+}
+
 /// Ratio that puts the constraint block on the scale of the stiffness block.
 double constraintScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq) {
   double a = 0.0, c = 0.0;
   for (int k = 0; k < A.nonZeros(); ++k) a = std::max(a, std::abs(A.valuePtr()[k]));
   for (int k = 0; k < Cq.nonZeros(); ++k) c = std::max(c, std::abs(Cq.valuePtr()[k]));
   return (a > 0.0 && c > 0.0) ? a / c : 1.0;
+}
+
+void addCost(const SaddlePointSolver& kkt, StaticsResult& out) {
+  const SaddlePointStats& c = kkt.stats();
+  out.factorizations += c.factorizations;
+  out.solves += c.solves;
+  out.factor_seconds += c.factor_seconds;
+  out.solve_seconds += c.solve_seconds;
 }
 
 }  // namespace
@@ -108,19 +128,38 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
   const double fs = out.force_scale, ls = out.length_scale;
   assembleConstraints(m, plan, s.q, s.t, &w.C, &w.Cq);
   if (m.nc > 0) {
-    Status st = kkt.factor(w.I, w.Cq, 1.0);
+    // A solver of its own: a package may fix its ordering, pivots or scaling from the first
+    // matrix it analyses, and [I C_q^T; C_q 0] is a poor model of the tangents.
+    SaddlePointSolver lsq(w.I, w.Cq, o.petsc_prefix);
+    Status st = lsq.factor(w.I, w.Cq, 1.0);
     VecX x, lam;
-    if (st.ok()) st = kkt.solve(w.f, VecX::Zero(m.nc), x, lam);
-    if (st.ok()) s.lambda = lam;
+    if (st.ok()) st = lsq.solve(w.f, VecX::Zero(m.nc), x, lam);
+    addCost(lsq, out);
+    if (!st.ok()) {
+      std::ostringstream os;
+      os << "statics: the least-squares estimate of the multipliers failed (" << st.message << ")";
+      if (st.code == Status::Code::kSingular)
+        os << "; [I C_q^T; C_q 0] is singular only when rows of C_q are dependent: the mechanism "
+              "has redundant constraints at its initial configuration";
+      out.status = Status::failure(st.code, os.str());
+      out.worst_rows = worstRows(m, w.C, 5);
+      out.state = s;
+      out.history.push_back({maxAbs(w.f) / fs, maxAbs(w.C) / ls, 0.0});
+      return out;
+    }
+    s.lambda = lam;
   }
 
-  // 2. Newton with backtracking line search on the scaled residual.
+  // 2. Damped Newton.
   Residual res = evaluate(m, plan, s, fs, ls, w);
-  out.history.push_back({res.force, res.position, 0.0, 1.0});
+  out.history.push_back({res.force, res.position, 0.0});
+  double alpha = 1.0, alpha_pred = 1.0, norm_prev = 0.0, norm_bar = 0.0;
+  VecX dq_bar;
   for (int it = 0; it < o.max_iterations; ++it) {
     if (res.force <= o.force_tolerance && res.position <= o.position_tolerance) {
       out.status = Status::success();
       out.state = s;
+      addCost(kkt, out);
       return out;
     }
     assembleForceJacobians(m, plan, s.q, s.v, s.t, nullptr, w.K, w.D);
@@ -135,6 +174,11 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
     VecX dq, lam;
     if (st.ok()) st = kkt.solve(VecX(w.f - w.cforce), VecX(-w.C), dq, lam);
     // The solve gives the new multipliers' change; lambda + dlambda is the Newton update.
+    if (st.code == Status::Code::kResources) {
+      out.status = Status::failure(
+          st.code, "statics: at iteration " + std::to_string(it) + ", " + st.message);
+      break;
+    }
     if (!st.ok() || !dq.allFinite()) {
       std::ostringstream os;
       os << "statics: singular tangent at iteration " << it << " (" << st.message << ")";
@@ -145,36 +189,61 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
       out.status = Status::failure(Status::Code::kSingular, os.str());
       break;
     }
-    // Line search: halve the step until the merit decreases.
-    double alpha = 1.0;
+    // Damping by the natural monotonicity test (Deuflhard, affine covariant): a step alpha is
+    // accepted when the simplified Newton correction at the trial point, solved with the same
+    // factorization, is smaller than the Newton correction: |dq_bar| <= (1 - alpha/4) |dq|. It
+    // measures the distance to the solution in coordinates (m, rad), where a residual merit is
+    // dominated by the joint forces of a tensioned chain, which exceed the link weight N times.
+    const double norm_dq = naturalNorm(m, dq, ls);
+    if (it > 0 && norm_prev > 0.0 && norm_dq > 0.0) {  // a priori prediction from the last step
+      const double d = naturalNorm(m, VecX(dq_bar - dq), ls);
+      alpha_pred = d > 0.0 ? std::min(1.0, alpha * norm_prev * norm_bar / (d * norm_dq)) : 1.0;
+    }
+    alpha = std::max(alpha_pred, o.min_step);
     State trial = s;
     Residual tres{};
     bool accepted = false;
-    for (int ls_it = 0; ls_it < 30; ++ls_it, alpha *= 0.5) {
+    for (int trial_it = 0; trial_it < 40; ++trial_it) {
       trial.q = s.q;
       applyVariation(m, dq, alpha, trial.q);
       trial.lambda = s.lambda + alpha * lam;
       tres = evaluate(m, plan, trial, fs, ls, w);
-      if (std::isfinite(tres.merit) && tres.merit < (1.0 - 1e-4 * alpha) * res.merit) {
+      if (!std::isfinite(tres.merit)) {
+        alpha *= 0.5;
+        continue;
+      }
+      VecX bar_lam;
+      Status sb = kkt.solve(VecX(w.f - w.cforce), VecX(-w.C), dq_bar, bar_lam);
+      norm_bar = sb.ok() ? naturalNorm(m, dq_bar, ls) : INFINITY;
+      if (norm_dq <= 1e-15 || norm_bar <= (1.0 - 0.25 * alpha) * norm_dq ||
+          (tres.force <= o.force_tolerance && tres.position <= o.position_tolerance)) {
         accepted = true;
         break;
       }
+      if (alpha <= o.min_step) break;
+      // A posteriori estimate of the Kantorovich quantity h; the new step is 1/h, at most alpha/2.
+      const double h =
+          2.0 * naturalNorm(m, VecX(dq_bar - (1.0 - alpha) * dq), ls) / (alpha * alpha * norm_dq);
+      alpha = std::max(o.min_step, std::min(0.5 * alpha, h > 0.0 ? 1.0 / h : 0.5 * alpha));
     }
+    norm_prev = norm_dq;
     if (!accepted) {
       evaluate(m, plan, s, fs, ls, w);  // restore the workspace to the current iterate
       std::ostringstream os;
-      os << "statics: the line search found no decrease of the residual at iteration " << it
-         << " (force residual " << res.force << ", position residual " << res.position << ")";
+      os << "statics: no damped Newton step reduces the correction at iteration " << it
+         << " (force residual " << res.force << ", position residual " << res.position
+         << ", smallest step tried " << alpha << ")";
       out.status = Status::failure(Status::Code::kNotConverged, os.str());
       break;
     }
     s = trial;
     res = tres;
-    out.history.push_back({res.force, res.position, alpha, 1.0});
+    out.history.push_back({res.force, res.position, alpha});
   }
   if (out.status.ok()) {
     if (res.force <= o.force_tolerance && res.position <= o.position_tolerance) {
       out.state = s;
+      addCost(kkt, out);
       return out;
     }
     std::ostringstream os;
@@ -186,6 +255,7 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
   evaluate(m, plan, s, fs, ls, w);
   out.worst_rows = worstRows(m, w.C, 5);
   out.state = s;
+  addCost(kkt, out);
   return out;
 }
 

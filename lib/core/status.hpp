@@ -8,7 +8,13 @@
 namespace catena {
 
 struct Status {
-  enum class Code { kOk, kNotConverged, kSingular, kInvalidInput };
+  enum class Code {
+    kOk,
+    kNotConverged,
+    kSingular,
+    kResources,  ///< out of memory or of a solver's workspace: the problem itself may be fine
+    kInvalidInput
+  };
   Code code = Code::kOk;
   std::string message;  ///< Empty when ok; otherwise a complete sentence for the user.
 

@@ -3,13 +3,19 @@
 #include <slepceps.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <sstream>
 
+#include "solvers/factorization.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace catena {
 namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 /// A PETSc copy of a CSR matrix (values copied; the pattern must be sorted by row).
 Mat toPetsc(const SparseMatrixCSR& A) {
@@ -57,6 +63,7 @@ void normalize(VecX& re, VecX& im) {
 EigenResult solveGeneralizedEigen(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
                                   const EigenOptions& o) {
   EigenResult out;
+  auto t0 = std::chrono::steady_clock::now();
   Objects p;
   p.A = toPetsc(A);
   p.B = toPetsc(B);
@@ -77,8 +84,7 @@ EigenResult solveGeneralizedEigen(const SparseMatrixCSR& A, const SparseMatrixCS
   CATENA_PETSC(STGetKSP(st, &ksp));
   CATENA_PETSC(KSPSetType(ksp, KSPPREONLY));
   CATENA_PETSC(KSPGetPC(ksp, &pc));
-  CATENA_PETSC(PCSetType(pc, PCLU));
-  CATENA_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+  useDirectFactorization(pc);
   // A fixed, non-symmetric start vector: the same input gives the same modes every run.
   CATENA_PETSC(MatCreateVecs(p.A, &p.xr, &p.xi));
   CATENA_PETSC(VecDuplicate(p.xr, &p.v0));
@@ -94,20 +100,33 @@ EigenResult solveGeneralizedEigen(const SparseMatrixCSR& A, const SparseMatrixCS
   CATENA_PETSC(EPSSetFromOptions(p.eps));
 
   // SLEPc reports a failed factorization of A - sigma B as an error: catch it as a status.
+  // EPSSetUp factors; it is called apart from EPSSolve only to time the two.
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
-  const PetscErrorCode ierr = EPSSolve(p.eps);
+  PetscErrorCode ierr = EPSSetUp(p.eps);
+  out.setup_seconds = secondsSince(t0);
+  t0 = std::chrono::steady_clock::now();
+  if (!ierr) ierr = EPSSolve(p.eps);
+  out.solve_seconds = secondsSince(t0);
   PetscPopErrorHandler();
   if (ierr) {
+    const Status factor = factorizationStatus(pc, A.rows(), ierr);
     std::ostringstream os;
-    os << "the eigensolver failed (PETSc error " << ierr
-       << "); the shifted matrix A - sigma B is probably singular at sigma = " << o.target;
-    out.status = Status::failure(Status::Code::kSingular, os.str());
+    os << "the eigensolver failed (PETSc error " << ierr << ") at the shift sigma = " << o.target
+       << ": ";
+    if (!factor.ok())
+      os << factor.message;
+    else
+      os << "the shifted matrix A - sigma B is probably singular";
+    out.status = Status::failure(factor.ok() ? Status::Code::kSingular : factor.code, os.str());
     return out;
   }
   PetscInt nconv = 0, its = 0;
   CATENA_PETSC(EPSGetConverged(p.eps, &nconv));
   CATENA_PETSC(EPSGetIterationNumber(p.eps, &its));
   out.iterations = static_cast<int>(its);
+  PetscInt solves = 0;
+  CATENA_PETSC(KSPGetTotalIterations(ksp, &solves));  // preonly: one per application
+  out.solves = static_cast<int>(solves);
   EPSType type;
   STType sttype;
   MatSolverType package = nullptr;

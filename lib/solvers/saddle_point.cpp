@@ -2,11 +2,20 @@
 
 #include <petscksp.h>
 
+#include <chrono>
 #include <sstream>
 
+#include "solvers/factorization.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace catena {
+namespace {
+
+double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace
 
 struct SaddlePointSolver::Petsc {
   Mat K = nullptr;
@@ -69,9 +78,8 @@ SaddlePointSolver::SaddlePointSolver(const SparseMatrixCSR& A, const SparseMatri
   CATENA_PETSC(KSPSetType(p.ksp, KSPPREONLY));
   PC pc;
   CATENA_PETSC(KSPGetPC(p.ksp, &pc));
-  CATENA_PETSC(PCSetType(pc, PCLU));
-  // MUMPS pivots, so the zero (2,2) block is fine (PETSc's own LU is not: TOOLCHAIN.md).
-  CATENA_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+  // KLU pivots, so the zero (2,2) block is fine (PETSc's own LU is not: TOOLCHAIN.md).
+  useDirectFactorization(pc);
   CATENA_PETSC(KSPSetOperators(p.ksp, p.K, p.K));
   CATENA_PETSC(KSPSetFromOptions(p.ksp));
 }
@@ -96,6 +104,8 @@ Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR
   CATENA_CHECK(A.nonZeros() == static_cast<long>(slot_a_.size()) &&
                    B.nonZeros() == static_cast<long>(slot_b_.size()),
                "saddle-point refill with matrices of another pattern");
+  const auto t0 = std::chrono::steady_clock::now();
+  ++stats_.factorizations;
   scale_ = scale;
   Petsc& p = *petsc_;
   PetscScalar* v = nullptr;
@@ -108,21 +118,18 @@ Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR
   CATENA_PETSC(MatSeqAIJRestoreArray(p.K, &v));
   // A new matrix state makes KSPSetUp refactor.
   CATENA_PETSC(KSPSetOperators(p.ksp, p.K, p.K));
-  CATENA_PETSC(KSPSetUp(p.ksp));
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a singular matrix is a status
+  const PetscErrorCode ierr = KSPSetUp(p.ksp);
+  PetscPopErrorHandler();
   PC pc;
   CATENA_PETSC(KSPGetPC(p.ksp, &pc));
-  PCFailedReason reason;
-  CATENA_PETSC(PCGetFailedReason(pc, &reason));
-  if (reason != PC_NOERROR) {
-    std::ostringstream os;
-    os << "the " << size() << " x " << size() << " saddle-point matrix could not be factored ("
-       << PCFailedReasons[reason] << " reported by " << package() << ")";
-    return Status::failure(Status::Code::kSingular, os.str());
-  }
-  return Status::success();
+  stats_.factor_seconds += secondsSince(t0);
+  return factorizationStatus(pc, size(), ierr);
 }
 
 Status SaddlePointSolver::solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {
+  const auto t0 = std::chrono::steady_clock::now();
+  ++stats_.solves;
   Petsc& p = *petsc_;
   PetscScalar* r = nullptr;
   CATENA_PETSC(VecGetArray(p.rhs, &r));
@@ -132,6 +139,7 @@ Status SaddlePointSolver::solve(const VecX& f, const VecX& g, VecX& x, VecX& y) 
   CATENA_PETSC(KSPSolve(p.ksp, p.rhs, p.sol));
   KSPConvergedReason reason;
   CATENA_PETSC(KSPGetConvergedReason(p.ksp, &reason));
+  stats_.solve_seconds += secondsSince(t0);
   if (reason < 0) {
     std::ostringstream os;
     os << "the saddle-point solve failed (" << KSPConvergedReasons[reason] << ")";

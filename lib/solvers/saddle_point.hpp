@@ -3,18 +3,28 @@
 /// Sparse direct solution of the saddle-point (KKT) system of statics and assembly,
 ///   [ A   B^T ] [x]   [f]
 ///   [ B   0   ] [y] = [g],     A: n x n (body pattern), B: m x n (C_q pattern),
-/// through PETSc (KSP preonly + LU, MUMPS by default; every PETSc option applies under the
-/// options prefix, e.g. -statics_pc_factor_mat_solver_type umfpack). The pattern is built once
+/// through PETSc (KSP preonly + LU, KLU by default: solvers/factorization.hpp; every PETSc
+/// option applies under the options prefix, e.g. -statics_pc_factor_mat_solver_type mumps).
+/// The pattern is built once
 /// from the two assembly patterns; factor() refills values in place. The constraint rows and
 /// columns are scaled by s (factor's argument) so that the pivots do not depend on units.
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "assembly/plan.hpp"
 #include "core/status.hpp"
 
 namespace catena {
+
+/// Cost of the linear algebra of one solver object (wall seconds, steady clock).
+struct SaddlePointStats {
+  int factorizations = 0;       ///< numeric factorizations (the first also runs the analysis)
+  int solves = 0;               ///< forward/backward substitutions
+  double factor_seconds = 0.0;  ///< in factor(): value copy, analysis (once) and factorization
+  double solve_seconds = 0.0;   ///< in solve()
+};
 
 class SaddlePointSolver {
  public:
@@ -26,8 +36,8 @@ class SaddlePointSolver {
   SaddlePointSolver& operator=(const SaddlePointSolver&) = delete;
 
   /// Copies the values of A and B (same patterns as at construction) and factors the scaled
-  /// system. A failed or singular factorization returns kSingular with the solver's diagnosis
-  /// (MUMPS null pivots are counted).
+  /// system. A singular matrix returns kSingular, exhausted memory kResources, each with the
+  /// package's diagnosis (factorizationStatus).
   Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale);
   /// Solves with the last factorization. x: n, y: m.
   Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y);
@@ -36,12 +46,15 @@ class SaddlePointSolver {
   long nonZeros() const;
   /// "mumps", "umfpack", ...: the factorization package PETSc used.
   std::string package() const;
+  /// Counts and times of factor() and solve() since construction.
+  const SaddlePointStats& stats() const { return stats_; }
 
  private:
   struct Petsc;  // PETSc objects stay out of this header (STYLE.md: only solvers/ sees PETSc)
   std::unique_ptr<Petsc> petsc_;
   long n_ = 0, m_ = 0;
   double scale_ = 1.0;
+  SaddlePointStats stats_;
   // Position in the KKT value array of every value of A, of B and of B^T (in B's order).
   std::vector<int> slot_a_, slot_b_, slot_bt_;
 };

@@ -1,0 +1,486 @@
+/// @file chain_statics_modal.cpp
+/// Benchmark: static equilibrium plus the lowest modes of the catenary chain of N slender rigid
+/// links (buildCatenaryChain: A(0,0,0), sag point C(5,0,-6), B(10,0,0), 1 kg/m, gravity 9.81
+/// m/s^2 along -z), end to end as `catena modal` runs them, for N = 1e2..1e5: wall time, Newton
+/// iterations, time in factorizations and solves, peak memory, and check values that a wrong
+/// answer cannot pass.
+///
+/// What is measured, per N (--sizes), in this order:
+///   1. buildCatenaryChain + buildAssemblyPlan (wall time: "build").
+///   2. --repetitions times: solveStatics from the generator's 'V' (initialState; Newton with K_c,
+///      SaddlePointSolver, PETSc options prefix statics_), then solveModal at the equilibrium
+///      (--modes modes nearest 0 Hz, SLEPc Krylov-Schur + shift-and-invert, prefix modal_). Wall
+///      time of each call (steady_clock); from the results: Newton iterations, the time in the
+///      saddle-point factorizations and solves (StaticsResult::factor_seconds, ...), the modal
+///      assembly, set-up (factorization of the shifted pencil) and iteration times
+///      (ModalResult::assembly_seconds, ...). Reported: best and median wall time; the
+///      components are medians over the repetitions.
+///   3. Peak resident memory (VmHWM of /proc/self/status) of each phase: the peak is reset
+///      (/proc/self/clear_refs, "5") before the build, before each statics and each modal call,
+///      so each figure is the largest resident size of the whole process during that phase
+///      (what came before and is still allocated, e.g. the model, is included).
+///   4. Checks, on the last repetition (exit status 1 if one fails, and the table says so):
+///      - statics and modal converged (their messages are printed otherwise);
+///      - mid-span sag (depth of link_{N/2}/start) and horizontal reaction H (x-force of end_a
+///        on link_0) against the exact equilibrium of the discrete chain: a uniform rigid link is
+///        parallel to the force it transmits at its mid-point, so tan(theta_k) = c (k + 1/2 -
+///        N/2) with c = w l / H (w = 9.81 N/m, l = L / N, L = 2 sqrt(61) m), c from
+///        sum_k l cos(theta_k) = 10 m (bisection); relative error <= 1e-6 for both;
+///      - first frequency within 1 % of 0.2434 Hz (the out-of-plane swing; independent thin-rod
+///        model in inputs/catenary_chain.yaml: 0.2435 Hz at N = 20, 0.2434 Hz at N = 40) and
+///        every mode's relative residual <= 1e-8.
+///
+/// Output: machine and configuration lines and a markdown table on stdout, progress on stderr
+/// (only on a terminal), CSV (--csv; --append adds rows to an existing file, so a script can run
+/// every N in its own process and get a per-size peak memory).
+///
+/// Sample runs:
+///   bench_chain_statics_modal                                      # N = 1e2, 1e3, 1e4, 1e5
+///   bench_chain_statics_modal --sizes 1000,10000 --repetitions 5 --csv out.csv
+///   bench_chain_statics_modal --sizes 10000 --label mumps-amd
+///       -statics_pc_factor_mat_solver_type mumps -modal_st_pc_factor_mat_solver_type mumps
+///       -statics_mat_mumps_icntl_7 0 -modal_st_mat_mumps_icntl_7 0   # PETSc options pass through
+///   benchmarks/run_chain_statics_modal.sh                          # the study, results/ files
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "analysis/modal.hpp"
+#include "analysis/statics.hpp"
+#include "io/run_report.hpp"
+#include "model/generators.hpp"
+#include "parallel/petsc_session.hpp"
+
+#ifndef CATENA_BUILD_TYPE
+#define CATENA_BUILD_TYPE "unknown"
+#endif
+
+using namespace catena;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kGravity = 9.81;           // m/s^2, buildCatenaryChain's
+constexpr double kSpan = 10.0;              // m, |AB|
+constexpr double kFirstFrequency = 0.2434;  // Hz, see the header
+constexpr double kCheckTolerance = 1e-6;    // relative, sag and H
+constexpr double kFrequencyTolerance = 0.01;
+constexpr double kResidualTolerance = 1e-8;
+
+struct Options {
+  std::vector<int> sizes = {100, 1000, 10000, 100000};
+  int modes = 10;
+  int repetitions = 3;
+  int max_iterations = StaticsOptions{}.max_iterations;
+  std::string csv, label = "default";
+  bool append = false;
+  std::vector<char*> petsc;  ///< program name plus every argument that is not ours
+};
+
+[[noreturn]] void usage(const char* argv0, int code) {
+  std::ostream& os = code == 0 ? std::cout : std::cerr;
+  os << "usage: " << argv0 << " [options] [PETSc/SLEPc options]\n"
+     << "  --sizes N1,N2,...    chain links (even, >= 2)          default 100,1000,10000,100000\n"
+     << "  --modes K            modes per size                    default 10\n"
+     << "  --repetitions R      statics + modal runs per size     default 3\n"
+     << "  --max-iterations I   Newton iteration limit            default "
+     << StaticsOptions{}.max_iterations << "\n"
+     << "  --label TEXT         configuration name for the table and the CSV  default 'default'\n"
+     << "  --csv PATH           write one row per size as CSV\n"
+     << "  --append             add the rows to PATH (header only if PATH is new or empty)\n"
+     << "  --help\n"
+     << "PETSc/SLEPc options: -statics_* (Newton's linear solver), -modal_* (eigensolver), e.g.\n"
+     << "  -statics_pc_factor_mat_solver_type mumps -modal_st_pc_factor_mat_solver_type mumps\n"
+     << "  -statics_mat_mumps_icntl_7 0 -modal_st_mat_mumps_icntl_7 0 (MUMPS, ordering AMD).\n";
+  std::exit(code);
+}
+
+Options parseOptions(int argc, char** argv) {
+  Options o;
+  o.petsc.push_back(argv[0]);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::cerr << "missing value after " << a << "\n";
+        usage(argv[0], 2);
+      }
+      return argv[++i];
+    };
+    if (a == "--sizes") {
+      o.sizes.clear();
+      std::stringstream ss(value());
+      std::string item;
+      while (std::getline(ss, item, ','))
+        if (!item.empty()) o.sizes.push_back(static_cast<int>(std::stod(item)));  // 1e5 works
+    } else if (a == "--modes") {
+      o.modes = std::stoi(value());
+    } else if (a == "--repetitions") {
+      o.repetitions = std::stoi(value());
+    } else if (a == "--max-iterations") {
+      o.max_iterations = std::stoi(value());
+    } else if (a == "--label") {
+      o.label = value();
+    } else if (a == "--csv") {
+      o.csv = value();
+    } else if (a == "--append") {
+      o.append = true;
+    } else if (a == "--help" || a == "-h") {
+      usage(argv[0], 0);
+    } else if (a.rfind("--", 0) == 0) {
+      std::cerr << "unknown option " << a << "\n";
+      usage(argv[0], 2);
+    } else {
+      o.petsc.push_back(argv[i]);  // a PETSc option; its value (if any) follows
+      if (i + 1 < argc && argv[i + 1][0] != '-') o.petsc.push_back(argv[++i]);
+    }
+  }
+  bool ok = !o.sizes.empty() && o.modes >= 1 && o.repetitions >= 1 && o.max_iterations >= 1 &&
+            o.label.find_first_of(",\"\n") == std::string::npos;
+  for (int n : o.sizes) ok = ok && n >= 2 && n % 2 == 0;
+  if (!ok) {
+    std::cerr << "invalid options: sizes even and >= 2, modes, repetitions and max-iterations "
+                 ">= 1, no comma or quote in the label\n";
+    usage(argv[0], 2);
+  }
+  return o;
+}
+
+double seconds(Clock::time_point a) {
+  return std::chrono::duration<double>(Clock::now() - a).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+/// A field of /proc/self/status in MiB ("VmHWM", "VmRSS"); -1 if unavailable.
+double statusMiB(const std::string& key) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(key + ":", 0) == 0) return std::stod(line.substr(key.size() + 1)) / 1024.0;
+  return -1.0;
+}
+
+/// Resets VmHWM to the current resident size (Linux >= 4.0); false if not permitted.
+bool resetPeak() {
+  std::ofstream f("/proc/self/clear_refs");
+  f << "5";
+  f.flush();
+  return static_cast<bool>(f);
+}
+
+std::string cpuModel() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      return colon == std::string::npos ? line : line.substr(colon + 2);
+    }
+  return "unknown";
+}
+
+/// The BLAS and LAPACK files this process has mapped (after the alternatives' symlinks), e.g.
+/// "/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3": the BLAS that is really used.
+std::string loadedBlas() {
+  std::ifstream in("/proc/self/maps");
+  std::string line;
+  std::set<std::string> files;
+  while (std::getline(in, line)) {
+    const auto slash = line.find('/');
+    if (slash == std::string::npos) continue;
+    const std::string path = line.substr(slash);
+    const std::string name = std::filesystem::path(path).filename().string();
+    if (name.find("blas") != std::string::npos || name.find("lapack") != std::string::npos)
+      if (name.find("scalapack") == std::string::npos) files.insert(path);
+  }
+  std::ostringstream out;
+  for (const std::string& f : files) out << (f == *files.begin() ? "" : ", ") << f;
+  return files.empty() ? "none found" : out.str();
+}
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v ? v : "(unset)";
+}
+
+/// Exact equilibrium of the discrete chain (see the header): mid-span sag and H.
+struct Reference {
+  double sag = 0.0, horizontal = 0.0;
+};
+
+Reference discreteChain(int N) {
+  const double length = 2.0 * std::sqrt(61.0), l = length / N, w = kGravity;
+  auto reach = [&](double c) {
+    double s = 0.0;
+    for (int k = 0; k < N; ++k) s += l / std::hypot(1.0, c * (k + 0.5 - 0.5 * N));
+    return s;
+  };
+  double lo = 0.0, hi = 1.0;  // reach(0) = length > span; reach falls to 0 as c grows
+  while (reach(hi) > kSpan) hi *= 2.0;
+  for (int it = 0; it < 200 && hi - lo > 1e-16 * hi; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (reach(mid) > kSpan ? lo : hi) = mid;
+  }
+  const double c = 0.5 * (lo + hi);
+  Reference r;
+  for (int k = 0; k < N / 2; ++k) {  // sin(theta_k) of the links of the first half
+    const double t = c * (k + 0.5 - 0.5 * N);
+    r.sag -= l * t / std::hypot(1.0, t);
+  }
+  r.horizontal = w * l / c;
+  return r;
+}
+
+/// One size's results: medians of the components, best and median wall times.
+struct Row {
+  int links = 0;
+  long unknowns = 0;  ///< n_v + m: size of the saddle-point system
+  double build_s = 0.0;
+  std::vector<double> statics_s, modal_s;
+  // Medians over the repetitions.
+  int newton = 0, factorizations = 0, solves = 0, eps_iterations = 0, eps_solves = 0;
+  double factor_s = 0.0, solve_s = 0.0, modal_assembly_s = 0.0, modal_factor_s = 0.0,
+         modal_solve_s = 0.0;
+  double peak_build_mib = 0.0, peak_statics_mib = 0.0, peak_modal_mib = 0.0;
+  double sag = 0.0, sag_ref = 0.0, h = 0.0, h_ref = 0.0, f1 = 0.0, worst_residual = 0.0;
+  int modes = 0;
+  std::string linear_solver, eigen_method;
+  std::vector<std::string> failures;
+  bool ok() const { return failures.empty(); }
+  double best(const std::vector<double>& v) const {
+    return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
+  }
+};
+
+double relErr(double a, double b) {
+  return std::abs(a - b) / std::max(std::abs(b), 1e-300);
+}
+
+std::string fmt(double x, int digits, bool fixed = true) {
+  std::ostringstream os;
+  if (fixed)
+    os << std::fixed;
+  else
+    os << std::scientific;
+  os << std::setprecision(digits) << x;
+  return os.str();
+}
+
+Row runSize(int N, const Options& o, bool progress) {
+  Row row;
+  row.links = N;
+  resetPeak();
+  auto t0 = Clock::now();
+  CatenaryChainOptions co;
+  co.links = N;
+  const Model m = buildCatenaryChain(co);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  row.build_s = seconds(t0);
+  row.peak_build_mib = statusMiB("VmHWM");
+  row.unknowns = static_cast<long>(m.nv + m.nc);
+  const Reference ref = discreteChain(N);
+  row.sag_ref = ref.sag;
+  row.h_ref = ref.horizontal;
+
+  StaticsOptions so;
+  so.max_iterations = o.max_iterations;
+  ModalOptions mo;
+  mo.modes = o.modes;
+  std::vector<double> newton, nfact, nsolve, fact, solve, masm, mfact, msolve, eits, esolves;
+  for (int rep = 0; rep < o.repetitions; ++rep) {
+    if (progress)
+      std::cerr << "[N = " << N << "] repetition " << rep + 1 << "/" << o.repetitions
+                << ": statics ... " << std::flush;
+    resetPeak();
+    t0 = Clock::now();
+    const StaticsResult st = solveStatics(m, plan, initialState(m), so);
+    row.statics_s.push_back(seconds(t0));
+    row.peak_statics_mib = std::max(row.peak_statics_mib, statusMiB("VmHWM"));
+    newton.push_back(static_cast<double>(st.history.size()) - 1.0);
+    nfact.push_back(st.factorizations);
+    nsolve.push_back(st.solves);
+    fact.push_back(st.factor_seconds);
+    solve.push_back(st.solve_seconds);
+    row.linear_solver = st.linear_solver;
+    if (!st.status.ok()) {
+      row.failures.push_back("statics: " + st.status.message);
+      break;
+    }
+    if (progress) std::cerr << fmt(row.statics_s.back(), 2) << " s; modal ... " << std::flush;
+    resetPeak();
+    t0 = Clock::now();
+    const ModalResult mr = solveModal(m, plan, st.state, mo);
+    row.modal_s.push_back(seconds(t0));
+    row.peak_modal_mib = std::max(row.peak_modal_mib, statusMiB("VmHWM"));
+    if (progress) std::cerr << fmt(row.modal_s.back(), 2) << " s\n";
+    masm.push_back(mr.assembly_seconds);
+    mfact.push_back(mr.factor_seconds);
+    msolve.push_back(mr.solve_seconds);
+    eits.push_back(mr.iterations);
+    esolves.push_back(mr.solves);
+    row.eigen_method = mr.method;
+    if (!mr.status.ok()) {
+      row.failures.push_back("modal: " + mr.status.message);
+      break;
+    }
+    if (rep + 1 < o.repetitions) continue;
+    // 4. Checks on the last repetition.
+    const EquilibriumSummary eq = summarizeEquilibrium(m, plan, st.state);
+    const Index mid = m.findMarker("link_" + std::to_string(N / 2) + "/start");
+    const Marker& k = m.markers[mid];
+    const VecX& q = st.state.q;
+    const Index qo = m.qOffset(k.body);
+    const Quat rot(q(qo + 3), q(qo + 4), q(qo + 5), q(qo + 6));
+    row.sag = -(q.segment<3>(qo) + rot.normalized() * k.position).z();
+    for (std::size_t j = 0; j < m.joints.size(); ++j)
+      if (m.joints[j].name == "end_a") row.h = -eq.reactions[j].force_world.x();
+    row.modes = static_cast<int>(mr.modes.size());
+    row.f1 = mr.modes.empty() ? 0.0 : mr.modes.front().frequency_hz;
+    for (const Mode& md : mr.modes) row.worst_residual = std::max(row.worst_residual, md.residual);
+    if (relErr(row.sag, row.sag_ref) > kCheckTolerance)
+      row.failures.push_back("sag " + fmt(row.sag, 9) + " m differs from the exact discrete " +
+                             fmt(row.sag_ref, 9) + " m");
+    if (relErr(row.h, row.h_ref) > kCheckTolerance)
+      row.failures.push_back("H " + fmt(row.h, 9) + " N differs from the exact discrete " +
+                             fmt(row.h_ref, 9) + " N");
+    if (relErr(row.f1, kFirstFrequency) > kFrequencyTolerance)
+      row.failures.push_back("first frequency " + fmt(row.f1, 5) + " Hz is not within 1 % of " +
+                             fmt(kFirstFrequency, 4) + " Hz");
+    if (row.worst_residual > kResidualTolerance || row.modes < o.modes)
+      row.failures.push_back(std::to_string(row.modes) + " modes, worst residual " +
+                             fmt(row.worst_residual, 1, false));
+  }
+  auto med = [](const std::vector<double>& v) { return v.empty() ? 0.0 : median(v); };
+  row.newton = static_cast<int>(med(newton));
+  row.factorizations = static_cast<int>(med(nfact));
+  row.solves = static_cast<int>(med(nsolve));
+  row.factor_s = med(fact);
+  row.solve_s = med(solve);
+  row.modal_assembly_s = med(masm);
+  row.modal_factor_s = med(mfact);
+  row.modal_solve_s = med(msolve);
+  row.eps_iterations = static_cast<int>(med(eits));
+  row.eps_solves = static_cast<int>(med(esolves));
+  return row;
+}
+
+constexpr const char* kCsvHeader =
+    "label,links,unknowns,repetitions,build_s,statics_best_s,statics_median_s,newton_iterations,"
+    "factorizations,solves,factor_s,solve_s,modal_best_s,modal_median_s,modal_assembly_s,"
+    "modal_factor_s,modal_solve_s,eps_iterations,eps_solves,peak_build_mib,peak_statics_mib,"
+    "peak_modal_mib,sag_m,sag_ref_m,h_n,h_ref_n,f1_hz,worst_residual,modes,ok";
+
+void writeCsv(std::ostream& os, const std::string& label, const Row& r, int reps) {
+  os << std::setprecision(10) << label << ',' << r.links << ',' << r.unknowns << ',' << reps << ','
+     << r.build_s << ',' << r.best(r.statics_s) << ','
+     << (r.statics_s.empty() ? 0.0 : median(r.statics_s)) << ',' << r.newton << ','
+     << r.factorizations << ',' << r.solves << ',' << r.factor_s << ',' << r.solve_s << ','
+     << r.best(r.modal_s) << ',' << (r.modal_s.empty() ? 0.0 : median(r.modal_s)) << ','
+     << r.modal_assembly_s << ',' << r.modal_factor_s << ',' << r.modal_solve_s << ','
+     << r.eps_iterations << ',' << r.eps_solves << ',' << r.peak_build_mib << ','
+     << r.peak_statics_mib << ',' << r.peak_modal_mib << ',' << r.sag << ',' << r.sag_ref << ','
+     << r.h << ',' << r.h_ref << ',' << r.f1 << ',' << r.worst_residual << ',' << r.modes << ','
+     << (r.ok() ? 1 : 0) << '\n';
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o = parseOptions(argc, argv);
+  int pargc = static_cast<int>(o.petsc.size());
+  o.petsc.push_back(nullptr);
+  char** pargv = o.petsc.data();
+  PetscSession session(&pargc, &pargv);
+  const bool progress = isatty(STDERR_FILENO);
+
+  // 1. What ran where.
+  std::ostringstream command, petsc_options;
+  for (int i = 0; i < argc; ++i) command << (i ? " " : "") << argv[i];
+  for (std::size_t i = 1; i + 1 < o.petsc.size(); ++i)
+    petsc_options << (i > 1 ? " " : "") << o.petsc[i];
+  const std::time_t now = std::time(nullptr);
+  char date[64];
+  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
+  std::cout << "# catenary chain: statics from the 'V' plus " << o.modes << " modes\n\n"
+            << "- command: `" << command.str() << "`\n"
+            << "- configuration: " << o.label << "; PETSc/SLEPc options: ";
+  if (o.petsc.size() <= 2)
+    std::cout << "(none)\n";
+  else
+    std::cout << '`' << petsc_options.str() << "`\n";
+  std::cout << "- date: " << date << "; CPU: " << cpuModel()
+            << "; logical CPUs: " << sysconf(_SC_NPROCESSORS_ONLN) << "\n"
+            << "- BLAS/LAPACK mapped: " << loadedBlas() << "\n"
+            << "- OMP_NUM_THREADS=" << env("OMP_NUM_THREADS")
+            << ", OPENBLAS_NUM_THREADS=" << env("OPENBLAS_NUM_THREADS")
+            << "; build type: " << CATENA_BUILD_TYPE << "\n"
+            << "- " << o.repetitions << " repetition(s) per size; times are wall seconds, best "
+            << "and median of the statics and modal calls, components are medians\n\n";
+
+  // 2. The sizes.
+  std::vector<Row> rows;
+  for (int N : o.sizes) rows.push_back(runSize(N, o, progress));
+
+  // 3. Table, failures, CSV.
+  std::cout << "| N | n_v + m | Newton its | statics best / median s | factor s (count) | "
+               "solve s (count) | modal best / median s | modal asm / factor / iterate s | "
+               "EPS its | peak MiB build / statics / modal | sag m (rel. err.) | H N (rel. "
+               "err.) | f1 Hz | checks |\n"
+            << "|---:|---:|---:|---|---|---|---|---|---:|---|---|---|---:|---|\n";
+  for (const Row& r : rows) {
+    const double smed = r.statics_s.empty() ? 0.0 : median(r.statics_s);
+    const double mmed = r.modal_s.empty() ? 0.0 : median(r.modal_s);
+    std::cout << "| " << r.links << " | " << r.unknowns << " | " << r.newton << " | "
+              << fmt(r.best(r.statics_s), 3) << " / " << fmt(smed, 3) << " | " << fmt(r.factor_s, 3)
+              << " (" << r.factorizations << ") | " << fmt(r.solve_s, 3) << " (" << r.solves
+              << ") | " << fmt(r.best(r.modal_s), 3) << " / " << fmt(mmed, 3) << " | "
+              << fmt(r.modal_assembly_s, 3) << " / " << fmt(r.modal_factor_s, 3) << " / "
+              << fmt(r.modal_solve_s, 3) << " | " << r.eps_iterations << " | "
+              << fmt(r.peak_build_mib, 0) << " / " << fmt(r.peak_statics_mib, 0) << " / "
+              << fmt(r.peak_modal_mib, 0) << " | " << fmt(r.sag, 6) << " ("
+              << fmt(relErr(r.sag, r.sag_ref), 0, false) << ") | " << fmt(r.h, 5) << " ("
+              << fmt(relErr(r.h, r.h_ref), 0, false) << ") | " << fmt(r.f1, 5) << " | "
+              << (r.ok() ? "pass" : "**FAIL**") << " |\n";
+  }
+  bool all_ok = true;
+  for (const Row& r : rows) {
+    if (r.ok()) continue;
+    all_ok = false;
+    std::cout << "\nN = " << r.links << " FAILED:\n";
+    for (const std::string& f : r.failures) std::cout << "- " << f << "\n";
+  }
+  if (!rows.empty())
+    std::cout << "\nlinear solver: " << rows.back().linear_solver
+              << "; eigensolver: " << rows.back().eigen_method << "\n";
+
+  if (!o.csv.empty()) {
+    const bool header =
+        !o.append || !std::filesystem::exists(o.csv) || std::filesystem::file_size(o.csv) == 0;
+    std::ofstream csv(o.csv, o.append ? std::ios::app : std::ios::trunc);
+    if (!csv) {
+      std::cerr << "cannot write " << o.csv << "\n";
+      return 1;
+    }
+    if (header) csv << kCsvHeader << "\n";
+    for (const Row& r : rows) writeCsv(csv, o.label, r, o.repetitions);
+  }
+  return all_ok ? 0 : 1;
+}
