@@ -11,6 +11,7 @@
 //   catena check --terse inputs/double_four_bar.yaml
 //   catena statics inputs/pendulum.yaml
 //   catena modal inputs/anchor_chain.yaml --modes 4 --vtk out/anchor_chain
+//   catena simulate inputs/spin_top.yaml --t-end 10   (drivers/simulate.cpp)
 //
 // Exit status: 0 success, 1 invalid input or failed analysis (statics that did not converge,
 // modes that were not found), 2 bad command line.
@@ -31,6 +32,7 @@
 #include "io/vtk_writer.hpp"
 #include "io/yaml_loader.hpp"
 #include "parallel/petsc_session.hpp"
+#include "simulate.hpp"
 
 namespace {
 
@@ -52,6 +54,17 @@ constexpr const char* kUsage =
     "  --target F      undamped: modes nearest F Hz (default 0: the lowest)\n"
     "  --damped        use the first-order (damped) formulation even if D = 0\n"
     "  --vtk DIR       write ParaView animations of the mode shapes (DIR/STEM_mode_K.pvd)\n"
+    "options of simulate:\n"
+    "  --t-end T              duration, s (default 1)\n"
+    "  --dt H                 step, s (default 1e-3; cut and regrown when Newton fails)\n"
+    "  --output-interval DT   s between output rows (default max(dt, t-end / 1000))\n"
+    "  --rho-inf R            spectral radius at infinity, in [0, 1) (default 0.8)\n"
+    "  --no-kc                leave K_c out of the iteration matrix (for comparison)\n"
+    "  --csv PATH             time history (default STEM.trajectory.csv; *.bin: binary)\n"
+    "  --bodies A,B  --joints J,K   columns (default: all bodies of small models, joints to\n"
+    "                         the ground)\n"
+    "  --json PATH            summary (default STEM.simulate.json)\n"
+    "  --vtk DIR              ParaView series DIR/STEM.pvd\n"
     "\n"
     "Input format: docs/input-format.md. Units: SI.\n";
 
@@ -223,6 +236,17 @@ int main(int argc, char** argv) {
   }
   Arguments a;
   const std::string command = argv[1];
+  if (command == "simulate") {
+    try {
+      return runSimulate(argc, argv);
+    } catch (const catena::Error& e) {
+      std::cerr << e.what() << "\n";
+      return 1;
+    } catch (const std::exception& e) {
+      std::cerr << "catena: internal error: " << e.what() << "\n";
+      return 1;
+    }
+  }
   if (command != "check" && command != "statics" && command != "modal") {
     std::cerr << "catena: unknown command '" << command << "'\n\n" << kUsage;
     return 2;

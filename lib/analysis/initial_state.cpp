@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <sstream>
 
+#include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "solvers/sparse_qr.hpp"
 
@@ -24,26 +24,6 @@ void dropFixedColumns(const Model& m, SparseMatrixCSR& Cq) {
       const int k = static_cast<int>(it.col()) % m.nv_body;
       if (m.bodies[b].fixed & (1u << k)) it.valueRef() = 0.0;
     }
-}
-
-std::vector<std::string> worstRows(const Model& m, const VecX& C, int count) {
-  std::vector<Index> order(C.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](Index a, Index b) { return std::abs(C(a)) > std::abs(C(b)); });
-  std::vector<std::string> out;
-  for (int k = 0; k < count && k < static_cast<int>(order.size()); ++k) {
-    std::ostringstream os;
-    os << m.rowName(order[k]) << ": " << C(order[k]);
-    out.push_back(os.str());
-  }
-  return out;
-}
-
-double lengthScale(const Model& m) {
-  double r = 1.0;
-  for (const Body& b : m.bodies) r = std::max(r, b.position.norm());
-  return r;
 }
 
 }  // namespace

@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <sstream>
 
+#include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "solvers/saddle_point.hpp"
 
@@ -34,21 +34,6 @@ double maxAbs(const VecX& x) {
   return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
 }
 
-/// Size of the mechanism: the largest distance of a body or ground marker from their centroid.
-double lengthScale(const Model& m) {
-  std::vector<Vec3> points;
-  for (const Body& b : m.bodies) points.push_back(b.position);
-  for (const Marker& k : m.markers)
-    if (k.body == kGround) points.push_back(k.position);
-  if (points.empty()) return 1.0;
-  Vec3 c = Vec3::Zero();
-  for (const Vec3& p : points) c += p;
-  c /= static_cast<double>(points.size());
-  double r = 0.0;
-  for (const Vec3& p : points) r = std::max(r, (p - c).norm());
-  return r > 0.0 ? r : 1.0;
-}
-
 struct Residual {
   double force, position, merit;
 };
@@ -65,40 +50,6 @@ Residual evaluate(const Model& m, const AssemblyPlan& plan, const State& s, doub
   res.position = maxAbs(w.C) / ls;
   res.merit = r.squaredNorm() / (fs * fs) + w.C.squaredNorm() / (ls * ls);
   return res;
-}
-
-std::vector<std::string> worstRows(const Model& m, const VecX& C, int count) {
-  std::vector<Index> order(C.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(),
-            [&](Index a, Index b) { return std::abs(C(a)) > std::abs(C(b)); });
-  std::vector<std::string> out;
-  for (int k = 0; k < count && k < static_cast<int>(order.size()); ++k) {
-    std::ostringstream os;
-    os << m.rowName(order[k]) << ": " << C(order[k]);
-    out.push_back(os.str());
-  }
-  return out;
-}
-
-/// Norm of a velocity-space correction in the unit of length: translations over the length
-/// scale, rotations in radians, so a step is judged by how far it moves the mechanism.
-double naturalNorm(const Model& m, const VecX& dq, double ls) {
-  const int per = static_cast<int>(m.nv_body), lin = m.dimension == 3 ? 3 : 2;
-  double s = 0.0;
-  for (Index i = 0; i < dq.size(); ++i) {
-    const double x = (i % per) < lin ? dq(i) / ls : dq(i);
-    s += x * x;
-  }
-  return std::sqrt(s);
-}
-
-/// Ratio that puts the constraint block on the scale of the stiffness block.
-double constraintScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq) {
-  double a = 0.0, c = 0.0;
-  for (int k = 0; k < A.nonZeros(); ++k) a = std::max(a, std::abs(A.valuePtr()[k]));
-  for (int k = 0; k < Cq.nonZeros(); ++k) c = std::max(c, std::abs(Cq.valuePtr()[k]));
-  return (a > 0.0 && c > 0.0) ? a / c : 1.0;
 }
 
 void addCost(const SaddlePointSolver& kkt, StaticsResult& out) {
@@ -170,7 +121,7 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
     } else {
       values(w.A) = values(w.K);
     }
-    Status st = kkt.factor(w.A, w.Cq, constraintScale(w.A, w.Cq));
+    Status st = kkt.factor(w.A, w.Cq, constraintRowScale(w.A, w.Cq));
     VecX dq, lam;
     if (st.ok()) st = kkt.solve(VecX(w.f - w.cforce), VecX(-w.C), dq, lam);
     // The solve gives the new multipliers' change; lambda + dlambda is the Newton update.

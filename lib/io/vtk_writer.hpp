@@ -2,7 +2,7 @@
 /// @file vtk_writer.hpp
 /// ParaView output: the mechanism as lines (body origin -> joint point -> body origin) in VTK XML
 /// PolyData files, and mode shapes as a time series (one file per phase of the oscillation plus a
-/// .pvd collection that ParaView plays as an animation).
+/// .pvd collection that ParaView plays as an animation), and time series of dynamics runs.
 
 #include <string>
 #include <vector>
@@ -18,5 +18,23 @@ namespace catena {
 std::string writeModeAnimation(const std::string& dir, const std::string& stem, const Model& model,
                                const State& equilibrium, const Mode& mode, int index,
                                double amplitude, int frames = 24);
+
+/// A time series of the mechanism (DIR/STEM_K.vtp, K = 0, 1, ...) and the collection
+/// DIR/STEM.pvd with the times, written by close() (or the destructor), so ParaView plays it.
+class VtkSeriesWriter {
+ public:
+  VtkSeriesWriter(const std::string& dir, const std::string& stem, const Model& model);
+  ~VtkSeriesWriter();
+  VtkSeriesWriter(const VtkSeriesWriter&) = delete;
+  VtkSeriesWriter& operator=(const VtkSeriesWriter&) = delete;
+  void write(const State& s);
+  /// Writes the .pvd; returns its path. Throws catena::Error if it cannot be written.
+  std::string close();
+
+ private:
+  std::string dir_, stem_;
+  const Model& model_;
+  std::vector<double> times_;
+};
 
 }  // namespace catena

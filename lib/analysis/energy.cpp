@@ -1,0 +1,60 @@
+#include "analysis/energy.hpp"
+
+#include "assembly/assemble.hpp"
+#include "kernels/pose.hpp"
+
+namespace catena {
+namespace {
+
+/// World position of the centre of mass of body b.
+Vec3 centreOfMass(const Model& m, const VecX& q, Index b) {
+  const Body& body = m.bodies[b];
+  if (m.dimension == 2) {
+    const Pose2 p = pose2(q.data() + m.qOffset(b));
+    const Vec2 c = p.r + p.R * body.com.head<2>();
+    return Vec3(c.x(), c.y(), 0.0);
+  }
+  const Pose3 p = pose3(q.data() + m.qOffset(b));
+  return p.r + p.R * body.com;
+}
+
+/// Relative rotation of F1 in F2: the rotation vector (3D) or the angle in z (2D).
+Vec3 relativeRotation(const Model& m, const VecX& q, Index k1, Index k2) {
+  const Marker &a = m.markers[k1], &b = m.markers[k2];
+  if (m.dimension == 2) {
+    auto angle = [&](const Marker& k) {
+      const double body = k.body == kGround ? 0.0 : q(m.qOffset(k.body) + 2);
+      return body + markerFrame(k).angle;
+    };
+    return Vec3(0.0, 0.0, angle(a) - angle(b));
+  }
+  auto orientation = [&](const Marker& k) {
+    return bodyPose3(m, q.data(), k.body).rho * k.orientation;
+  };
+  return quatLog(orientation(b).conjugate() * orientation(a));
+}
+
+}  // namespace
+
+Energy computeEnergy(const Model& m, const AssemblyPlan& plan, const State& s) {
+  Energy e;
+  SparseMatrixCSR M = makeBodyMatrix(plan);
+  assembleMass(m, plan, s.q, M);
+  e.kinetic = 0.5 * s.v.dot(M * s.v);
+  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b)
+    e.gravity -= m.bodies[b].mass * m.gravity.dot(centreOfMass(m, s.q, b));
+  for (const SpringDamper& k : m.springs) {
+    const double L =
+        (markerPosition(m, s.q.data(), k.marker1) - markerPosition(m, s.q.data(), k.marker2))
+            .norm();
+    e.springs += 0.5 * k.stiffness * (L - k.rest_length) * (L - k.rest_length) + k.preload * L;
+  }
+  for (const RotationalSpringDamper& k : m.rotational_springs) {
+    Vec3 theta = relativeRotation(m, s.q, k.marker1, k.marker2);
+    if (m.dimension == 2) theta.z() -= k.rest_angle;
+    e.springs += 0.5 * k.stiffness * theta.squaredNorm();
+  }
+  return e;
+}
+
+}  // namespace catena

@@ -1,0 +1,21 @@
+#pragma once
+/// @file energy.hpp
+/// Mechanical energy of a state, for the conservation checks of the integrators and the energy
+/// columns of time histories. J.
+
+#include "assembly/plan.hpp"
+#include "model/state.hpp"
+
+namespace catena {
+
+struct Energy {
+  double kinetic = 0.0;  ///< 1/2 v^T M(q) v
+  double gravity = 0.0;  ///< -sum m g . x_com (zero at the world origin)
+  double springs = 0.0;  ///< stored in spring-dampers (with the preload's work) and torsion springs
+  double total() const { return kinetic + gravity + springs; }
+};
+
+/// Marker loads and dampers are not potentials: a system with them need not conserve total().
+Energy computeEnergy(const Model& model, const AssemblyPlan& plan, const State& s);
+
+}  // namespace catena

@@ -1,0 +1,56 @@
+#include "analysis/scales.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <sstream>
+
+namespace catena {
+
+double lengthScale(const Model& m) {
+  std::vector<Vec3> points;
+  for (const Body& b : m.bodies) points.push_back(b.position);
+  for (const Marker& k : m.markers)
+    if (k.body == kGround) points.push_back(k.position);
+  if (points.empty()) return 1.0;
+  Vec3 c = Vec3::Zero();
+  for (const Vec3& p : points) c += p;
+  c /= static_cast<double>(points.size());
+  double r = 0.0;
+  for (const Vec3& p : points) r = std::max(r, (p - c).norm());
+  return r > 0.0 ? r : 1.0;
+}
+
+double naturalNorm(const Model& m, const VecX& dq, double length_scale) {
+  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+  double s = 0.0;
+  for (Index i = 0; i < dq.size(); ++i) {
+    const double x = (i % per) < lin ? dq(i) / length_scale : dq(i);
+    s += x * x;
+  }
+  return std::sqrt(s);
+}
+
+double constraintRowScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq) {
+  double a = 0.0, c = 0.0;
+  for (int k = 0; k < A.nonZeros(); ++k) a = std::max(a, std::abs(A.valuePtr()[k]));
+  for (int k = 0; k < Cq.nonZeros(); ++k) c = std::max(c, std::abs(Cq.valuePtr()[k]));
+  return (a > 0.0 && c > 0.0) ? a / c : 1.0;
+}
+
+std::vector<std::string> worstRows(const Model& m, const VecX& C, int count) {
+  std::vector<Index> order(C.size());
+  std::iota(order.begin(), order.end(), 0);
+  const auto n = std::min<std::size_t>(static_cast<std::size_t>(std::max(count, 0)), order.size());
+  std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(),
+                    [&](Index a, Index b) { return std::abs(C(a)) > std::abs(C(b)); });
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < n; ++k) {
+    std::ostringstream os;
+    os << m.rowName(order[k]) << ": " << C(order[k]);
+    out.push_back(os.str());
+  }
+  return out;
+}
+
+}  // namespace catena

@@ -1,0 +1,106 @@
+#include "io/trajectory_writer.hpp"
+
+#include <algorithm>
+#include <iomanip>
+#include <limits>
+
+#include "analysis/energy.hpp"
+#include "analysis/reactions.hpp"
+#include "assembly/assemble.hpp"
+#include "core/check.hpp"
+
+namespace catena {
+namespace {
+
+bool endsWith(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+TrajectoryWriter::TrajectoryWriter(const std::string& path, const Model& model,
+                                   const AssemblyPlan& plan, const TrajectoryColumns& columns)
+    : model_(model),
+      plan_(plan),
+      columns_(columns),
+      binary_(endsWith(path, ".bin")),
+      Cq_(makeConstraintMatrix(plan)),
+      C_(model.nc),
+      Ct_(model.nc) {
+  names_.push_back("t_s");
+  const bool two_d = model.dimension == 2;
+  for (Index b : columns_.bodies) {
+    const std::string n = model.bodies[b].name + ".";
+    if (two_d) {
+      for (const char* c : {"x_m", "y_m", "theta_rad", "vx_m/s", "vy_m/s", "omega_rad/s"})
+        names_.push_back(n + c);
+    } else {
+      for (const char* c : {"x_m", "y_m", "z_m", "qw", "qx", "qy", "qz", "vx_m/s", "vy_m/s",
+                            "vz_m/s", "wx_rad/s", "wy_rad/s", "wz_rad/s"})
+        names_.push_back(n + c);
+    }
+  }
+  for (Index j : columns_.joints) {
+    const std::string n = model.joints[j].name + ".";
+    for (const char* c : {"Fx_N", "Fy_N", "Fz_N", "Mx_Nm", "My_Nm", "Mz_Nm"})
+      names_.push_back(n + c);
+  }
+  if (columns_.energy)
+    for (const char* c : {"kinetic_J", "potential_J", "total_J"}) names_.push_back(c);
+  if (columns_.drift)
+    for (const char* c : {"position_drift", "velocity_drift"}) names_.push_back(c);
+  row_.resize(names_.size());
+
+  out_.open(path, binary_ ? std::ios::binary | std::ios::trunc : std::ios::trunc);
+  CATENA_CHECK(out_.good(), "cannot write the trajectory file " << path);
+  if (binary_) {
+    out_ << "CATENA-TRAJECTORY 1\n" << names_.size() << "\n";
+    for (const std::string& n : names_) out_ << n << "\n";
+  } else {
+    for (std::size_t k = 0; k < names_.size(); ++k) out_ << (k ? "," : "") << names_[k];
+    out_ << "\n" << std::setprecision(std::numeric_limits<double>::max_digits10);
+  }
+}
+
+void TrajectoryWriter::write(const State& s) {
+  std::size_t k = 0;
+  row_[k++] = s.t;
+  for (Index b : columns_.bodies) {
+    const Index qo = model_.qOffset(b), vo = model_.vOffset(b);
+    for (int i = 0; i < model_.nq_body; ++i) row_[k++] = s.q(qo + i);
+    for (int i = 0; i < model_.nv_body; ++i) row_[k++] = s.v(vo + i);
+  }
+  if (!columns_.joints.empty()) {
+    const std::vector<JointReaction> r = computeJointReactions(model_, plan_, s.q, s.t, s.lambda);
+    for (Index j : columns_.joints) {
+      for (int i = 0; i < 3; ++i) row_[k++] = r[j].force_joint(i);
+      for (int i = 0; i < 3; ++i) row_[k++] = r[j].torque_joint(i);
+    }
+  }
+  if (columns_.energy) {
+    const Energy e = computeEnergy(model_, plan_, s);
+    row_[k++] = e.kinetic;
+    row_[k++] = e.gravity + e.springs;
+    row_[k++] = e.total();
+  }
+  if (columns_.drift) {
+    assembleConstraints(model_, plan_, s.q, s.t, &C_, &Cq_);
+    assembleConstraintTimeDerivative(model_, plan_, s.q, s.t, Ct_);
+    const double p = model_.nc ? C_.cwiseAbs().maxCoeff() : 0.0;
+    const double v = model_.nc ? (Cq_ * s.v + Ct_).cwiseAbs().maxCoeff() : 0.0;
+    max_position_drift_ = std::max(max_position_drift_, p);
+    max_velocity_drift_ = std::max(max_velocity_drift_, v);
+    row_[k++] = p;
+    row_[k++] = v;
+  }
+  if (binary_) {
+    out_.write(reinterpret_cast<const char*>(row_.data()),
+               static_cast<std::streamsize>(row_.size() * sizeof(double)));
+  } else {
+    for (std::size_t i = 0; i < row_.size(); ++i) out_ << (i ? "," : "") << row_[i];
+    out_ << "\n";
+  }
+  CATENA_CHECK(out_.good(), "writing the trajectory failed (disk full?)");
+}
+
+}  // namespace catena

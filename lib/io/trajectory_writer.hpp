@@ -1,0 +1,50 @@
+#pragma once
+/// @file trajectory_writer.hpp
+/// Time histories of a dynamics run: one row per output time with the chosen bodies (position,
+/// quaternion, linear and angular velocity), the chosen joints (reaction force and torque on B1
+/// in F2's basis), the energies, and the constraint drift at position and velocity level.
+/// CSV with a header (units in the column names), or a compact binary file for big runs:
+///   "CATENA-TRAJECTORY 1\n", then the column count n as a line, then n names one per line, then
+///   rows of n little-endian float64 values.
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "assembly/plan.hpp"
+#include "model/state.hpp"
+
+namespace catena {
+
+struct TrajectoryColumns {
+  std::vector<Index> bodies;  ///< bodies whose state is written
+  std::vector<Index> joints;  ///< joints whose reactions are written
+  bool energy = true;
+  bool drift = true;
+};
+
+class TrajectoryWriter {
+ public:
+  /// Opens `path` (binary if it ends in ".bin"); throws catena::Error if it cannot.
+  TrajectoryWriter(const std::string& path, const Model& model, const AssemblyPlan& plan,
+                   const TrajectoryColumns& columns);
+  void write(const State& s);
+  const std::vector<std::string>& names() const { return names_; }
+  /// Largest drifts seen so far: |C|_inf (m or rad) and |C_q v + C_t|_inf (m/s or rad/s).
+  double maxPositionDrift() const { return max_position_drift_; }
+  double maxVelocityDrift() const { return max_velocity_drift_; }
+
+ private:
+  const Model& model_;
+  const AssemblyPlan& plan_;
+  TrajectoryColumns columns_;
+  std::ofstream out_;
+  bool binary_ = false;
+  std::vector<std::string> names_;
+  std::vector<double> row_;
+  SparseMatrixCSR Cq_;
+  VecX C_, Ct_;
+  double max_position_drift_ = 0.0, max_velocity_drift_ = 0.0;
+};
+
+}  // namespace catena
