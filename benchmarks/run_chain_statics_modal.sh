@@ -13,6 +13,11 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# Stamp the revision now: the binary is built from this tree, which may change during the run.
+started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
+  git diff --quiet HEAD -- lib benchmarks 2> /dev/null ||
+    echo ' with uncommitted changes in lib/ or benchmarks/')"
 source scripts/deps.sh
 catena_install_deps libopenblas0-pthread python3-numpy python3-matplotlib
 build="${BUILD_DIR:-build-bench}"
@@ -41,7 +46,6 @@ configurations=(
 )
 
 export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}"
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
 rm -f "$csv"
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
@@ -82,9 +86,7 @@ summary="$(awk -F, '
   echo "# Catenary chain: statics from the 'V' plus 10 modes, N = 1e2..1e5"
   echo
   echo "Produced by \`benchmarks/run_chain_statics_modal.sh\` (from the repository root), started"
-  echo "$started at git \`$(git rev-parse --short HEAD 2> /dev/null || echo unknown)\`$(
-    git diff --quiet HEAD -- lib benchmarks 2> /dev/null ||
-      echo ' with uncommitted changes in lib/ or benchmarks/')."
+  echo "$started at git \`$revision\`."
   echo "Release build in \`$build\`; one process per configuration and size. The chain: A(0,0,0),"
   echo "sag point C(5,0,-6), B(10,0,0), 1 kg/m, gravity 9.81 m/s^2; Newton starts from the 'V'"
   echo "A-C-B; the checks compare sag and H with the exact discrete equilibrium (1e-6) and f1 with"
@@ -97,6 +99,8 @@ summary="$(awk -F, '
   echo "$summary"
   echo
   echo "Plot: \`chain_statics_modal.png\`."
+  echo
+  cat benchmarks/chain_statics_modal_interpretation.md
   echo
   echo "## Runs"
   echo
