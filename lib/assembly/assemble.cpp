@@ -152,10 +152,16 @@ Eigen::Matrix<double, R, 1> jointMultipliers(const JointSlots& js, const VecX& l
   return full;
 }
 
+/// Below these sizes a parallel region costs more than the work it shares (a 43-body chain
+/// spent 40 % of its time integration in OpenMP start-up and barriers). The results do not
+/// depend on it: every entry has one writer either way.
+constexpr Long kParallelEntries = 1 << 14;  // value arrays
+constexpr Long kParallelItems = 512;        // joints, bodies, forces
+
 void zero(SparseMatrixCSR& A) {
   double* v = A.valuePtr();
   const Long n = A.nonZeros();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelEntries)
   for (Long i = 0; i < n; ++i) v[i] = 0.0;
 }
 
@@ -165,7 +171,7 @@ void zeroUnwritten(const Model& model, const AssemblyPlan& plan, SparseMatrixCSR
   const int nvb = model.nv_body;
   const Long n = static_cast<Long>(plan.kc_unwritten.size());
   if (n == 0) return;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelItems)
   for (Long i = 0; i < n; ++i) {
     const BlockSlot& s = plan.kc_unwritten[i];
     for (int a = 0; a < nvb; ++a) std::fill_n(v + s.base + a * s.stride, nvb, 0.0);
@@ -272,7 +278,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
 template <typename F>
 void forEachJoint(const Model& model, F&& f) {
   const Long nj = static_cast<Long>(model.joints.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nj >= kParallelItems)
   for (Long j = 0; j < nj; ++j) f(static_cast<Index>(j));
 }
 
@@ -280,7 +286,10 @@ void forEachJoint(const Model& model, F&& f) {
 /// colour in parallel, the joints of a tile in order.
 template <typename F>
 void forEachJointColoured(const AssemblyPlan& plan, F&& f) {
-#pragma omp parallel
+  Long joints = 0;
+  for (const std::vector<Index>& colour : plan.joint_colours)
+    joints += static_cast<Long>(colour.size());
+#pragma omp parallel if (joints >= kParallelItems)
   for (std::size_t c = 0; c < plan.joint_colours.size(); ++c) {
     const std::vector<Index>& joints = plan.joint_colours[c];
     const std::vector<Index>& tiles = plan.joint_colour_tiles[c];
@@ -294,7 +303,7 @@ void forEachJointColoured(const AssemblyPlan& plan, F&& f) {
 template <typename F>
 void forEachBody(const Model& model, F&& f) {
   const Long nb = static_cast<Long>(model.bodies.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (nb >= kParallelItems)
   for (Long b = 0; b < nb; ++b) f(static_cast<Index>(b));
 }
 
@@ -304,7 +313,7 @@ void forEachPairForceColoured(const Model& model, const AssemblyPlan& plan, F&& 
   const Index ns = static_cast<Index>(model.springs.size());
   for (const std::vector<Index>& colour : plan.force_colours) {
     const Long n = static_cast<Long>(colour.size());
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (n >= kParallelItems)
     for (Long i = 0; i < n; ++i) {
       const Index e = colour[i];
       if (e < ns)

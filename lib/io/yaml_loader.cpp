@@ -70,7 +70,7 @@ TimeFunction readTimeFunction(const Reader& r, const YAML::Node& node, const std
   if (!node.IsMap())
     r.fail(io::markOr(node, at), element + ": " + path +
                                      " must be a number or a time function {type: constant | "
-                                     "ramp | sine | polynomial, ...}, got " +
+                                     "ramp | sine | polynomial | pulse, ...}, got " +
                                      io::describe(node));
   const Map f(r, node, element, path + ".", at);
   const std::string type = f.string("type");
@@ -98,8 +98,16 @@ TimeFunction readTimeFunction(const Reader& r, const YAML::Node& node, const std
     const VecX coefficients = f.numbers("coefficients", static_cast<int>(n));
     return TimeFunction::polynomial(coefficients.data(), static_cast<int>(n));
   }
+  if (type == "pulse") {
+    f.allowKeys({"type", "value", "start", "end"});
+    const double start = f.number("start", 0.0), end = f.number("end");
+    if (!(end > start))
+      f.fail("end", f.path("end") + " must be later than start (" + std::to_string(start) +
+                        " s), got " + std::to_string(end) + " s");
+    return TimeFunction::pulse(f.number("value"), start, end);
+  }
   f.fail("type", "unknown time function type " + io::quote(type) + " in " + path +
-                     "; valid types: constant, ramp, sine, polynomial");
+                     "; valid types: constant, ramp, sine, polynomial, pulse");
 }
 
 /// The time function under `key` of m, or `fallback` if absent.
@@ -296,6 +304,14 @@ JointMotion readMotion(const Context& cx, const Map& joint) {
       motion.translation[i++] = readTimeFunction(cx.reader, item, m.element(), path, node->Mark());
     }
   }
+  auto continuous = [&](const TimeFunction& f, std::string_view key) {
+    if (f.kind == TimeFunction::Kind::kPulse)
+      m.fail(key, m.path(key) +
+                      ": a pulse jumps, and a prescribed motion must be continuous "
+                      "(pulses are for loads)");
+  };
+  continuous(motion.angle, m.has("angle_deg") ? "angle_deg" : "angle");
+  for (const TimeFunction& f : motion.translation) continuous(f, "translation");
   return motion;
 }
 

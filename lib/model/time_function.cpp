@@ -44,6 +44,17 @@ TimeFunction TimeFunction::polynomial(const double* coefficients, int count) {
   return f;
 }
 
+TimeFunction TimeFunction::pulse(double value, double start, double end) {
+  CATENA_CHECK(end > start,
+               "a pulse needs end > start, got start " << start << " s, end " << end << " s");
+  TimeFunction f;
+  f.kind = Kind::kPulse;
+  f.a = value;
+  f.c = start;
+  f.d = end;
+  return f;
+}
+
 TimeValue TimeFunction::evaluate(double t) const {
   TimeValue out;
   switch (kind) {
@@ -66,6 +77,9 @@ TimeValue TimeFunction::evaluate(double t) const {
       out.accel = -b * w * w * s;
       break;
     }
+    case Kind::kPulse:
+      out.value = (t >= c && t < d) ? a : 0.0;
+      break;
     case Kind::kPolynomial:
       // Horner for f, f', f''.
       for (int k = degree; k >= 0; --k) {
@@ -90,6 +104,9 @@ std::string TimeFunction::describe() const {
     case Kind::kSine:
       os << "sine(offset " << a << ", amplitude " << b << ", " << c << " Hz, phase " << d
          << " rad)";
+      break;
+    case Kind::kPulse:
+      os << "pulse(" << a << " from t = " << c << " s to " << d << " s)";
       break;
     case Kind::kPolynomial:
       os << "polynomial(";

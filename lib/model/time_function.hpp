@@ -15,13 +15,15 @@ struct TimeValue {
 };
 
 struct TimeFunction {
-  enum class Kind { kConstant, kRamp, kSine, kPolynomial };
+  enum class Kind { kConstant, kRamp, kSine, kPolynomial, kPulse };
   static constexpr int kMaxCoefficients = 8;
 
   Kind kind = Kind::kConstant;
   // kConstant: f = a.   kRamp: f = a + b * max(0, t - c) (start value a, slope b, start time c).
   // kSine: f = a + b * sin(2 pi c t + d) (offset a, amplitude b, frequency c in Hz, phase d rad).
   // kPolynomial: f = sum_k coeff[k] t^k, k < degree + 1.
+  // kPulse: f = a for c <= t < d, else 0 (value a, start c, end d): a load switched on and off;
+  // discontinuous, so not for prescribed motions.
   double a = 0.0, b = 0.0, c = 0.0, d = 0.0;
   std::array<double, kMaxCoefficients> coeff{};
   int degree = 0;
@@ -30,6 +32,7 @@ struct TimeFunction {
   static TimeFunction ramp(double start_value, double slope, double start_time = 0.0);
   static TimeFunction sine(double offset, double amplitude, double frequency_hz, double phase);
   static TimeFunction polynomial(const double* coefficients, int count);
+  static TimeFunction pulse(double value, double start, double end);
 
   /// f, f', f'' at time t. Pure, no allocation.
   TimeValue evaluate(double t) const;

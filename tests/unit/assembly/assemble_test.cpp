@@ -11,6 +11,7 @@
 #include "kernels/forces.hpp"
 #include "kernels/lock2.hpp"
 #include "kernels/lock3.hpp"
+#include "model/generators.hpp"
 #include "random_model.hpp"
 #include "test_support.hpp"
 
@@ -332,8 +333,20 @@ BOOST_AUTO_TEST_CASE(inertial_stiffness_with_acceleration) {
 
 BOOST_AUTO_TEST_CASE(results_are_bitwise_identical_for_any_thread_count) {
   test::Random rnd(505);
-  for (int dim : {3, 2}) {
-    const Model m = test::randomModel(rnd, dim, 12, true);
+  // Every joint type (random models, small: the assembly runs serially below its thresholds),
+  // then models large enough for every parallel region to run in parallel (assemble.cpp: 512
+  // joints or bodies, 2^14 matrix entries).
+  CatenaryChainOptions chain;
+  chain.links = 1200;
+  FourBarLatticeOptions lattice;
+  lattice.levels = 20;
+  lattice.cells = 20;
+  const std::vector<Model> models = {test::randomModel(rnd, 3, 12, true),
+                                     test::randomModel(rnd, 2, 12, true), buildCatenaryChain(chain),
+                                     buildFourBarLattice(lattice)};
+  BOOST_TEST_REQUIRE(models[2].joints.size() >= 512u);
+  BOOST_TEST_REQUIRE(models[3].joints.size() >= 512u);
+  for (const Model& m : models) {
     const AssemblyPlan plan = buildAssemblyPlan(m);
     const State s = test::randomState(rnd, m);
     omp_set_num_threads(1);
@@ -341,7 +354,7 @@ BOOST_AUTO_TEST_CASE(results_are_bitwise_identical_for_any_thread_count) {
     for (int threads : {2, 3, 4}) {
       omp_set_num_threads(threads);
       const Globals g = assembleAll(m, plan, s);
-      const std::string tag = std::to_string(threads) + " threads";
+      const std::string tag = m.name + ", " + std::to_string(threads) + " threads";
       BOOST_TEST(
           test::bitwiseEqual(VecX(Eigen::Map<const VecX>(g.Kc.valuePtr(), g.Kc.nonZeros())),
                              VecX(Eigen::Map<const VecX>(ref.Kc.valuePtr(), ref.Kc.nonZeros()))),

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "core/check.hpp"
 #include "test_support.hpp"
 
 using namespace catena;
@@ -43,6 +44,16 @@ BOOST_AUTO_TEST_CASE(derivatives_match_finite_differences) {
     checkDerivatives(TimeFunction::polynomial(c, 5), t);
     checkDerivatives(TimeFunction::ramp(-1.0, 0.5, 0.0), t);
   }
+}
+
+BOOST_AUTO_TEST_CASE(pulse_is_on_between_start_and_end) {
+  const TimeFunction p = TimeFunction::pulse(3.0, 1.0, 5.0);
+  BOOST_TEST(p.evaluate(0.999).value == 0.0);
+  BOOST_TEST(p.evaluate(1.0).value == 3.0);
+  BOOST_TEST(p.evaluate(4.999).value == 3.0);
+  BOOST_TEST(p.evaluate(5.0).value == 0.0);
+  BOOST_TEST(p.evaluate(2.0).rate == 0.0);
+  BOOST_CHECK_THROW(TimeFunction::pulse(1.0, 2.0, 2.0), Error);
 }
 
 BOOST_AUTO_TEST_CASE(polynomial_rejects_bad_sizes) {
