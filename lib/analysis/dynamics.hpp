@@ -32,6 +32,7 @@ struct DynamicsStats {
   double last_step = 0.0;         ///< s
   double smallest_step = 0.0;     ///< s, of the accepted steps
   double largest_step = 0.0;      ///< s, of the accepted steps
+  long projections = 0;           ///< projections onto the constraints (IDA index 1: restarts)
 };
 
 /// Called at t0 and at every output time with the state there (q, v, lambda, t; lambda in the
