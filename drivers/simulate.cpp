@@ -4,6 +4,7 @@
 //   catena simulate inputs/spin_top.yaml --t-end 10 --dt 1e-3
 //   catena simulate inputs/pendulum.yaml --t-end 5 --output-interval 0.01 --csv out/p.csv
 //   catena simulate inputs/anchor_chain.yaml --t-end 20 --vtk out/chain --no-kc
+//   catena simulate inputs/spatial_pendulum.yaml --integrator ida --formulation index1
 //
 // The run starts from the file's initial state made consistent (positions on C = 0 with
 // minimum-norm corrections, velocities on C_q v = -C_t), writes the time history (CSV, or a
@@ -29,6 +30,7 @@
 
 #include "analysis/energy.hpp"
 #include "analysis/generalized_alpha.hpp"
+#include "analysis/ida_dynamics.hpp"
 #include "analysis/initial_state.hpp"
 #include "io/json_writer.hpp"
 #include "io/trajectory_writer.hpp"
@@ -42,8 +44,8 @@ using namespace catena;
 
 struct SimulateArguments {
   std::string file, csv, json, vtk, bodies, joints;
-  std::string integrator = "gen-alpha";
-  double t_end = 1.0, dt = 1e-3, output_interval = -1.0, rho_inf = 0.8;
+  std::string integrator = "gen-alpha", formulation = "index2";
+  double t_end = 1.0, dt = 1e-3, output_interval = -1.0, rho_inf = 0.8, rtol = 1e-6, atol = 1e-8;
   bool no_kc = false, terse = false;
   std::vector<char*> petsc;
 };
@@ -54,7 +56,8 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
     const std::string s = argv[i];
     const bool takes_value = s == "--t-end" || s == "--dt" || s == "--output-interval" ||
                              s == "--rho-inf" || s == "--csv" || s == "--json" || s == "--vtk" ||
-                             s == "--bodies" || s == "--joints" || s == "--integrator";
+                             s == "--bodies" || s == "--joints" || s == "--integrator" ||
+                             s == "--formulation" || s == "--rtol" || s == "--atol";
     if (takes_value) {
       if (i + 1 >= argc) {
         std::cerr << "catena simulate: " << s << " needs a value\n";
@@ -66,6 +69,8 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
         if (s == "--dt") a.dt = std::stod(v);
         if (s == "--output-interval") a.output_interval = std::stod(v);
         if (s == "--rho-inf") a.rho_inf = std::stod(v);
+        if (s == "--rtol") a.rtol = std::stod(v);
+        if (s == "--atol") a.atol = std::stod(v);
       } catch (const std::exception&) {
         std::cerr << "catena simulate: " << s << " expects a number, got '" << v << "'\n";
         return false;
@@ -76,6 +81,7 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
       if (s == "--bodies") a.bodies = v;
       if (s == "--joints") a.joints = v;
       if (s == "--integrator") a.integrator = v;
+      if (s == "--formulation") a.formulation = v;
     } else if (s == "--no-kc") {
       a.no_kc = true;
     } else if (s == "--terse") {
@@ -99,8 +105,11 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
   if (!(a.dt > 0.0)) problem = "--dt must be positive";
   if (!(a.rho_inf >= 0.0 && a.rho_inf < 1.0))
     problem = "--rho-inf must be in [0, 1) (at 1 the index-3 scheme diverges)";
-  if (a.integrator != "gen-alpha")
-    problem = "--integrator must be gen-alpha (IDA is not wired to the command line yet)";
+  if (a.integrator != "gen-alpha" && a.integrator != "ida")
+    problem = "--integrator must be gen-alpha or ida, got '" + a.integrator + "'";
+  if (a.formulation != "index3" && a.formulation != "index2" && a.formulation != "index1")
+    problem = "--formulation must be index3, index2 or index1, got '" + a.formulation + "'";
+  if (!(a.rtol > 0.0 && a.atol > 0.0)) problem = "--rtol and --atol must be positive";
   if (!problem.empty()) {
     std::cerr << "catena simulate: " << problem << "\n";
     return false;
@@ -232,14 +241,28 @@ int runSimulate(int argc, char** argv) {
   };
 
   // 3. Integrate.
-  GeneralizedAlphaOptions o;
-  o.t_end = init.state.t + a.t_end;
-  o.step = a.dt;
-  o.output_interval = a.output_interval;
-  o.rho_inf = a.rho_inf;
-  o.constraint_stiffness = !a.no_kc;
   const double e0 = computeEnergy(m, plan, init.state).total();
-  const DynamicsResult r = integrateGeneralizedAlpha(m, plan, init.state, o, observer);
+  DynamicsResult r;
+  if (a.integrator == "ida") {
+    IdaOptions o;
+    o.formulation = a.formulation == "index3"   ? IdaFormulation::kIndex3
+                    : a.formulation == "index1" ? IdaFormulation::kIndex1
+                                                : IdaFormulation::kIndex2;
+    o.t_end = init.state.t + a.t_end;
+    o.output_interval = a.output_interval;
+    o.rtol = a.rtol;
+    o.atol = a.atol;
+    o.assemble_initial_state = false;  // done above
+    r = integrateIda(m, plan, init.state, o, observer);
+  } else {
+    GeneralizedAlphaOptions o;
+    o.t_end = init.state.t + a.t_end;
+    o.step = a.dt;
+    o.output_interval = a.output_interval;
+    o.rho_inf = a.rho_inf;
+    o.constraint_stiffness = !a.no_kc;
+    r = integrateGeneralizedAlpha(m, plan, init.state, o, observer);
+  }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
