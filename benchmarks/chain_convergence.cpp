@@ -358,7 +358,7 @@ int main(int argc, char** argv) {
             << " N; mid-span sag a - a cosh(S/2a) = " << fmt("%.12f", cat.sag()) << " m.\n\n";
 
   std::cout << "## Statics from the 'V' (Newton with K_c)\n\n"
-            << "| N | converged | Newton iterations | smallest line-search step | statics s | "
+            << "| N | converged | Newton iterations | smallest damped Newton step | statics s | "
                "max joint-point distance, catena vs discrete closed form (m) | H, catena vs "
                "closed form (relative) | max relative spread of H along the chain |\n"
             << "|---:|:---|---:|---:|---:|---:|---:|---:|\n";
