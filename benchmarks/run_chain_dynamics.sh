@@ -29,7 +29,7 @@ status=0
   echo
   echo "Produced by \`benchmarks/run_chain_dynamics.sh${*:+ $*}\` (from the repository root),"
   echo "started $started at git \`$revision\`, Release build in \`$build\`,"
-  echo "OMP_NUM_THREADS=$OMP_NUM_THREADS, on $(nproc) cores:"
+  echo "OMP_NUM_THREADS=$OMP_NUM_THREADS, on a machine with $(nproc --all) cores:"
   echo
   echo "    $build/benchmarks/bench_chain_dynamics ${args[*]}"
   echo
