@@ -231,6 +231,20 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   return 0;
 }
 
+/// Runs a command; a catena::Error (bad input, failed I/O) is a message and exit status 1.
+template <typename Command>
+int guarded(Command&& command) {
+  try {
+    return command();
+  } catch (const catena::Error& e) {
+    std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "catena: internal error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -240,17 +254,7 @@ int main(int argc, char** argv) {
   }
   Arguments a;
   const std::string command = argv[1];
-  if (command == "simulate") {
-    try {
-      return runSimulate(argc, argv);
-    } catch (const catena::Error& e) {
-      std::cerr << e.what() << "\n";
-      return 1;
-    } catch (const std::exception& e) {
-      std::cerr << "catena: internal error: " << e.what() << "\n";
-      return 1;
-    }
-  }
+  if (command == "simulate") return guarded([&] { return runSimulate(argc, argv); });
   if (command != "check" && command != "statics" && command != "modal") {
     std::cerr << "catena: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
@@ -259,14 +263,6 @@ int main(int argc, char** argv) {
     std::cerr << "\n" << kUsage;
     return 2;
   }
-  try {
-    if (command == "check") return runCheck(a);
-    return runStaticsAndModes(a, command == "modal");
-  } catch (const catena::Error& e) {
-    std::cerr << e.what() << "\n";
-    return 1;
-  } catch (const std::exception& e) {
-    std::cerr << "catena: internal error: " << e.what() << "\n";
-    return 1;
-  }
+  return guarded(
+      [&] { return command == "check" ? runCheck(a) : runStaticsAndModes(a, command == "modal"); });
 }
