@@ -161,9 +161,38 @@ TrajectoryColumns defaultColumns(const Model& m, const SimulateArguments& a) {
   return c;
 }
 
+/// True if nothing in the model adds or removes energy: no loads, dampers or driven joints.
+bool conservative(const Model& m) {
+  for (const SpringDamper& k : m.springs)
+    if (k.damping != 0.0) return false;
+  for (const RotationalSpringDamper& k : m.rotational_springs)
+    if (k.damping != 0.0) return false;
+  for (const Joint& j : m.joints)
+    if (j.motion.active) return false;
+  return m.loads.empty();
+}
+
+/// What the user should distrust in a run that reached its end: a fixed-step integrator has no
+/// error estimate, so a step too large for a violent motion (a whipping chain) can give a
+/// wrong trajectory that still satisfies C = 0. Energy is the witness where it is conserved.
+std::vector<std::string> trustWarnings(const Model& m, double e0, double e1, double kinetic) {
+  std::vector<std::string> out;
+  // Relative to the largest kinetic energy: the zero of the potential is arbitrary.
+  const double change = std::abs(e1 - e0) / std::max(kinetic, 1e-300);
+  if (conservative(m) && change > 1e-2) {
+    std::ostringstream os;
+    os << "the energy changed by " << 100.0 * change << " % of the largest kinetic energy "
+       << "in a conservative model: the "
+       << "trajectory is not accurate (reduce --dt, or use --integrator ida, which controls the "
+          "error)";
+    out.push_back(os.str());
+  }
+  return out;
+}
+
 void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model& m,
                       const DynamicsResult& r, const TrajectoryWriter& traj, double e0, double e1,
-                      double seconds) {
+                      double seconds, const std::vector<std::string>& warnings) {
   const DynamicsStats& s = r.stats;
   JsonWriter j(os);
   j.beginObject();
@@ -175,6 +204,9 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.key("nc").value(static_cast<long>(m.nc));
   j.endObject();
   j.key("success").value(r.status.ok()).key("message").value(r.status.message);
+  j.key("warnings").beginArray();
+  for (const std::string& w : warnings) j.value(w);
+  j.endArray();
   j.key("worst_rows").beginArray();
   for (const std::string& w : r.worst_rows) j.value(w);
   j.endArray();
@@ -272,10 +304,13 @@ int runSimulate(int argc, char** argv) {
   const DynamicsStats& s = r.stats;
   std::ofstream js(json);
   CATENA_CHECK(js, "cannot write the JSON summary " << json);
-  writeSummaryJson(js, a, m, r, traj, e0, e1, seconds);
+  const std::vector<std::string> warnings = trustWarnings(m, e0, e1, traj.maxKineticEnergy());
+  writeSummaryJson(js, a, m, r, traj, e0, e1, seconds, warnings);
   std::string pvd;
   if (vtk) pvd = vtk->close();
-  if (a.terse) std::cout << "reached_end " << (r.status.ok() ? "yes" : "no") << "\n";
+  if (a.terse)
+    std::cout << "reached_end " << (r.status.ok() ? "yes" : "no") << "\nwarnings "
+              << warnings.size() << "\n";
   if (!a.terse) {
     std::cout << "simulation of '" << m.name << "' (" << r.method
               << "): " << (r.status.ok() ? "reached" : "STOPPED at") << " t = " << r.state.t
@@ -290,6 +325,7 @@ int runSimulate(int argc, char** argv) {
               << "time history written to " << csv << "\nsummary written to " << json << "\n";
     if (vtk) std::cout << "ParaView series: " << pvd << "\n";
   }
+  for (const std::string& w : warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!r.status.ok()) {
     std::cerr << a.file << ": " << r.status.message << "\n";
     for (const std::string& w : r.worst_rows) std::cerr << "  " << w << "\n";

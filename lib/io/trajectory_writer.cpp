@@ -79,6 +79,7 @@ void TrajectoryWriter::write(const State& s) {
   }
   if (columns_.energy) {
     const Energy e = computeEnergy(model_, plan_, s);
+    max_kinetic_ = std::max(max_kinetic_, e.kinetic);
     row_[k++] = e.kinetic;
     row_[k++] = e.gravity + e.springs;
     row_[k++] = e.total();

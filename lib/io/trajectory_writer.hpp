@@ -33,6 +33,8 @@ class TrajectoryWriter {
   /// Largest drifts seen so far: |C|_inf (m or rad) and |C_q v + C_t|_inf (m/s or rad/s).
   double maxPositionDrift() const { return max_position_drift_; }
   double maxVelocityDrift() const { return max_velocity_drift_; }
+  /// Largest kinetic energy written so far, J (the scale of energy errors).
+  double maxKineticEnergy() const { return max_kinetic_; }
 
  private:
   const Model& model_;
@@ -44,7 +46,7 @@ class TrajectoryWriter {
   std::vector<double> row_;
   SparseMatrixCSR Cq_;
   VecX C_, Ct_;
-  double max_position_drift_ = 0.0, max_velocity_drift_ = 0.0;
+  double max_position_drift_ = 0.0, max_velocity_drift_ = 0.0, max_kinetic_ = 0.0;
 };
 
 }  // namespace catena
