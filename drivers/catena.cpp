@@ -63,6 +63,8 @@ constexpr const char* kUsage =
     "  --dt H                 gen-alpha step, s (default 1e-3; cut and regrown if Newton fails)\n"
     "  --output-interval DT   s between output rows (default max(dt, t-end / 1000))\n"
     "  --rho-inf R            spectral radius at infinity, in [0, 1) (default 0.8)\n"
+    "  --tolerance E          gen-alpha: adapt the step to this local error (relative to the\n"
+    "                         mechanism's size; rad) with --dt the largest step; 0: fixed\n"
     "  --no-kc                leave K_c out of the iteration matrix (for comparison)\n"
     "  --csv PATH             time history (default STEM.trajectory.csv; *.bin: binary)\n"
     "  --bodies A,B  --joints J,K   columns (default: all bodies of small models, joints to\n"

@@ -45,7 +45,8 @@ using namespace catena;
 struct SimulateArguments {
   std::string file, csv, json, vtk, bodies, joints;
   std::string integrator = "gen-alpha", formulation = "index2";
-  double t_end = 1.0, dt = 1e-3, output_interval = -1.0, rho_inf = 0.8, rtol = 1e-6, atol = 1e-8;
+  double t_end = 1.0, dt = 1e-3, output_interval = -1.0, rho_inf = 0.8, rtol = 1e-6, atol = 1e-8,
+         tolerance = 0.0;
   bool no_kc = false, terse = false;
   std::vector<char*> petsc;
 };
@@ -57,7 +58,8 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
     const bool takes_value = s == "--t-end" || s == "--dt" || s == "--output-interval" ||
                              s == "--rho-inf" || s == "--csv" || s == "--json" || s == "--vtk" ||
                              s == "--bodies" || s == "--joints" || s == "--integrator" ||
-                             s == "--formulation" || s == "--rtol" || s == "--atol";
+                             s == "--formulation" || s == "--rtol" || s == "--atol" ||
+                             s == "--tolerance";
     if (takes_value) {
       if (i + 1 >= argc) {
         std::cerr << "catena simulate: " << s << " needs a value\n";
@@ -71,6 +73,7 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
         if (s == "--rho-inf") a.rho_inf = std::stod(v);
         if (s == "--rtol") a.rtol = std::stod(v);
         if (s == "--atol") a.atol = std::stod(v);
+        if (s == "--tolerance") a.tolerance = std::stod(v);
       } catch (const std::exception&) {
         std::cerr << "catena simulate: " << s << " expects a number, got '" << v << "'\n";
         return false;
@@ -110,6 +113,7 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
   if (a.formulation != "index3" && a.formulation != "index2" && a.formulation != "index1")
     problem = "--formulation must be index3, index2 or index1, got '" + a.formulation + "'";
   if (!(a.rtol > 0.0 && a.atol > 0.0)) problem = "--rtol and --atol must be positive";
+  if (!(a.tolerance >= 0.0)) problem = "--tolerance must be >= 0";
   if (!problem.empty()) {
     std::cerr << "catena simulate: " << problem << "\n";
     return false;
@@ -183,8 +187,8 @@ std::vector<std::string> trustWarnings(const Model& m, double e0, double e1, dou
     std::ostringstream os;
     os << "the energy changed by " << 100.0 * change << " % of the largest kinetic energy "
        << "in a conservative model: the "
-       << "trajectory is not accurate (reduce --dt, or use --integrator ida, which controls the "
-          "error)";
+       << "trajectory is not accurate (reduce --dt, give generalized-alpha an error --tolerance, "
+          "or use --integrator ida)";
     out.push_back(os.str());
   }
   return out;
@@ -293,6 +297,7 @@ int runSimulate(int argc, char** argv) {
     o.output_interval = a.output_interval;
     o.rho_inf = a.rho_inf;
     o.constraint_stiffness = !a.no_kc;
+    o.error_tolerance = a.tolerance;
     r = integrateGeneralizedAlpha(m, plan, init.state, o, observer);
   }
   const double seconds =

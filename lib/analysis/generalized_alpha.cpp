@@ -195,14 +195,37 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
       continue;
     }
 
-    // Accept: the method's acceleration, then the step size for the next step.
+    // The method's acceleration; with error control, the local error decides.
     y.a += (1.0 - p.alpha_f) / (1.0 - p.alpha_m) * y.vdot;
+    double growth = 0.0;  // next step over this one; 0: the fixed-step rule below
+    if (o.error_tolerance > 0.0) {
+      const double error =
+          h * h * std::abs(p.beta - 1.0 / 6.0) * naturalMaxNorm(m, VecX(y.a - x.a), ls);
+      const double factor = 0.9 * std::cbrt(o.error_tolerance / std::max(error, 1e-300));
+      if (error > o.error_tolerance) {
+        ++stats.error_test_failures;
+        ++stats.rejected_steps;
+        if (h * std::max(0.2, std::min(factor, 0.9)) < o.min_step) {
+          std::ostringstream os;
+          os << "generalized-alpha: the local error " << error << " exceeds the tolerance "
+             << o.error_tolerance << " at t = " << x.s.t << " s even with the step " << h
+             << " s; the smallest step allowed is " << o.min_step << " s";
+          out.status = Status::failure(Status::Code::kNotConverged, os.str());
+          break;
+        }
+        h_try = h * std::max(0.2, std::min(factor, 0.9));
+        continue;
+      }
+      growth = std::clamp(factor, 0.2, 2.0);
+    }
     x = std::move(y);
     ++stats.steps;
     stats.last_step = h;
     stats.smallest_step = stats.steps == 1 ? h : std::min(stats.smallest_step, h);
     stats.largest_step = std::max(stats.largest_step, h);
-    if (h_try < o.step && ++successes_since_cut >= 4) {
+    if (growth > 0.0) {
+      h_try = std::min(o.step, growth * h);
+    } else if (h_try < o.step && ++successes_since_cut >= 4) {
       h_try = std::min(o.step, 2.0 * h_try);
       successes_since_cut = 0;
     }

@@ -12,9 +12,17 @@
 ///   [ C_q                            0     ]      gamma' = gamma / (beta h)
 /// (the tangent operator of the exponential map is taken as the identity, the usual choice;
 /// it only slows Newton down, the converged step is exact). Parameters from the spectral radius
-/// at infinity rho_inf in [0, 1]. A step whose Newton iteration did not converge is never
+/// at infinity rho_inf in [0, 1). A step whose Newton iteration did not converge is never
 /// accepted: the step is halved (down to min_step) and regrows after successes; below
 /// min_step the run stops with a report.
+///
+/// With error_tolerance > 0 the step adapts to the local error estimate of the configuration,
+/// e = h^2 |beta - 1/6| (a_{n+1} - a_n) (Zienkiewicz & Xie's estimate for Newmark-type methods;
+/// its leading term is the local truncation error), in the natural max norm (translations over
+/// the length scale, rotations in rad): steps with |e| > tol are rejected and retried shorter,
+/// and the next step is h (tol / |e|)^(1/3) within [0.2 h, 2 h], at most `step`. Without it
+/// (the default) the step is fixed and nothing watches the accuracy: a violent motion can be
+/// integrated wrongly without any failure (benchmarks/results/chain_dynamics.md).
 
 #include "analysis/dynamics.hpp"
 #include "assembly/plan.hpp"
@@ -35,6 +43,8 @@ struct GeneralizedAlphaOptions {
   /// Newton converges when the correction (translations / length scale, rotations in rad)
   /// and |C| / length scale are below this.
   double newton_tolerance = 1e-10;
+  /// Local error per step (relative to the length scale; rad for rotations); 0: fixed step.
+  double error_tolerance = 0.0;
   long max_steps = 100'000'000;
   std::string petsc_prefix = "dynamics_";  ///< PETSc options prefix of the linear solver
 };

@@ -31,6 +31,14 @@ double naturalNorm(const Model& m, const VecX& dq, double length_scale) {
   return std::sqrt(s);
 }
 
+double naturalMaxNorm(const Model& m, const VecX& dq, double length_scale) {
+  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+  double s = 0.0;
+  for (Index i = 0; i < dq.size(); ++i)
+    s = std::max(s, std::abs((i % per) < lin ? dq(i) / length_scale : dq(i)));
+  return s;
+}
+
 double constraintRowScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq) {
   double a = 0.0, c = 0.0;
   for (int k = 0; k < A.nonZeros(); ++k) a = std::max(a, std::abs(A.valuePtr()[k]));

@@ -18,6 +18,10 @@ double lengthScale(const Model& m);
 /// the length scale, rotations in radians, so a step is judged by how far it moves the mechanism.
 double naturalNorm(const Model& m, const VecX& dq, double length_scale);
 
+/// The same scaling in the max norm: the largest single move, so a local error bound does not
+/// loosen or tighten with the number of bodies.
+double naturalMaxNorm(const Model& m, const VecX& dq, double length_scale);
+
 /// Factor on the constraint rows and columns of a saddle-point matrix [A C_q^T; C_q 0] that puts
 /// them on the scale of A (largest entries equal), so its pivots do not depend on units or h.
 double constraintRowScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq);

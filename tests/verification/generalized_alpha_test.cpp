@@ -34,12 +34,14 @@ double pendulumPeriod(double theta0) {
 /// The period of inputs/pendulum.yaml (30 deg) measured from the first and third upward
 /// crossings of x = 0 by the bob, linearly interpolated (x'' = 0 there, so the interpolation
 /// error is O(h^3)).
-double measuredPeriod(double h, double rho_inf, DynamicsStats* stats = nullptr) {
+double measuredPeriod(double h, double rho_inf, DynamicsStats* stats = nullptr,
+                      double error_tolerance = 0.0) {
   const Model m = loadMechanismFile(kInputs + "pendulum.yaml").model;
   const AssemblyPlan plan = buildAssemblyPlan(m);
   GeneralizedAlphaOptions o;
   o.step = h;
   o.rho_inf = rho_inf;
+  o.error_tolerance = error_tolerance;
   o.t_end = 1.3 * pendulumPeriod(M_PI / 6);
   std::vector<double> crossings;
   double t_prev = 0.0, x_prev = 0.0;
@@ -84,6 +86,29 @@ BOOST_AUTO_TEST_CASE(pendulum_period_converges_with_order_two) {
     BOOST_TEST(order < 2.1);
     BOOST_TEST(std::abs(extrapolated - T) / T < 1e-3 * error[2]);
   }
+}
+
+// With a local error tolerance the step adapts: from a first step of a quarter period the
+// estimate rejects steps, and a tighter tolerance gives a more accurate period, at the cost the
+// O(h^3) local error predicts (steps ~ tol^(-1/3)).
+BOOST_AUTO_TEST_CASE(adaptive_step_follows_the_error_tolerance) {
+  const double T = pendulumPeriod(M_PI / 6);
+  double error[2];
+  long steps[2];
+  for (int k = 0; k < 2; ++k) {
+    DynamicsStats stats;
+    const double tol = k == 0 ? 1e-6 : 1e-8;
+    error[k] = std::abs(measuredPeriod(T / 4, 0.8, &stats, tol) - T) / T;
+    steps[k] = stats.steps;
+    BOOST_TEST_MESSAGE("tolerance " << tol << ": period error " << error[k] << ", "
+                                    << stats.steps << " steps, " << stats.error_test_failures
+                                    << " rejected by the error test");
+    BOOST_TEST(stats.error_test_failures > 0);
+  }
+  BOOST_TEST(error[1] < 0.1 * error[0]);
+  const double ratio = static_cast<double>(steps[1]) / static_cast<double>(steps[0]);
+  BOOST_TEST(ratio > 0.7 * std::cbrt(100.0));
+  BOOST_TEST(ratio < 1.5 * std::cbrt(100.0));
 }
 
 // The index-3 scheme satisfies C(q) = 0 at every step to the Newton tolerance, and the spin
