@@ -133,16 +133,16 @@ int main(int argc, char** argv) {
         largest = h;
       }
       all_ok = all_ok && r.ok && reference.ok;
-      const double per_step = r.stats.steps ? double(r.stats.newton_iterations) / r.stats.steps : 0.0;
+      const double per_step =
+          r.stats.steps ? double(r.stats.newton_iterations) / r.stats.steps : 0.0;
       std::cout << "| " << N << " | " << (kc ? "with" : "without") << " | " << std::setprecision(4)
                 << r.seconds / o.t_end << " | " << r.stats.steps << " | " << per_step << " | "
                 << r.stats.rejected_steps << " | " << std::setprecision(3) << error << " | "
                 << largest << " |" << (r.ok ? "" : " FAILED: " + r.message) << "\n";
       if (csv)
         csv << std::setprecision(10) << N << ',' << kc << ',' << o.dt << ',' << o.t_end << ','
-            << r.ok << ',' << r.seconds << ',' << r.seconds / o.t_end << ',' << r.stats.steps
-            << ',' << per_step << ',' << r.stats.rejected_steps << ',' << error << ','
-            << largest << '\n';
+            << r.ok << ',' << r.seconds << ',' << r.seconds / o.t_end << ',' << r.stats.steps << ','
+            << per_step << ',' << r.stats.rejected_steps << ',' << error << ',' << largest << '\n';
     }
   }
   return all_ok ? 0 : 1;

@@ -100,8 +100,8 @@ BOOST_AUTO_TEST_CASE(adaptive_step_follows_the_error_tolerance) {
     const double tol = k == 0 ? 1e-6 : 1e-8;
     error[k] = std::abs(measuredPeriod(T / 4, 0.8, &stats, tol) - T) / T;
     steps[k] = stats.steps;
-    BOOST_TEST_MESSAGE("tolerance " << tol << ": period error " << error[k] << ", "
-                                    << stats.steps << " steps, " << stats.error_test_failures
+    BOOST_TEST_MESSAGE("tolerance " << tol << ": period error " << error[k] << ", " << stats.steps
+                                    << " steps, " << stats.error_test_failures
                                     << " rejected by the error test");
     BOOST_TEST(stats.error_test_failures > 0);
   }
