@@ -53,6 +53,7 @@
 #include <vector>
 
 #include "assembly/assemble.hpp"
+#include "bench_support.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 
@@ -64,6 +65,8 @@
 #endif
 
 using namespace catena;
+using bench::cpuModel;
+using bench::median;
 
 namespace {
 
@@ -157,17 +160,6 @@ std::string readFirstLine(const std::string& path) {
   return line;
 }
 
-std::string cpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  return "unknown";
-}
-
 /// "L1d 32K, L2 1024K, L3 36608K" from sysfs (empty if unavailable).
 std::string cacheSizes() {
   std::string out;
@@ -185,12 +177,6 @@ std::string cacheSizes() {
 
 double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 struct Timing {

@@ -60,10 +60,13 @@
 #include "analysis/modal.hpp"
 #include "analysis/reactions.hpp"
 #include "analysis/statics.hpp"
+#include "bench_support.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
 
 using namespace catena;
+using bench::DiscreteChain;
+using bench::solveDiscreteChain;
 
 namespace {
 
@@ -177,40 +180,6 @@ Catenary solveCatenary(double span, double length) {
     a -= f(a) / df;
   }
   return {span, length, a};
-}
-
-/// Exact equilibrium of N uniform rigid links of length l hanging between (0, 0) and (span, 0):
-/// joint points (x, z), N + 1 of them, and H / (weight per length).
-struct DiscreteChain {
-  std::vector<double> x, z;
-  double h_over_w = 0.0;  ///< m: H / w
-};
-
-DiscreteChain solveDiscreteChain(int N, double span, double length) {
-  const double l = length / N;
-  auto reach = [&](double c) {
-    double s = 0.0;
-    for (int k = 0; k < N; ++k) s += l / std::hypot(1.0, c * (k + 0.5 - 0.5 * N));
-    return s;
-  };
-  // reach(0) = length > span, reach decreases to 0 as c grows.
-  double lo = 0.0, hi = 1.0;
-  while (reach(hi) > span) hi *= 2.0;
-  for (int it = 0; it < 200 && hi - lo > 1e-16 * hi; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    (reach(mid) > span ? lo : hi) = mid;
-  }
-  const double c = 0.5 * (lo + hi);
-  DiscreteChain d;
-  d.x.assign(1, 0.0);
-  d.z.assign(1, 0.0);
-  for (int k = 0; k < N; ++k) {
-    const double t = c * (k + 0.5 - 0.5 * N), n = std::hypot(1.0, t);
-    d.x.push_back(d.x.back() + l / n);
-    d.z.push_back(d.z.back() + l * t / n);
-  }
-  d.h_over_w = l / c;  // c = w l / H
-  return d;
 }
 
 Vec3 markerPoint(const Model& m, const VecX& q, const std::string& name) {

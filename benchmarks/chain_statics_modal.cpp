@@ -60,6 +60,7 @@
 
 #include "analysis/modal.hpp"
 #include "analysis/statics.hpp"
+#include "bench_support.hpp"
 #include "io/run_report.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
@@ -69,6 +70,8 @@
 #endif
 
 using namespace catena;
+using bench::cpuModel;
+using bench::median;
 
 namespace {
 
@@ -163,12 +166,6 @@ double seconds(Clock::time_point a) {
   return std::chrono::duration<double>(Clock::now() - a).count();
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 /// A field of /proc/self/status in MiB ("VmHWM", "VmRSS"); -1 if unavailable.
 double statusMiB(const std::string& key) {
   std::ifstream in("/proc/self/status");
@@ -184,17 +181,6 @@ bool resetPeak() {
   f << "5";
   f.flush();
   return static_cast<bool>(f);
-}
-
-std::string cpuModel() {
-  std::ifstream in("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind("model name", 0) == 0) {
-      const auto colon = line.find(':');
-      return colon == std::string::npos ? line : line.substr(colon + 2);
-    }
-  return "unknown";
 }
 
 /// The BLAS and LAPACK files this process has mapped (after the alternatives' symlinks), e.g.
@@ -227,26 +213,8 @@ struct Reference {
 };
 
 Reference discreteChain(int N) {
-  const double length = 2.0 * std::sqrt(61.0), l = length / N, w = kGravity;
-  auto reach = [&](double c) {
-    double s = 0.0;
-    for (int k = 0; k < N; ++k) s += l / std::hypot(1.0, c * (k + 0.5 - 0.5 * N));
-    return s;
-  };
-  double lo = 0.0, hi = 1.0;  // reach(0) = length > span; reach falls to 0 as c grows
-  while (reach(hi) > kSpan) hi *= 2.0;
-  for (int it = 0; it < 200 && hi - lo > 1e-16 * hi; ++it) {
-    const double mid = 0.5 * (lo + hi);
-    (reach(mid) > kSpan ? lo : hi) = mid;
-  }
-  const double c = 0.5 * (lo + hi);
-  Reference r;
-  for (int k = 0; k < N / 2; ++k) {  // sin(theta_k) of the links of the first half
-    const double t = c * (k + 0.5 - 0.5 * N);
-    r.sag -= l * t / std::hypot(1.0, t);
-  }
-  r.horizontal = w * l / c;
-  return r;
+  const bench::DiscreteChain d = bench::solveDiscreteChain(N, kSpan, 2.0 * std::sqrt(61.0));
+  return {-d.z[N / 2], kGravity * d.h_over_w};
 }
 
 /// One size's results: medians of the components, best and median wall times.
