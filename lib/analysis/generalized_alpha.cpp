@@ -26,7 +26,7 @@ struct Parameters {
 /// Everything a step needs, allocated once.
 struct Workspace {
   SparseMatrixCSR Cq, M, K, D, Kc, S;
-  VecX C, gamma, f, r;
+  VecX C, gamma, f, r, minus_c, dx, dl, dq;
   Workspace(const Model& m, const AssemblyPlan& plan)
       : Cq(makeConstraintMatrix(plan)),
         M(makeBodyMatrix(plan)),
@@ -37,7 +37,11 @@ struct Workspace {
         C(m.nc),
         gamma(m.nc),
         f(m.nv),
-        r(m.nv) {}
+        r(m.nv),
+        minus_c(m.nc),
+        dx(m.nv),
+        dl(m.nc),
+        dq(m.nv) {}
 };
 
 /// The integrator's state at a step: the State plus the accelerations of the method.
@@ -46,6 +50,24 @@ struct StepState {
   VecX vdot;  ///< dv/dt
   VecX a;     ///< the method's acceleration-like variable
 };
+
+/// The factored iteration matrix and the step it was built for. Modified Newton keeps it over
+/// iterations and steps (DynamicsStats counts the factorizations).
+struct IterationMatrix {
+  bool valid = false;
+  double h = 0.0;  ///< s
+};
+
+/// Largest contraction of the Newton corrections accepted from a kept matrix; above it the
+/// matrix is rebuilt at the current iterate. 0.25 keeps a converging step within ~6 iterations
+/// from a 1e-4 predictor error to 1e-10.
+constexpr double kMaxContraction = 0.25;
+/// ... or when, at the observed rate, more than this many further iterations would be needed
+/// (a fresh matrix converges quadratically, in two or three).
+constexpr double kMaxIterationsAtRate = 4.0;
+/// A kept matrix is rebuilt when the step changed by more than this factor: its mass term
+/// scales with 1/h^2, so a 20 % change of h already costs a contraction of about 0.3.
+constexpr double kMaxStepRatio = 1.2;
 
 /// Consistent accelerations and multipliers at a consistent (q, v, t):
 /// [M C_q^T; C_q 0] [vdot; lambda] = [f; gamma].
@@ -65,10 +87,113 @@ Status initialAccelerations(const Model& m, const AssemblyPlan& plan, const std:
   return st;
 }
 
-/// The residual scale of the balance of forces: the largest applied or inertial force.
-double forceScale(const Workspace& w, const StepState& x) {
-  const double inertial = (w.M * x.vdot).cwiseAbs().maxCoeff();
-  return std::max({w.f.cwiseAbs().maxCoeff(), inertial, 1e-300});
+/// The scale of the balance of forces M vdot + C_q^T lambda - f: its largest term. The reactions
+/// count: in a long chain they exceed the weight of a link by the number of links.
+double forceScale(Workspace& w, const StepState& x) {
+  w.dq.noalias() = w.M * x.vdot;
+  double scale = std::max({w.f.cwiseAbs().maxCoeff(), w.dq.cwiseAbs().maxCoeff(), 1e-300});
+  w.dq.noalias() = w.Cq.transpose() * x.s.lambda;
+  return std::max(scale, w.dq.cwiseAbs().maxCoeff());
+}
+
+/// Predictor of the step of length h from x (Brüls, Cardona & Arnold 2012, algorithm 1).
+void predict(const Model& m, const Parameters& p, const StepState& x, double h, Workspace& w,
+             StepState& y) {
+  y.s.q = x.s.q;
+  y.s.lambda = x.s.lambda;
+  y.s.t = x.s.t + h;
+  y.vdot.setZero();
+  y.a = (p.alpha_f * x.vdot - p.alpha_m * x.a) / (1.0 - p.alpha_m);
+  y.s.v = x.s.v + h * (1.0 - p.gamma) * x.a + h * p.gamma * y.a;
+  w.dq = x.s.v + h * (0.5 - p.beta) * x.a + h * p.beta * y.a;
+  applyVariation(m, w.dq, h, y.s.q);
+}
+
+/// What the Newton corrector of one step reports.
+struct Correction {
+  bool converged = false;
+  bool kept_matrix = false;  ///< an iteration ran on a matrix factored before this step
+  Status linear = Status::success();
+  double correction = INFINITY;  ///< natural norm of the last correction
+  double position = INFINITY;    ///< |C|_inf / length scale
+  double force = INFINITY;       ///< |residual of the force balance|_inf / force scale
+};
+
+/// Newton on the configuration of the step of length h from the predicted y, with the
+/// iteration matrix [beta' M + gamma' D + K (+ K_c), C_q^T; C_q, 0]. Modified Newton
+/// (o.reuse_iteration_matrix): the factored matrix is kept from earlier iterations and steps
+/// and rebuilt at the current iterate when the step changed by more than kMaxStepRatio, the
+/// corrections contract by less than kMaxContraction or too slowly for the distance left. Converged
+/// when |C|, the residual of the force balance (relative to its largest term) and the estimated
+/// distance to the solution, rate / (1 - rate) times the last correction for a contraction rate < 1
+/// (Hairer & Wanner II, IV.8), are below the Newton tolerance. The force residual matters with a
+/// kept matrix: a residual along the constraint normals moves the multipliers, not the
+/// configuration, so a small configuration correction alone does not show that the multipliers have
+/// converged.
+Correction correctStep(const Model& m, const AssemblyPlan& plan, const GeneralizedAlphaOptions& o,
+                       double h, double beta_p, double gamma_p, double ls, Workspace& w,
+                       SaddlePointSolver& kkt, IterationMatrix& matrix, StepState& y,
+                       DynamicsStats& stats) {
+  Correction c;
+  double rate = 1.0;  // contraction of the last correction; unknown before the second one
+  bool rebuild = !o.reuse_iteration_matrix || !matrix.valid || h > kMaxStepRatio * matrix.h ||
+                 h * kMaxStepRatio < matrix.h;
+  for (int it = 0; it <= o.max_newton_iterations; ++it) {
+    assembleMass(m, plan, y.s.q, w.M);
+    assembleForces(m, plan, y.s.q, y.s.v, y.s.t, w.f);
+    assembleConstraints(m, plan, y.s.q, y.s.t, &w.C, &w.Cq);
+    w.r = w.f;  // minus the residual M vdot + C_q^T lambda - f
+    w.r.noalias() -= w.M * y.vdot;
+    w.r.noalias() -= w.Cq.transpose() * y.s.lambda;
+    c.position = w.C.cwiseAbs().maxCoeff() / ls;
+    c.force = w.r.cwiseAbs().maxCoeff() / forceScale(w, y);
+    if (it > 0 && c.position <= o.newton_tolerance && c.force <= o.newton_tolerance) {
+      const double remaining = rate < 1.0 ? rate / (1.0 - rate) * c.correction : INFINITY;
+      if (std::min(c.correction, remaining) <= o.newton_tolerance) {
+        c.converged = true;
+        break;
+      }
+    }
+    if (it == o.max_newton_iterations) break;
+    if (rebuild) {
+      assembleForceJacobians(m, plan, y.s.q, y.s.v, y.s.t, &y.vdot, w.K, w.D);
+      values(w.S) = beta_p * values(w.M) + gamma_p * values(w.D) + values(w.K);
+      if (o.constraint_stiffness) {
+        assembleConstraintStiffness(m, plan, y.s.q, y.s.t, y.s.lambda, w.Kc);
+        values(w.S) += values(w.Kc);
+      }
+      // Constraint rows scaled to the iteration matrix (Bottasso et al.): the conditioning
+      // does not grow like 1/h^2.
+      c.linear = kkt.factor(w.S, w.Cq, constraintRowScale(w.S, w.Cq));
+      ++stats.jacobian_evaluations;
+      ++stats.factorizations;
+      matrix.valid = c.linear.ok();
+      matrix.h = h;
+      rebuild = !o.reuse_iteration_matrix;
+      if (!c.linear.ok()) break;
+    } else if (it == 0) {
+      c.kept_matrix = true;
+    }
+    w.minus_c = -w.C;
+    c.linear = kkt.solve(w.r, w.minus_c, w.dx, w.dl);
+    ++stats.linear_solves;
+    ++stats.newton_iterations;
+    if (!c.linear.ok() || !w.dx.allFinite()) break;
+    applyVariation(m, w.dx, 1.0, y.s.q);
+    y.s.v += gamma_p * w.dx;
+    y.vdot += beta_p * w.dx;
+    y.s.lambda += w.dl;
+    const double previous = c.correction;
+    c.correction = naturalNorm(m, w.dx, ls);
+    if (it > 0) {
+      rate = c.correction / previous;
+      // Iterations still needed at this rate to bring the correction down to the tolerance.
+      const double needed =
+          rate < 1.0 ? std::log(o.newton_tolerance / c.correction) / std::log(rate) : INFINITY;
+      if (rate > kMaxContraction || needed > kMaxIterationsAtRate) rebuild = true;
+    }
+  }
+  return c;
 }
 
 }  // namespace
@@ -85,11 +210,18 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
              "index-3 scheme does not damp the multipliers and diverges (Arnold & Brüls 2007)");
   CATENA_CHECK(o.step > 0.0 && o.min_step > 0.0 && o.t_end > initial.t,
                "generalized-alpha: the step, the smallest step and t_end - t0 must be positive");
+  CATENA_CHECK(o.error_tolerance >= 0.0 && o.newton_tolerance > 0.0,
+               "generalized-alpha: the error tolerance must be >= 0 and the Newton tolerance > 0");
   const Parameters p(o.rho_inf);
   {
     std::ostringstream os;
-    os << "generalized-alpha (Lie group, index 3), rho_inf = " << o.rho_inf
-       << (o.constraint_stiffness ? "" : ", K_c off");
+    os << "generalized-alpha (Lie group, index 3), rho_inf = " << o.rho_inf;
+    if (o.error_tolerance > 0.0)
+      os << ", local error " << o.error_tolerance;
+    else
+      os << ", fixed step";
+    if (!o.constraint_stiffness) os << ", K_c off";
+    if (!o.reuse_iteration_matrix) os << ", full Newton";
     out.method = os.str();
   }
   Workspace w(m, plan);
@@ -102,6 +234,8 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
 
   const double ls = lengthScale(m);
   SaddlePointSolver kkt(w.S, w.Cq, o.petsc_prefix);
+  IterationMatrix matrix;
+  StepState y = x;
   DynamicsStats& stats = out.stats;
   double h_try = o.step;
   int successes_since_cut = 0;
@@ -121,71 +255,34 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
     const double target = interval > 0.0 ? std::min(next_output, t_end) : t_end;
     double h = std::min(h_try, target - x.s.t);
     if (target - x.s.t - h < 1e-9 * h) h = target - x.s.t;  // land on the output time
-
-    // Predictor (Brüls, Cardona & Arnold 2012, algorithm 1).
-    StepState y = x;
-    y.s.t = x.s.t + h;
-    y.vdot.setZero();
-    y.a = (p.alpha_f * x.vdot - p.alpha_m * x.a) / (1.0 - p.alpha_m);
-    y.s.v = x.s.v + h * (1.0 - p.gamma) * x.a + h * p.gamma * y.a;
-    const VecX dq = x.s.v + h * (0.5 - p.beta) * x.a + h * p.beta * y.a;
-    applyVariation(m, dq, h, y.s.q);
     const double beta_p = (1.0 - p.alpha_m) / (p.beta * h * h * (1.0 - p.alpha_f));
     const double gamma_p = p.gamma / (p.beta * h);
 
-    // Newton corrector on the configuration.
-    bool converged = false;
-    double correction = INFINITY, position = INFINITY, force = INFINITY;
-    Status linear = Status::success();
-    for (int it = 0; it <= o.max_newton_iterations; ++it) {
-      assembleMass(m, plan, y.s.q, w.M);
-      assembleForces(m, plan, y.s.q, y.s.v, y.s.t, w.f);
-      assembleConstraints(m, plan, y.s.q, y.s.t, &w.C, &w.Cq);
-      w.r = w.M * y.vdot - w.f;
-      w.r.noalias() += w.Cq.transpose() * y.s.lambda;
-      position = w.C.cwiseAbs().maxCoeff() / ls;
-      force = w.r.cwiseAbs().maxCoeff() / forceScale(w, y);
-      if (it > 0 && correction <= o.newton_tolerance && position <= o.newton_tolerance) {
-        converged = true;
-        break;
-      }
-      if (it == o.max_newton_iterations) break;
-      assembleForceJacobians(m, plan, y.s.q, y.s.v, y.s.t, &y.vdot, w.K, w.D);
-      values(w.S) = beta_p * values(w.M) + gamma_p * values(w.D) + values(w.K);
-      if (o.constraint_stiffness) {
-        assembleConstraintStiffness(m, plan, y.s.q, y.s.t, y.s.lambda, w.Kc);
-        values(w.S) += values(w.Kc);
-      }
-      // Constraint rows scaled to the iteration matrix (Bottasso et al.): the conditioning
-      // does not grow like 1/h^2.
-      linear = kkt.factor(w.S, w.Cq, constraintRowScale(w.S, w.Cq));
-      ++stats.jacobian_evaluations;
-      ++stats.factorizations;
-      VecX dx, dl;
-      if (linear.ok()) linear = kkt.solve(VecX(-w.r), VecX(-w.C), dx, dl);
-      ++stats.linear_solves;
-      ++stats.newton_iterations;
-      if (!linear.ok() || !dx.allFinite()) break;
-      applyVariation(m, dx, 1.0, y.s.q);
-      y.s.v += gamma_p * dx;
-      y.vdot += beta_p * dx;
-      y.s.lambda += dl;
-      correction = naturalNorm(m, dx, ls);
+    predict(m, p, x, h, w, y);
+    Correction c = correctStep(m, plan, o, h, beta_p, gamma_p, ls, w, kkt, matrix, y, stats);
+    if (!c.converged && c.kept_matrix && c.linear.code != Status::Code::kResources) {
+      // A matrix kept from earlier steps may be what failed: retry the step with a fresh one
+      // before cutting it.
+      ++stats.convergence_failures;
+      matrix.valid = false;
+      predict(m, p, x, h, w, y);
+      c = correctStep(m, plan, o, h, beta_p, gamma_p, ls, w, kkt, matrix, y, stats);
     }
 
-    if (!converged) {
+    if (!c.converged) {
       ++stats.convergence_failures;
       ++stats.rejected_steps;
       successes_since_cut = 0;
-      if (linear.code == Status::Code::kResources || 0.5 * h < o.min_step) {
+      matrix.valid = false;
+      if (c.linear.code == Status::Code::kResources || 0.5 * h < o.min_step) {
         std::ostringstream os;
         os << "generalized-alpha: Newton did not converge at t = " << x.s.t << " s with the step "
            << h << " s";
-        if (!linear.ok())
-          os << " (linear solver: " << linear.message << ")";
+        if (!c.linear.ok())
+          os << " (linear solver: " << c.linear.message << ")";
         else
-          os << " (correction " << correction << ", constraint residual " << position
-             << " of the length scale " << ls << " m, force residual " << force << ")";
+          os << " (correction " << c.correction << ", constraint residual " << c.position
+             << " of the length scale " << ls << " m, force residual " << c.force << ")";
         os << "; the smallest step allowed is " << o.min_step << " s";
         out.status = Status::failure(Status::Code::kNotConverged, os.str());
         out.worst_rows = worstRows(m, w.C, 5);
@@ -199,8 +296,8 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
     y.a += (1.0 - p.alpha_f) / (1.0 - p.alpha_m) * y.vdot;
     double growth = 0.0;  // next step over this one; 0: the fixed-step rule below
     if (o.error_tolerance > 0.0) {
-      const double error =
-          h * h * std::abs(p.beta - 1.0 / 6.0) * naturalMaxNorm(m, VecX(y.a - x.a), ls);
+      w.dq = y.a - x.a;
+      const double error = h * h * std::abs(p.beta - 1.0 / 6.0) * naturalMaxNorm(m, w.dq, ls);
       const double factor = 0.9 * std::cbrt(o.error_tolerance / std::max(error, 1e-300));
       if (error > o.error_tolerance) {
         ++stats.error_test_failures;
@@ -217,14 +314,18 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
         continue;
       }
       growth = std::clamp(factor, 0.2, 2.0);
+      // Small increases are not worth a new iteration matrix (as in CVODE and IDA).
+      if (o.reuse_iteration_matrix && growth > 1.0 && growth < kMaxStepRatio) growth = 1.0;
     }
-    x = std::move(y);
+    std::swap(x, y);
     ++stats.steps;
     stats.last_step = h;
     stats.smallest_step = stats.steps == 1 ? h : std::min(stats.smallest_step, h);
     stats.largest_step = std::max(stats.largest_step, h);
     if (growth > 0.0) {
-      h_try = std::min(o.step, growth * h);
+      // A step shortened to land on an output time does not shrink the next one.
+      const bool shortened = h < h_try && growth >= 1.0;
+      h_try = shortened ? h_try : std::min(o.step, growth * h);
     } else if (h_try < o.step && ++successes_since_cut >= 4) {
       h_try = std::min(o.step, 2.0 * h_try);
       successes_since_cut = 0;

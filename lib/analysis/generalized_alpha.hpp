@@ -11,9 +11,11 @@
 ///   [ beta' M + gamma' D + K + K_c   C_q^T ]      beta' = (1 - alpha_m) / (beta h^2 (1 - alpha_f))
 ///   [ C_q                            0     ]      gamma' = gamma / (beta h)
 /// (the tangent operator of the exponential map is taken as the identity, the usual choice;
-/// it only slows Newton down, the converged step is exact). Parameters from the spectral radius
-/// at infinity rho_inf in [0, 1). A step whose Newton iteration did not converge is never
-/// accepted: the step is halved (down to min_step) and regrows after successes; below
+/// it only slows Newton down, the converged step is exact). By default Newton is modified: the
+/// factored matrix is kept over iterations and steps while the corrections contract fast (a
+/// factorization costs about as much as five residuals and solves on a chain). Parameters from the
+/// spectral radius at infinity rho_inf in [0, 1). A step whose Newton iteration did not converge is
+/// never accepted: the step is halved (down to min_step) and regrows after successes; below
 /// min_step the run stops with a report.
 ///
 /// With error_tolerance > 0 the step adapts to the local error estimate of the configuration,
@@ -39,9 +41,15 @@ struct GeneralizedAlphaOptions {
   /// spin top blows up within seconds).
   double rho_inf = 0.8;
   bool constraint_stiffness = true;  ///< K_c in the iteration matrix
+  /// Modified Newton: the factored iteration matrix is kept over iterations and steps and
+  /// rebuilt when the corrections contract slowly or the step changed by more than 20 %; a
+  /// step that fails on a kept matrix is retried with a fresh one. false: full Newton, a new
+  /// matrix at every iteration (benchmarks/results/chain_dynamics.md compares the two).
+  bool reuse_iteration_matrix = true;
   int max_newton_iterations = 12;
-  /// Newton converges when the correction (translations / length scale, rotations in rad)
-  /// and |C| / length scale are below this.
+  /// Newton converges when the estimated error of the configuration (translations / length
+  /// scale, rotations in rad), |C| / length scale and the residual of the force balance
+  /// (relative to its largest term) are below this.
   double newton_tolerance = 1e-10;
   /// Local error per step (relative to the length scale; rad for rotations); 0: fixed step.
   double error_tolerance = 0.0;
