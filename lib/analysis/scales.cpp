@@ -31,12 +31,27 @@ double naturalNorm(const Model& m, const VecX& dq, double length_scale) {
   return std::sqrt(s);
 }
 
-double naturalMaxNorm(const Model& m, const VecX& dq, double length_scale) {
+VecX displacementWeights(const Model& m, double length_scale) {
   const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
-  double s = 0.0;
-  for (Index i = 0; i < dq.size(); ++i)
-    s = std::max(s, std::abs((i % per) < lin ? dq(i) / length_scale : dq(i)));
-  return s;
+  std::vector<double> size(m.bodies.size(), 0.0);
+  for (std::size_t b = 0; b < m.bodies.size(); ++b) {
+    const Body& body = m.bodies[b];
+    const double gyration =
+        body.mass > 0.0 ? std::sqrt(body.inertia.diagonal().maxCoeff() / body.mass) : 0.0;
+    size[b] = std::max(body.com.norm(), gyration);
+  }
+  for (const Marker& k : m.markers)
+    if (k.body != kGround) size[k.body] = std::max(size[k.body], k.position.norm());
+  VecX w(m.nv);
+  for (Index i = 0; i < m.nv; ++i) {
+    const double s = size[i / per];
+    w(i) = (i % per) < lin ? 1.0 / length_scale : (s > 0.0 ? s / length_scale : 1.0);
+  }
+  return w;
+}
+
+double weightedMaxNorm(const VecX& weights, const VecX& dq) {
+  return dq.size() ? weights.cwiseProduct(dq).cwiseAbs().maxCoeff() : 0.0;
 }
 
 double constraintRowScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq) {

@@ -18,9 +18,17 @@ double lengthScale(const Model& m);
 /// the length scale, rotations in radians, so a step is judged by how far it moves the mechanism.
 double naturalNorm(const Model& m, const VecX& dq, double length_scale);
 
-/// The same scaling in the max norm: the largest single move, so a local error bound does not
-/// loosen or tighten with the number of bodies.
-double naturalMaxNorm(const Model& m, const VecX& dq, double length_scale);
+/// Weights that turn a variation (nv entries) into displacements of the mechanism's points
+/// relative to its size: 1 / length_scale on translations, size_b / length_scale on the
+/// rotations of body b, where size_b is the body's own size (the largest distance of its
+/// markers and centre of mass from its frame origin, or its radius of gyration if larger).
+/// A rotation error of a short link then counts as the displacement of its ends, not as if
+/// the whole mechanism turned, so an error or convergence test does not tighten as a chain is
+/// refined. A body of no size (a point mass without markers) keeps the weight 1 / rad.
+VecX displacementWeights(const Model& m, double length_scale);
+
+/// max_i |weights_i dq_i|.
+double weightedMaxNorm(const VecX& weights, const VecX& dq);
 
 /// Factor on the constraint rows and columns of a saddle-point matrix [A C_q^T; C_q 0] that puts
 /// them on the scale of A (largest entries equal), so its pivots do not depend on units or h.
