@@ -5,6 +5,8 @@
 //   catena simulate inputs/pendulum.yaml --t-end 5 --output-interval 0.01 --csv out/p.csv
 //   catena simulate inputs/anchor_chain.yaml --t-end 20 --vtk out/chain --no-kc
 //   catena simulate inputs/spatial_pendulum.yaml --integrator ida --formulation index1
+//   catena simulate inputs/spatial_pendulum.yaml --integrator ida --linear-solver petsc
+//       -ida_pc_factor_mat_solver_type mumps      (the Newton and KKT solves with MUMPS)
 //
 // The run starts from the file's initial state made consistent (positions on C = 0 with
 // minimum-norm corrections, velocities on C_q v = -C_t), writes the time history (CSV, or a
@@ -44,7 +46,7 @@ using namespace catena;
 
 struct SimulateArguments {
   std::string file, csv, json, vtk, bodies, joints;
-  std::string integrator = "gen-alpha", formulation = "index2";
+  std::string integrator = "gen-alpha", formulation = "index2", linear_solver = "klu";
   double t_end = 1.0, dt = 1e-3, output_interval = -1.0, rho_inf = 0.8, rtol = 1e-6, atol = 1e-8,
          tolerance = 0.0;
   bool no_kc = false, terse = false;
@@ -59,7 +61,7 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
                              s == "--rho-inf" || s == "--csv" || s == "--json" || s == "--vtk" ||
                              s == "--bodies" || s == "--joints" || s == "--integrator" ||
                              s == "--formulation" || s == "--rtol" || s == "--atol" ||
-                             s == "--tolerance";
+                             s == "--tolerance" || s == "--linear-solver";
     if (takes_value) {
       if (i + 1 >= argc) {
         std::cerr << "catena simulate: " << s << " needs a value\n";
@@ -85,6 +87,7 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
       if (s == "--joints") a.joints = v;
       if (s == "--integrator") a.integrator = v;
       if (s == "--formulation") a.formulation = v;
+      if (s == "--linear-solver") a.linear_solver = v;
     } else if (s == "--no-kc") {
       a.no_kc = true;
     } else if (s == "--terse") {
@@ -112,6 +115,8 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
     problem = "--integrator must be gen-alpha or ida, got '" + a.integrator + "'";
   if (a.formulation != "index3" && a.formulation != "index2" && a.formulation != "index1")
     problem = "--formulation must be index3, index2 or index1, got '" + a.formulation + "'";
+  if (a.linear_solver != "klu" && a.linear_solver != "petsc")
+    problem = "--linear-solver must be klu or petsc, got '" + a.linear_solver + "'";
   if (!(a.rtol > 0.0 && a.atol > 0.0)) problem = "--rtol and --atol must be positive";
   if (!(a.tolerance >= 0.0)) problem = "--tolerance must be >= 0";
   if (!problem.empty()) {
@@ -201,6 +206,7 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   JsonWriter j(os);
   j.beginObject();
   j.key("input").value(a.file).key("analysis").value("simulate").key("method").value(r.method);
+  if (a.integrator == "ida") j.key("linear_solver").value(a.linear_solver);
   j.key("model").beginObject();
   j.key("bodies").value(static_cast<long>(m.bodies.size()));
   j.key("joints").value(static_cast<long>(m.joints.size()));
@@ -238,6 +244,7 @@ int runSimulate(int argc, char** argv) {
   SimulateArguments a;
   if (!parseSimulate(argc, argv, a)) return 2;
   int pargc = static_cast<int>(a.petsc.size());
+  a.petsc.push_back(nullptr);  // argv[argc] == NULL: MPI_Init walks argv to it (-log_view crashed)
   char** pargv = a.petsc.data();
   PetscSession session(&pargc, &pargv);
 
@@ -288,6 +295,7 @@ int runSimulate(int argc, char** argv) {
     o.output_interval = a.output_interval;
     o.rtol = a.rtol;
     o.atol = a.atol;
+    o.linear_solver = a.linear_solver == "petsc" ? IdaLinearSolver::kPetsc : IdaLinearSolver::kKlu;
     o.assemble_initial_state = false;  // done above
     r = integrateIda(m, plan, init.state, o, observer);
   } else {

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <memory>
+#include <span>
 #include <sstream>
 
 #include "analysis/initial_state.hpp"
@@ -17,6 +19,7 @@
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
 #include "solvers/saddle_point.hpp"
+#include "solvers/sparse_linear_solver.hpp"
 
 namespace catena {
 namespace {
@@ -60,6 +63,9 @@ struct CallbackData {
   // for in units where the blocks of J are O(1) for every c_j.
   IdaFormulation formulation = IdaFormulation::kIndex2;
   VecX column_scale;
+  /// The last failure of the PETSc linear solver (ScaledPetsc), cleared by a factorization that
+  /// succeeds: a run that then fails says why its Newton systems could not be solved.
+  Status linear_solver_status;
 };
 
 /// Column scales of the Newton matrix at c_j: with a mass scale m, the corrections of an index-3
@@ -151,6 +157,119 @@ SUNLinearSolver makeScaledKlu(N_Vector y, SUNMatrix J, const CallbackData* data,
   S->ops->solve = scaledSolve;
   S->ops->lastflag = scaledLastFlag;
   S->ops->free = scaledFree;
+  return S;
+}
+
+/// IdaLinearSolver::kPetsc: the same scaled matrix J S as ScaledKlu (CSR, filled by
+/// jacobianCallback from the DAE's fixed pattern) is copied into a SparseLinearSolver built on
+/// that pattern, which solves J S z = b; x = S z. SUNDIALS codes: a singular matrix or a solve
+/// that fails numerically is recoverable (IDA retries with a new matrix or a smaller step);
+/// exhausted memory, a changed pattern or an exception (caught: this is a C callback) are not.
+struct ScaledPetsc {
+  std::unique_ptr<SparseLinearSolver> solver;
+  CallbackData* data = nullptr;
+  int last_flag = SUNLS_SUCCESS;
+};
+
+ScaledPetsc* petscContent(SUNLinearSolver S) {
+  return static_cast<ScaledPetsc*>(S->content);
+}
+
+/// Does the SUNDIALS matrix hold exactly the pattern P (CSR, 64-bit indices against 32-bit)?
+bool samePattern(SUNMatrix A, const SparseMatrixCSR& P) {
+  if (SUNSparseMatrix_SparseType(A) != CSR_MAT || SUNSparseMatrix_Rows(A) != P.rows()) return false;
+  const sunindextype* ptr = SUNSparseMatrix_IndexPointers(A);
+  const sunindextype* idx = SUNSparseMatrix_IndexValues(A);
+  for (Index i = 0; i <= P.rows(); ++i)
+    if (ptr[i] != P.outerIndexPtr()[i]) return false;
+  for (Index k = 0; k < P.nonZeros(); ++k)
+    if (idx[k] != P.innerIndexPtr()[k]) return false;
+  return true;
+}
+
+int petscInitialize(SUNLinearSolver S) {
+  petscContent(S)->last_flag = SUNLS_SUCCESS;
+  return SUNLS_SUCCESS;
+}
+
+int petscSetup(SUNLinearSolver S, SUNMatrix A) {
+  ScaledPetsc* c = petscContent(S);
+  Status& failure = c->data->linear_solver_status;
+  try {
+    const SparseMatrixCSR& pattern = c->data->dae->jacobian();
+    if (!samePattern(A, pattern)) {
+      failure = Status::failure(Status::Code::kInvalidInput,
+                                "the Newton matrix is not in the pattern the PETSc solver was "
+                                "built on (CSR, fixed at the start)");
+      return c->last_flag = SUNLS_ILL_INPUT;
+    }
+    const Status st =
+        c->solver->factor({SUNSparseMatrix_Data(A), static_cast<std::size_t>(pattern.nonZeros())});
+    if (st.ok()) {
+      failure = Status::success();
+      return c->last_flag = SUNLS_SUCCESS;
+    }
+    failure = st;
+    return c->last_flag = st.code == Status::Code::kResources  ? SUNLS_MEM_FAIL
+                          : st.code == Status::Code::kSingular ? SUNLS_LUFACT_FAIL
+                                                               : SUNLS_PACKAGE_FAIL_REC;
+  } catch (const std::exception& e) {
+    failure = Status::failure(Status::Code::kInvalidInput, e.what());
+  } catch (...) {
+    failure = Status::failure(Status::Code::kInvalidInput, "unknown exception in the PETSc setup");
+  }
+  return c->last_flag = SUNLS_PACKAGE_FAIL_UNREC;
+}
+
+int petscSolve(SUNLinearSolver S, SUNMatrix, N_Vector x, N_Vector b, realtype) {
+  ScaledPetsc* c = petscContent(S);
+  Status& failure = c->data->linear_solver_status;
+  try {
+    const auto n = static_cast<std::size_t>(N_VGetLength(b));
+    const Status st = c->solver->solve({N_VGetArrayPointer(b), n}, {N_VGetArrayPointer(x), n});
+    if (!st.ok()) {
+      failure = st;
+      return c->last_flag = st.code == Status::Code::kResources      ? SUNLS_MEM_FAIL
+                            : st.code == Status::Code::kNotConverged ? SUNLS_CONV_FAIL
+                                                                     : SUNLS_PACKAGE_FAIL_REC;
+    }
+    double* xv = N_VGetArrayPointer(x);
+    const VecX& scale = c->data->column_scale;
+    for (Index i = 0; i < scale.size(); ++i) xv[i] *= scale[i];
+    if (!failure.ok()) failure = Status::success();
+    return c->last_flag = SUNLS_SUCCESS;
+  } catch (const std::exception& e) {
+    failure = Status::failure(Status::Code::kInvalidInput, e.what());
+  } catch (...) {
+    failure = Status::failure(Status::Code::kInvalidInput, "unknown exception in the PETSc solve");
+  }
+  return c->last_flag = SUNLS_PACKAGE_FAIL_UNREC;
+}
+
+sunindextype petscLastFlag(SUNLinearSolver S) {
+  return petscContent(S)->last_flag;
+}
+
+int petscFree(SUNLinearSolver S) {
+  if (!S) return SUNLS_SUCCESS;
+  delete petscContent(S);  // the PETSc objects go with it
+  S->content = nullptr;
+  SUNLinSolFreeEmpty(S);
+  return SUNLS_SUCCESS;
+}
+
+SUNLinearSolver makeScaledPetsc(std::unique_ptr<SparseLinearSolver> solver, CallbackData* data,
+                                SUNContext ctx) {
+  SUNLinearSolver S = SUNLinSolNewEmpty(ctx);
+  if (!S) return nullptr;
+  S->content = new ScaledPetsc{std::move(solver), data};
+  S->ops->gettype = scaledType;
+  S->ops->getid = scaledId;
+  S->ops->initialize = petscInitialize;
+  S->ops->setup = petscSetup;
+  S->ops->solve = petscSolve;
+  S->ops->lastflag = petscLastFlag;
+  S->ops->free = petscFree;
   return S;
 }
 
@@ -400,13 +519,18 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   CATENA_CHECK(o.max_steps > 0, "IDA: max_steps must be positive, got " << o.max_steps);
   CATENA_CHECK(o.max_order >= 1 && o.max_order <= 5,
                "IDA: max_order must be 1..5, got " << o.max_order);
+  CATENA_CHECK(petscInitialized(),
+               "IDA: PETSc is not initialized; the KKT solves (and the Newton solves with "
+               "IdaLinearSolver::kPetsc) need it: create a PetscSession first "
+               "(parallel/petsc_session.hpp)");
   CATENA_CHECK(initial.q.size() == model.nq && initial.v.size() == model.nv,
                "IDA: the initial state has " << initial.q.size() << " positions and "
                                              << initial.v.size() << " velocities, the model "
                                              << model.nq << " and " << model.nv);
 
   DynamicsResult out;
-  out.method = "IDA " + idaFormulationName(o.formulation) + " (KLU)";
+  const bool petsc = o.linear_solver == IdaLinearSolver::kPetsc;
+  out.method = "IDA " + idaFormulationName(o.formulation) + (petsc ? " (PETSc)" : " (KLU)");
   State s = initial;
   if (s.lambda.size() != model.nc) s.lambda = VecX::Zero(model.nc);
   auto fail = [&](Status::Code code, const std::string& message, const State& at) {
@@ -491,8 +615,18 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   sun.mem = IDACreate(sun.ctx);
   if (!sun.J || !sun.mem) return fail(Status::Code::kResources, "IDA: out of memory", s);
   data.formulation = o.formulation;
-  sun.ls = makeScaledKlu(sun.y, sun.J, &data, sun.ctx);
-  if (!sun.ls) return fail(Status::Code::kResources, "IDA: SUNLinSol_KLU failed", s);
+  if (petsc) {
+    auto solver = std::make_unique<SparseLinearSolver>(
+        std::span<const int>(pattern.outerIndexPtr(), pattern.rows() + 1),
+        std::span<const int>(pattern.innerIndexPtr(), pattern.nonZeros()), o.petsc_prefix);
+    out.method =
+        "IDA " + idaFormulationName(o.formulation) + " (PETSc " + solver->description() + ")";
+    sun.ls = makeScaledPetsc(std::move(solver), &data, sun.ctx);
+    if (!sun.ls) return fail(Status::Code::kResources, "IDA: SUNLinSolNewEmpty failed", s);
+  } else {
+    sun.ls = makeScaledKlu(sun.y, sun.J, &data, sun.ctx);
+    if (!sun.ls) return fail(Status::Code::kResources, "IDA: SUNLinSol_KLU failed", s);
+  }
   int flag = IDASetErrHandlerFn(sun.mem, errorHandler, &data);
   if (flag == IDA_SUCCESS) flag = IDAInit(sun.mem, residualCallback, s.t, sun.y, sun.yp);
   if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
@@ -587,7 +721,11 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
          << " s (t_end = " << o.t_end << " s) with " << flagName(flag);
       if (!data.ida_message.empty()) os << ": " << data.ida_message;
       if (!data.callback_message.empty()) os << " (" << data.callback_message << ")";
-      return fail(flag == IDA_MEM_FAIL ? Status::Code::kResources : Status::Code::kNotConverged,
+      const Status& ls = data.linear_solver_status;
+      if (!ls.ok()) os << " (PETSc linear solver: " << ls.message << ")";
+      return fail(flag == IDA_MEM_FAIL || ls.code == Status::Code::kResources
+                      ? Status::Code::kResources
+                      : Status::Code::kNotConverged,
                   os.str(), current);
     }
     ++stats.steps;

@@ -23,7 +23,8 @@
 /// In every formulation the quaternion of each 3D body is an IDA unknown held at unit norm by
 /// its own constraint |rho|^2 - 1 = 0 with a multiplier nu in the kinematic equation
 /// (rho' = 1/2 rho (0, w) + nu rho); the kernels see rho / |rho|. The Newton matrix
-/// dF/dy + c_j dF/dy' is assembled analytically into a fixed sparse pattern and factored by KLU.
+/// dF/dy + c_j dF/dy' is assembled analytically into a fixed sparse pattern and factored by KLU
+/// (SUNDIALS' SUNLinSol_KLU) or solved through PETSc (IdaOptions::linear_solver).
 /// No SUNDIALS type appears in this header (DESIGN.md: only the adapter sees SUNDIALS).
 
 #include <string>
@@ -37,6 +38,14 @@ enum class IdaFormulation { kIndex3, kIndex2, kIndex1 };
 
 /// "index-3", "index-2 GGL", "index-1 with projection".
 std::string idaFormulationName(IdaFormulation f);
+
+/// Who solves the Newton systems (docs/dynamics-ida.md, "Linear solvers"). Both solve the same
+/// column-scaled matrix; they differ by round-off only.
+enum class IdaLinearSolver {
+  kKlu,    ///< SUNDIALS' SUNLinSol_KLU: serial, the least overhead per solve
+  kPetsc,  ///< PETSc KSP + PC (solvers/sparse_linear_solver.hpp) under petsc_prefix: LU with
+           ///< KLU by default; -ida_pc_factor_mat_solver_type mumps, or iterative KSP options
+};
 
 struct IdaOptions {
   IdaFormulation formulation = IdaFormulation::kIndex2;
@@ -68,16 +77,19 @@ struct IdaOptions {
   /// Assemble the initial state (analysis/initial_state.hpp) before computing v' and lambda;
   /// false: `initial` must already satisfy C = 0 and C_q v + C_t = 0.
   bool assemble_initial_state = true;
-  std::string petsc_prefix = "ida_";  ///< options prefix of the KKT solves (initial, projection)
+  IdaLinearSolver linear_solver = IdaLinearSolver::kKlu;  ///< of the Newton systems
+  /// PETSc options prefix of the KKT solves (initial, projection) and, with kPetsc, of the
+  /// Newton solves: -ida_pc_factor_mat_solver_type mumps applies to both.
+  std::string petsc_prefix = "ida_";
 };
 
 /// Integrates from `initial` (t0 = initial.t) to options.t_end. v' and lambda at t0 come from
 /// [M C_q^T; C_q 0] [v'; lambda] = [f; gamma] (SaddlePointSolver: PETSc must be initialized,
-/// parallel/petsc_session.hpp). The observer gets t0 and every output time (lambda in the joint
-/// F2 bases, quaternions normalized). Never throws on numerical failure: an IDA error, max_steps
-/// or a failed projection ends the run with a Status naming the time reached, IDA's flag and
-/// message, and DynamicsResult::worst_rows (largest |C| rows). Throws catena::Error on invalid
-/// options.
+/// parallel/petsc_session.hpp, for either linear_solver). The observer gets t0 and every output
+/// time (lambda in the joint F2 bases, quaternions normalized). Never throws on numerical failure:
+/// an IDA error, max_steps or a failed projection ends the run with a Status naming the time
+/// reached, IDA's flag and message, and DynamicsResult::worst_rows (largest |C| rows). Throws
+/// catena::Error on invalid options, or when PETSc is not initialized.
 DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const State& initial,
                             const IdaOptions& options, const TrajectoryObserver& observer);
 
