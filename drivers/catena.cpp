@@ -56,15 +56,20 @@ constexpr const char* kUsage =
     "  --damped        use the first-order (damped) formulation even if D = 0\n"
     "  --vtk DIR       write ParaView animations of the mode shapes (DIR/STEM_mode_K.pvd)\n"
     "options of simulate:\n"
-    "  --integrator I         gen-alpha (default; index 3, fixed step with cuts) or ida\n"
+    "  --integrator I         gen-alpha (default; index 3, Lie group, error control) or ida\n"
     "  --formulation F        ida: index2 (GGL, default), index1 (with projection), index3\n"
     "  --rtol R --atol A      ida: error-test tolerances (default 1e-6, 1e-8)\n"
     "  --t-end T              duration, s (default 1)\n"
-    "  --dt H                 gen-alpha step, s (default 1e-3; cut and regrown if Newton fails)\n"
+    "  --dt H                 gen-alpha: the largest step, s (default 1e-2); with --fixed-step\n"
+    "                         the step (cut and regrown only if Newton fails)\n"
     "  --output-interval DT   s between output rows (default max(dt, t-end / 1000))\n"
     "  --rho-inf R            spectral radius at infinity, in [0, 1) (default 0.8)\n"
-    "  --tolerance E          gen-alpha: adapt the step to this local error (relative to the\n"
-    "                         mechanism's size; rad) with --dt the largest step; 0: fixed\n"
+    "  --tolerance E          gen-alpha: local error per step, as a displacement relative to\n"
+    "                         the mechanism's size (default 1e-5)\n"
+    "  --fixed-step           gen-alpha: no error control, the step --dt throughout\n"
+    "  --full-newton          gen-alpha: a new iteration matrix at every Newton iteration\n"
+    "                         (default: modified Newton, the factorization kept while it works)\n"
+    "  --linear-solver S      ida: klu (default) or petsc (PETSc KSP/PC under -ida_)\n"
     "  --no-kc                leave K_c out of the iteration matrix (for comparison)\n"
     "  --csv PATH             time history (default STEM.trajectory.csv; *.bin: binary)\n"
     "  --bodies A,B  --joints J,K   columns (default: all bodies of small models, joints to\n"
@@ -171,6 +176,7 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   using namespace catena;
   // 1. PETSc/SLEPc with the pass-through options.
   int pargc = static_cast<int>(a.petsc.size());
+  a.petsc.push_back(nullptr);  // argv[argc] == NULL: MPI_Init walks argv to it (-log_view crashed)
   char** pargv = a.petsc.data();
   PetscSession session(&pargc, &pargv);
   // 2. Read the model.
