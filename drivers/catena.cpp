@@ -63,7 +63,7 @@ constexpr const char* kUsage =
     "  --dt H                 gen-alpha: the largest step, s (default 1e-2); with --fixed-step\n"
     "                         the step (cut and regrown only if Newton fails)\n"
     "  --output-interval DT   s between output rows (default max(dt, t-end / 1000))\n"
-    "  --rho-inf R            spectral radius at infinity, in [0, 1) (default 0.8)\n"
+    "  --rho-inf R            spectral radius at infinity, in [0, 1) (default 0.5)\n"
     "  --tolerance E          gen-alpha: local error per step, as a displacement relative to\n"
     "                         the mechanism's size (default 1e-5)\n"
     "  --fixed-step           gen-alpha: no error control, the step --dt throughout\n"

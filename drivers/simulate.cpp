@@ -49,7 +49,7 @@ struct SimulateArguments {
   std::string file, csv, json, vtk, bodies, joints;
   std::string integrator = "gen-alpha", formulation = "index2", linear_solver = "klu";
   // gen-alpha: error control by default (GeneralizedAlphaOptions), dt the largest step.
-  double t_end = 1.0, dt = 1e-2, output_interval = -1.0, rho_inf = 0.8, rtol = 1e-6, atol = 1e-8,
+  double t_end = 1.0, dt = 1e-2, output_interval = -1.0, rho_inf = 0.5, rtol = 1e-6, atol = 1e-8,
          tolerance = 1e-5;
   bool no_kc = false, terse = false, fixed_step = false, full_newton = false;
   std::vector<char*> petsc;

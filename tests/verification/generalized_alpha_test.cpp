@@ -113,15 +113,16 @@ BOOST_AUTO_TEST_CASE(adaptive_step_follows_the_error_tolerance) {
 
 // The index-3 scheme satisfies C(q) = 0 at every step to the Newton tolerance, and the spin
 // top's energy error is that of an (at least) second-order method: it falls by 4 or more when
-// h halves (rho_inf < 1
-// damps only frequencies near 1/h; the top's motion is slow).
+// h halves (rho_inf < 1 damps only frequencies near 1/h; the top's motion is slow). Not at
+// rho_inf = 0.99: there the top's accelerations grow exponentially from t ~ 1 s and the run
+// ends in garbage by t = 5-10 s whatever the predictor (docs/dynamics-generalized-alpha.md).
 BOOST_AUTO_TEST_CASE(spin_top_energy_and_constraint) {
   const Model m = loadMechanismFile(kInputs + "spin_top.yaml").model;
   const AssemblyPlan plan = buildAssemblyPlan(m);
   VecX C(m.nc);
   const double ls = lengthScale(m);
   const double scale = m.bodies[0].mass * 9.81 * 1.0;  // m g l: the energy scale, J
-  for (double rho : {0.99, 0.6}) {
+  for (double rho : {0.9, 0.6}) {
     double drift[2];
     for (int k = 0; k < 2; ++k) {
       GeneralizedAlphaOptions o;
@@ -268,7 +269,9 @@ BOOST_AUTO_TEST_CASE(newton_failure_is_reported) {
   o.step = 0.01;
   o.error_tolerance = 0.0;
   o.t_end = 1.0;
-  o.max_newton_iterations = 1;  // one correction cannot reach 1e-10 on this nonlinear problem
+  // One correction cannot reach 1e-15 from any predictor on this nonlinear problem.
+  o.max_newton_iterations = 1;
+  o.newton_tolerance = 1e-15;
   o.min_step = 1e-3;
   const DynamicsResult r = integrateGeneralizedAlpha(m, plan, initialState(m), o, nullptr);
   BOOST_TEST(!r.status.ok());
