@@ -73,6 +73,8 @@ constexpr double kMaxContraction = 0.25;
 /// ... or when, at the observed rate, more than this many further iterations would be needed
 /// (a fresh matrix converges quadratically, in two or three).
 constexpr double kMaxIterationsAtRate = 4.0;
+/// ... or after this many corrections with it in one step.
+constexpr int kMaxIterationsOnMatrix = 6;
 /// A kept matrix is rebuilt when the step changed by more than this factor: its mass term
 /// scales with 1/h^2, so a 20 % change of h already costs a contraction of about 0.3.
 constexpr double kMaxStepRatio = 1.2;
@@ -132,7 +134,8 @@ struct Correction {
 /// iteration matrix [beta' M + gamma' D + K (+ K_c), C_q^T; C_q, 0]. Modified Newton
 /// (o.reuse_iteration_matrix): the factored matrix is kept from earlier iterations and steps
 /// and rebuilt at the current iterate when the step changed by more than kMaxStepRatio, the
-/// corrections contract by less than kMaxContraction or too slowly for the distance left. Converged
+/// corrections or the force residual contract by less than kMaxContraction or too slowly for
+/// the distance left, or kMaxIterationsOnMatrix corrections were made with it in this step. Converged
 /// when |C|, the residual of the force balance (relative to its largest term) and the estimated
 /// distance to the solution, rate / (1 - rate) times the last correction for a contraction rate < 1
 /// (Hairer & Wanner II, IV.8), are below the Newton tolerance. The force residual matters with a
@@ -145,6 +148,9 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
                        DynamicsStats& stats) {
   Correction c;
   double rate = 1.0;  // contraction of the last correction; unknown before the second one
+  double previous_force = INFINITY;
+  int since_rebuild = 0;          // corrections made with the current matrix in this step
+  bool previous_rebuilt = false;  // the last correction used a matrix built for it
   bool rebuild = !o.reuse_iteration_matrix || !matrix.valid || h > kMaxStepRatio * matrix.h ||
                  h * kMaxStepRatio < matrix.h;
   for (int it = 0; it <= o.max_newton_iterations; ++it) {
@@ -169,6 +175,16 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
       }
     }
     if (it == o.max_newton_iterations) break;
+    // The force residual converges at its own rate (through the multipliers): a kept matrix
+    // that would need too many more iterations for it, or has had enough, is rebuilt too.
+    if (it > 0 && !rebuild && !previous_rebuilt) {
+      const double force_rate = c.force / previous_force;
+      const double needed = force_rate < 1.0
+                                ? std::log(o.newton_tolerance / c.force) / std::log(force_rate)
+                                : INFINITY;
+      if (needed > kMaxIterationsAtRate || since_rebuild >= kMaxIterationsOnMatrix) rebuild = true;
+    }
+    previous_force = c.force;
     const bool rebuilt = rebuild;
     if (rebuild) {
       assembleForceJacobians(m, plan, y.s.q, y.s.v, y.s.t, &y.vdot, w.K, w.D);
@@ -185,6 +201,7 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
       matrix.valid = c.linear.ok();
       matrix.h = h;
       rebuild = !o.reuse_iteration_matrix;
+      since_rebuild = 0;
       if (!c.linear.ok()) break;
     } else if (it == 0) {
       c.kept_matrix = true;
@@ -193,6 +210,7 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     c.linear = kkt.solve(w.r, w.minus_c, w.dx, w.dl);
     ++stats.linear_solves;
     ++stats.newton_iterations;
+    ++since_rebuild;
     if (!c.linear.ok() || !w.dx.allFinite()) break;
     applyVariation(m, w.dx, 1.0, y.s.q);
     y.s.v += gamma_p * w.dx;
@@ -200,6 +218,7 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     y.s.lambda += w.dl;
     const double previous = c.correction;
     c.correction = weightedMaxNorm(w.weights, w.dx);
+    previous_rebuilt = rebuilt;
     // The contraction of a matrix shows between two corrections made with it.
     if (it > 0 && !rebuilt) {
       rate = c.correction / previous;
@@ -281,6 +300,7 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
       // before cutting it.
       ++stats.convergence_failures;
       matrix.valid = false;
+      kkt.forgetPivots();
       predict(m, p, x, h, w, y);
       c = correctStep(m, plan, o, h, beta_p, gamma_p, ls, w, kkt, matrix, y, stats);
     }
@@ -290,6 +310,7 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
       ++stats.rejected_steps;
       successes_since_cut = 0;
       matrix.valid = false;
+      kkt.forgetPivots();
       if (c.linear.code == Status::Code::kResources || 0.5 * h < o.min_step) {
         std::ostringstream os;
         os << "generalized-alpha: Newton did not converge at t = " << x.s.t << " s with the step "

@@ -3,9 +3,13 @@
 #include <petscksp.h>
 
 #include <chrono>
+#include <memory>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "solvers/factorization.hpp"
+#include "solvers/klu_lu.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace catena {
@@ -15,12 +19,40 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// True when the options left the default direct solve (KSP preonly, LU, KLU) with KLU's own
+/// settings untouched: then KLU is called directly, so that it can refactor (solvers/klu_lu.hpp).
+/// Any other choice, or a -mat_klu_* option (read without prefix by PETSc 3.18), goes through
+/// PETSc.
+bool defaultKlu(KSP ksp, const std::string& prefix) {
+  KSPType ksp_type;
+  PC pc;
+  PCType pc_type;
+  MatSolverType package = nullptr;
+  CATENA_PETSC(KSPGetType(ksp, &ksp_type));
+  CATENA_PETSC(KSPGetPC(ksp, &pc));
+  CATENA_PETSC(PCGetType(pc, &pc_type));
+  if (std::string(ksp_type) != KSPPREONLY || std::string(pc_type) != PCLU) return false;
+  CATENA_PETSC(PCFactorGetMatSolverType(pc, &package));
+  if (!package || std::string(package) != MATSOLVERKLU) return false;
+  for (const char* option :
+       {"-mat_klu_pivot_tol", "-mat_klu_use_btf", "-mat_klu_ordering", "-mat_klu_row_scale"}) {
+    PetscBool set = PETSC_FALSE, set_prefixed = PETSC_FALSE;
+    CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, option, &set));
+    CATENA_PETSC(PetscOptionsHasName(nullptr, prefix.empty() ? nullptr : prefix.c_str(), option,
+                                     &set_prefixed));
+    if (set || set_prefixed) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 struct SaddlePointSolver::Petsc {
   Mat K = nullptr;
   KSP ksp = nullptr;
   Vec rhs = nullptr, sol = nullptr;
+  std::unique_ptr<KluLu> klu;  // the default direct solve, called without PETSc
+  std::vector<double> work;    // right-hand side and solution of the direct KLU solve
   ~Petsc() {
     VecDestroy(&sol);
     VecDestroy(&rhs);
@@ -82,6 +114,11 @@ SaddlePointSolver::SaddlePointSolver(const SparseMatrixCSR& A, const SparseMatri
   useDirectFactorization(pc);
   CATENA_PETSC(KSPSetOperators(p.ksp, p.K, p.K));
   CATENA_PETSC(KSPSetFromOptions(p.ksp));
+  if (defaultKlu(p.ksp, prefix)) {
+    std::vector<int> row32(row.begin(), row.end()), col32(col.begin(), col.end());
+    p.klu = std::make_unique<KluLu>(N, row32.data(), col32.data());
+    p.work.resize(N);
+  }
 }
 
 SaddlePointSolver::~SaddlePointSolver() = default;
@@ -115,6 +152,12 @@ Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR
     v[slot_b_[b]] = scale * B.valuePtr()[b];
     v[slot_bt_[b]] = scale * B.valuePtr()[b];
   }
+  if (p.klu) {
+    const Status st = p.klu->factor(v);
+    CATENA_PETSC(MatSeqAIJRestoreArray(p.K, &v));
+    stats_.factor_seconds += secondsSince(t0);
+    return st;
+  }
   CATENA_PETSC(MatSeqAIJRestoreArray(p.K, &v));
   // A new matrix state makes KSPSetUp refactor.
   CATENA_PETSC(KSPSetOperators(p.ksp, p.K, p.K));
@@ -127,10 +170,30 @@ Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR
   return factorizationStatus(pc, size(), ierr);
 }
 
+void SaddlePointSolver::forgetPivots() {
+  if (petsc_->klu) petsc_->klu->forgetPivots();
+}
+
 Status SaddlePointSolver::solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {
   const auto t0 = std::chrono::steady_clock::now();
   ++stats_.solves;
   Petsc& p = *petsc_;
+  if (p.klu) {
+    double* z = p.work.data();
+    for (long i = 0; i < n_; ++i) z[i] = f(i);
+    for (long i = 0; i < m_; ++i) z[n_ + i] = scale_ * g(i);
+    const Status st = p.klu->solve(z);
+    stats_.solve_seconds += secondsSince(t0);
+    if (!st.ok()) return st;
+    x.resize(n_);
+    y.resize(m_);
+    for (long i = 0; i < n_; ++i) x(i) = z[i];
+    for (long i = 0; i < m_; ++i) y(i) = scale_ * z[n_ + i];
+    if (!x.allFinite() || !y.allFinite())
+      return Status::failure(Status::Code::kSingular,
+                             "the saddle-point solve returned non-finite values (singular matrix)");
+    return Status::success();
+  }
   PetscScalar* r = nullptr;
   CATENA_PETSC(VecGetArray(p.rhs, &r));
   for (long i = 0; i < n_; ++i) r[i] = f(i);

@@ -5,6 +5,8 @@
 ///   [ B   0   ] [y] = [g],     A: n x n (body pattern), B: m x n (C_q pattern),
 /// through PETSc (KSP preonly + LU, KLU by default: solvers/factorization.hpp; every PETSc
 /// option applies under the options prefix, e.g. -statics_pc_factor_mat_solver_type mumps).
+/// When the options leave that default, KLU is called directly (solvers/klu_lu.hpp) so that
+/// a refactorization reuses the pivot order: twice as fast, same package and ordering.
 /// The pattern is built once
 /// from the two assembly patterns; factor() refills values in place. The constraint rows and
 /// columns are scaled by s (factor's argument) so that the pivots do not depend on units.
@@ -39,6 +41,10 @@ class SaddlePointSolver {
   /// system. A singular matrix returns kSingular, exhausted memory kResources, each with the
   /// package's diagnosis (factorizationStatus).
   Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale);
+  /// The next factor() chooses new pivots instead of refactoring with the last ones (call it
+  /// when an iteration that used this factorization failed). No effect through PETSc, which
+  /// always chooses them anew.
+  void forgetPivots();
   /// Solves with the last factorization. x: n, y: m.
   Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y);
 

@@ -1,0 +1,94 @@
+#include "solvers/klu_lu.hpp"
+
+#include <klu.h>
+
+#include <sstream>
+#include <vector>
+
+#include "core/check.hpp"
+
+namespace catena {
+
+struct KluLu::Klu {
+  klu_common common;
+  klu_symbolic* symbolic = nullptr;
+  klu_numeric* numeric = nullptr;
+  std::vector<int> row_start, columns;
+  std::vector<double> values;  // KLU's interface takes non-const arrays
+  double rcond_at_full = 0.0;
+  ~Klu() {
+    if (numeric) klu_free_numeric(&numeric, &common);
+    if (symbolic) klu_free_symbolic(&symbolic, &common);
+  }
+};
+
+KluLu::KluLu(int n, const int* row_start, const int* columns)
+    : klu_(std::make_unique<Klu>()), n_(n) {
+  Klu& k = *klu_;
+  klu_defaults(&k.common);
+  k.row_start.assign(row_start, row_start + n + 1);
+  k.columns.assign(columns, columns + row_start[n]);
+  k.values.resize(k.columns.size());
+  k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
+  CATENA_CHECK(k.symbolic != nullptr, "KLU could not analyse the " << n << " x " << n
+                                                                   << " pattern (status "
+                                                                   << k.common.status << ")");
+}
+
+KluLu::~KluLu() = default;
+
+namespace {
+
+Status failure(const klu_common& c, int n, const char* what) {
+  std::ostringstream os;
+  os << "the " << n << " x " << n << " matrix could not be factored by klu (" << what;
+  if (c.status == KLU_OUT_OF_MEMORY) {
+    os << ": out of memory)";
+    return Status::failure(Status::Code::kResources, os.str());
+  }
+  if (c.status == KLU_SINGULAR)
+    os << ": numerically singular, zero pivot in row " << c.singular_col << ")";
+  else
+    os << ": KLU status " << c.status << ")";
+  return Status::failure(Status::Code::kSingular, os.str());
+}
+
+}  // namespace
+
+Status KluLu::factor(const double* values) {
+  Klu& k = *klu_;
+  std::copy(values, values + k.values.size(), k.values.begin());
+  if (k.numeric && !new_pivots_) {
+    const int ok = klu_refactor(k.row_start.data(), k.columns.data(), k.values.data(), k.symbolic,
+                                k.numeric, &k.common);
+    if (ok && klu_rcond(k.symbolic, k.numeric, &k.common) &&
+        k.common.rcond * kMaxRcondDrop >= k.rcond_at_full) {
+      ++refactor_;
+      return Status::success();
+    }
+  }
+  if (k.numeric) klu_free_numeric(&k.numeric, &k.common);
+  new_pivots_ = false;
+  k.numeric =
+      klu_factor(k.row_start.data(), k.columns.data(), k.values.data(), k.symbolic, &k.common);
+  ++full_;
+  // A singular matrix stops KLU (halt_if_singular, the default): no factorization, a status.
+  if (!k.numeric || k.common.status != KLU_OK) {
+    const Status st = failure(k.common, n_, "factorization");
+    if (k.numeric) klu_free_numeric(&k.numeric, &k.common);
+    return st;
+  }
+  klu_rcond(k.symbolic, k.numeric, &k.common);
+  k.rcond_at_full = k.common.rcond;
+  return Status::success();
+}
+
+Status KluLu::solve(double* b) {
+  Klu& k = *klu_;
+  CATENA_CHECK(k.numeric != nullptr, "KluLu::solve without a successful factor()");
+  if (!klu_tsolve(k.symbolic, k.numeric, n_, 1, b, &k.common))
+    return failure(k.common, n_, "solve");
+  return Status::success();
+}
+
+}  // namespace catena

@@ -1,0 +1,119 @@
+#define BOOST_TEST_MODULE klu_lu
+// Direct KLU with refactorization (solvers/klu_lu.hpp) against a dense LU (Eigen, partial
+// pivoting) on seeded random saddle-point matrices with a structurally zero (2,2) block (the
+// KKT matrices of statics and generalized-alpha): the first factorization, refactorizations
+// with new values that keep the pivots, values that spoil the old pivots (the condition
+// estimate must send them back to a new factorization), forgetPivots, a singular matrix.
+#include <Eigen/Dense>
+#include <Eigen/Sparse>
+#include <vector>
+
+#include "solvers/klu_lu.hpp"
+#include "test_support.hpp"
+
+using namespace catena;
+
+namespace {
+
+using Csr = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+
+/// [A B^T; B 0] with A = diag(d) + small random coupling (n x n) and B (m x n) with its first m
+/// columns dominant; `tilt` rotates which entries of B are large, so new values can make the
+/// pivots chosen for the old ones poor.
+Csr saddlePoint(int n, int m, test::Random& rnd, double tilt) {
+  std::vector<Eigen::Triplet<double>> t;
+  for (int i = 0; i < n; ++i) {
+    t.emplace_back(i, i, 2.0 + rnd.uniform());
+    if (i + 1 < n) {
+      const double c = 0.3 * rnd.uniform();
+      t.emplace_back(i, i + 1, c);
+      t.emplace_back(i + 1, i, c);
+    }
+  }
+  for (int r = 0; r < m; ++r) {
+    const double a = std::cos(tilt) * (1.0 + 0.1 * rnd.uniform());
+    const double b = std::sin(tilt) * (1.0 + 0.1 * rnd.uniform());
+    for (auto [col, v] :
+         {std::pair{r, a}, std::pair{(r + 1) % n, b}, std::pair{m + r % (n - m), 0.1}}) {
+      t.emplace_back(n + r, col, v);
+      t.emplace_back(col, n + r, v);
+    }
+  }
+  Csr K(n + m, n + m);
+  K.setFromTriplets(t.begin(), t.end());
+  K.makeCompressed();
+  return K;
+}
+
+double solveError(KluLu& klu, const Csr& K, test::Random& rnd) {
+  const int N = static_cast<int>(K.rows());
+  VecX b(N);
+  for (int i = 0; i < N; ++i) b(i) = rnd.uniform();
+  VecX x = b;
+  BOOST_REQUIRE(klu.solve(x.data()).ok());
+  const VecX exact = MatX(K).partialPivLu().solve(b);
+  return (x - exact).cwiseAbs().maxCoeff() / exact.cwiseAbs().maxCoeff();
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(refactorizations_solve_as_accurately_as_a_dense_lu) {
+  test::Random rnd(7);
+  const int n = 60, m = 20;
+  const Csr K0 = saddlePoint(n, m, rnd, 0.3);
+  KluLu klu(static_cast<int>(K0.rows()), K0.outerIndexPtr(), K0.innerIndexPtr());
+  BOOST_REQUIRE(klu.factor(K0.valuePtr()).ok());
+  BOOST_TEST(solveError(klu, K0, rnd) < 1e-12);
+  for (int k = 0; k < 5; ++k) {  // small changes of the values: the pivots stay good
+    const Csr K = saddlePoint(n, m, rnd, 0.3 + 0.01 * k);
+    BOOST_REQUIRE(K.nonZeros() == K0.nonZeros());
+    BOOST_REQUIRE(klu.factor(K.valuePtr()).ok());
+    BOOST_TEST(solveError(klu, K, rnd) < 1e-12);
+  }
+  BOOST_TEST(klu.fullFactorizations() == 1);
+  BOOST_TEST(klu.refactorizations() == 5);
+}
+
+BOOST_AUTO_TEST_CASE(spoiled_pivots_are_chosen_again) {
+  test::Random rnd(11);
+  const int n = 40, m = 15;
+  // At tilt 0 B's large entries are on columns r, at pi/2 on columns r + 1: a pivot order made
+  // for one is poor for the other (the old pivots of B become ~0).
+  const Csr K0 = saddlePoint(n, m, rnd, 0.0);
+  KluLu klu(static_cast<int>(K0.rows()), K0.outerIndexPtr(), K0.innerIndexPtr());
+  BOOST_REQUIRE(klu.factor(K0.valuePtr()).ok());
+  const Csr K1 = saddlePoint(n, m, rnd, 0.5 * M_PI - 1e-9);
+  BOOST_REQUIRE(klu.factor(K1.valuePtr()).ok());
+  const double error = solveError(klu, K1, rnd);
+  BOOST_TEST_MESSAGE("after the tilt: " << klu.fullFactorizations() << " full factorizations, "
+                                        << klu.refactorizations() << " refactorizations, error "
+                                        << error);
+  BOOST_TEST(error < 1e-10);
+  // forgetPivots: the next factorization is a full one even for unchanged values.
+  const int full = klu.fullFactorizations();
+  klu.forgetPivots();
+  BOOST_REQUIRE(klu.factor(K1.valuePtr()).ok());
+  BOOST_TEST(klu.fullFactorizations() == full + 1);
+  BOOST_TEST(solveError(klu, K1, rnd) < 1e-12);
+}
+
+BOOST_AUTO_TEST_CASE(a_singular_matrix_is_reported) {
+  test::Random rnd(3);
+  const int n = 20, m = 5;
+  Csr K = saddlePoint(n, m, rnd, 0.3);
+  KluLu klu(static_cast<int>(K.rows()), K.outerIndexPtr(), K.innerIndexPtr());
+  BOOST_REQUIRE(klu.factor(K.valuePtr()).ok());
+  // Constraint row 0 becomes zero: the matrix is singular, refactorization or not.
+  for (Csr::InnerIterator it(K, n); it; ++it) it.valueRef() = 0.0;
+  for (int r = 0; r < n; ++r)
+    for (Csr::InnerIterator it(K, r); it; ++it)
+      if (it.col() == n) it.valueRef() = 0.0;
+  const Status st = klu.factor(K.valuePtr());
+  BOOST_TEST(!st.ok());
+  BOOST_TEST((st.code == Status::Code::kSingular));
+  BOOST_TEST(st.message.find("singular") != std::string::npos, st.message);
+  // The solver stays usable.
+  const Csr K2 = saddlePoint(n, m, rnd, 0.3);
+  BOOST_REQUIRE(klu.factor(K2.valuePtr()).ok());
+  BOOST_TEST(solveError(klu, K2, rnd) < 1e-12);
+}
