@@ -135,13 +135,13 @@ struct Correction {
 /// (o.reuse_iteration_matrix): the factored matrix is kept from earlier iterations and steps
 /// and rebuilt at the current iterate when the step changed by more than kMaxStepRatio, the
 /// corrections or the force residual contract by less than kMaxContraction or too slowly for
-/// the distance left, or kMaxIterationsOnMatrix corrections were made with it in this step. Converged
-/// when |C|, the residual of the force balance (relative to its largest term) and the estimated
-/// distance to the solution, rate / (1 - rate) times the last correction for a contraction rate < 1
-/// (Hairer & Wanner II, IV.8), are below the Newton tolerance. The force residual matters with a
-/// kept matrix: a residual along the constraint normals moves the multipliers, not the
-/// configuration, so a small configuration correction alone does not show that the multipliers have
-/// converged.
+/// the distance left, or kMaxIterationsOnMatrix corrections were made with it in this step.
+/// Converged when |C|, the residual of the force balance (relative to its largest term) and the
+/// estimated distance to the solution, rate / (1 - rate) times the last correction for a
+/// contraction rate < 1 (Hairer & Wanner II, IV.8), are below the Newton tolerance. The force
+/// residual matters with a kept matrix: a residual along the constraint normals moves the
+/// multipliers, not the configuration, so a small configuration correction alone does not show that
+/// the multipliers have converged.
 Correction correctStep(const Model& m, const AssemblyPlan& plan, const GeneralizedAlphaOptions& o,
                        double h, double beta_p, double gamma_p, double ls, Workspace& w,
                        SaddlePointSolver& kkt, IterationMatrix& matrix, StepState& y,
@@ -154,10 +154,9 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
   bool rebuild = !o.reuse_iteration_matrix || !matrix.valid || h > kMaxStepRatio * matrix.h ||
                  h * kMaxStepRatio < matrix.h;
   for (int it = 0; it <= o.max_newton_iterations; ++it) {
-    assembleMass(m, plan, y.s.q, w.M);
+    assembleMassTimes(m, y.s.q, y.vdot, w.inertial);
     assembleForces(m, plan, y.s.q, y.s.v, y.s.t, w.f);
     assembleConstraints(m, plan, y.s.q, y.s.t, &w.C, &w.Cq);
-    w.inertial.noalias() = w.M * y.vdot;
     w.reaction.noalias() = w.Cq.transpose() * y.s.lambda;
     w.r = w.f - w.inertial - w.reaction;  // minus the residual
     // The scale of the balance is its largest term; the reactions count: in a long chain they
@@ -187,6 +186,7 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     previous_force = c.force;
     const bool rebuilt = rebuild;
     if (rebuild) {
+      assembleMass(m, plan, y.s.q, w.M);
       assembleForceJacobians(m, plan, y.s.q, y.s.v, y.s.t, &y.vdot, w.K, w.D);
       values(w.S) = beta_p * values(w.M) + gamma_p * values(w.D) + values(w.K);
       if (o.constraint_stiffness) {

@@ -468,6 +468,20 @@ void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q, S
   });
 }
 
+void assembleMassTimes(const Model& model, const VecX& q, const VecX& a, VecX& out) {
+  out.resize(model.nv);
+  forEachBody(model, [&](Index b) {
+    const Body& body = model.bodies[b];
+    const Index vo = model.vOffset(b);
+    if (model.dimension == 3)
+      out.segment<6>(vo).noalias() =
+          computeBodyMass3(body, pose3(q.data() + model.qOffset(b)).R) * a.segment<6>(vo);
+    else
+      out.segment<3>(vo).noalias() =
+          computeBodyMass2(body, pose2(q.data() + model.qOffset(b)).R) * a.segment<3>(vo);
+  });
+}
+
 void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
                     double t, VecX& f) {
   const bool d3 = model.dimension == 3;

@@ -45,6 +45,9 @@ void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, cons
                               const VecX& lambda, VecX& out);
 /// Mass matrix M(q).
 void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q, SparseMatrixCSR& M);
+/// M(q) a (nv) body by body, without the matrix: a Newton residual needs the product at every
+/// iteration and the matrix only when its iteration matrix is rebuilt.
+void assembleMassTimes(const Model& model, const VecX& q, const VecX& a, VecX& out);
 /// Generalized forces f(q, v, t) (nv): gravity, marker loads, springs, minus gyroscopic terms.
 void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
                     double t, VecX& f);

@@ -250,6 +250,10 @@ BOOST_AUTO_TEST_CASE(sparse_refill_equals_naive_dense_assembly) {
         checkClose(g.C, d.C, 1e-14, tag + " C vs dense");
         checkClose(MatX(g.Kc), d.Kc, 1e-13, tag + " K_c vs dense");
         checkClose(MatX(g.M), d.M, 1e-14, tag + " M vs dense");
+        VecX a(m.nv), Ma;
+        for (Index i = 0; i < m.nv; ++i) a(i) = rnd.uniform();
+        assembleMassTimes(m, s.q, a, Ma);
+        checkClose(Ma, VecX(d.M * a), 1e-14, tag + " M a vs dense");
         // Springs and loads come on top of the body terms in K, D and f; the dense reference
         // holds the body terms only, so compare on a model without forces below.
       }
