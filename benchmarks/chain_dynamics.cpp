@@ -1,21 +1,29 @@
 /// @file chain_dynamics.cpp
-/// Benchmark: the catenary chain of N slender links released at rest from its 'V'
-/// (buildCatenaryChain) and integrated by generalized-alpha for --t-end seconds, with and
-/// without K_c in the iteration matrix.
+/// Benchmark (issue 4, item 5): the catenary chain of N slender links (buildCatenaryChain)
+/// integrated by generalized-alpha, with and without K_c in the iteration matrix, with modified
+/// Newton (the default: a kept factorization) and full Newton.
 ///
-/// Per N and per iteration matrix (with / without K_c):
-///   1. accuracy: the mid-chain joint point at t_end against a reference run with h_ref = h / 8
-///      (same method: the error of the step h, not of the model);
-///   2. cost: wall time per simulated second, steps, Newton iterations per step, rejected steps;
-///   3. the largest step: h doubled from --dt until Newton fails to converge at a step (the
-///      integrator then cuts it) or the run's midpoint error exceeds 10 % of the span; reported
-///      as the largest h that ran without a single cut.
-/// With --tolerance E the integrator adapts its step to the local error E (--dt is then the
-/// largest step), the reference uses E/100, and item 3 reports the largest step accepted:
-/// the cost at a stated accuracy.
-/// Output: a markdown table on stdout and CSV (--csv).
+/// Scenarios (--scenario):
+///   release  the chain released at rest from its 'V': a violent motion, the corner whips as the
+///            chain falls and the whip sharpens as the chain is refined, so the steps per
+///            simulated second grow with N (the physics, not the solver);
+///   swing    the chain at its static equilibrium (statics with K_c) released with gravity turned
+///            by 30 degrees about the line AB (a side load): it swings about AB like a pendulum,
+///            a smooth motion whose steps per second do not grow with N, so the cost per
+///            simulated second shows how the cost of a step grows with N.
 ///
-///   bench_chain_dynamics --sizes 10,100,1000 --t-end 2 --dt 2e-3 --csv out.csv
+/// Per N and per variant (K_c on/off x modified/full Newton, --variants):
+///   1. accuracy: the mid-chain joint point (start of link N/2) at t_end against a reference
+///      (K_c, modified Newton) at a tenth of the step (fixed) or a hundredth of the tolerance
+///      (adaptive): the error of the step, not of the model;
+///   2. cost: wall time per simulated second and per step and link, steps, Newton iterations and
+///      factorizations per step, rejected steps;
+///   3. the largest step: fixed step, h doubled from --dt until a step is cut or the midpoint is
+///      off by more than 1 m (--largest-step; costly at large N); adaptive, the largest step the
+///      error control accepted.
+/// Output: a markdown table on stdout and CSV (--csv). Rank 0, one thread (OMP_NUM_THREADS).
+///
+///   bench_chain_dynamics --scenario swing --sizes 10,100,1000 --tolerance 1e-5 --csv out.csv
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,6 +35,7 @@
 #include <vector>
 
 #include "analysis/generalized_alpha.hpp"
+#include "analysis/statics.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
 
@@ -34,38 +43,97 @@ using namespace catena;
 
 namespace {
 
+/// Integrator settings shared by the runs of one study.
+struct Settings {
+  double tolerance = 1e-5;  ///< local error; 0: fixed step
+  double newton_tolerance = 1e-10;
+  double rho_inf = 0.5;
+  double budget = 0.0;  ///< s of wall time per run; 0: none
+};
+
 struct Options {
+  std::string scenario = "release";
   std::vector<int> sizes = {10, 100, 1000};
-  double t_end = 2.0, dt = 2e-3, tolerance = 0.0;
+  double t_end = 1.0, dt = 2e-2;
+  Settings settings;
+  std::vector<std::string> variants = {"kc-modified", "nokc-modified", "kc-full", "nokc-full"};
+  bool largest_step = false;
   std::string csv;
   std::vector<char*> petsc;
 };
 
+struct Variant {
+  bool kc = true, modified = true;
+  explicit Variant(const std::string& name)
+      : kc(name.rfind("kc", 0) == 0), modified(name.find("modified") != std::string::npos) {
+    if (name != "kc-modified" && name != "kc-full" && name != "nokc-modified" &&
+        name != "nokc-full")
+      throw std::invalid_argument("unknown variant '" + name +
+                                  "' (kc-modified, kc-full, nokc-modified, nokc-full)");
+  }
+};
+
 struct Run {
   bool ok = false;
+  bool over_budget = false;
   double seconds = 0.0;
   Vec3 midpoint = Vec3::Zero();
   DynamicsStats stats;
   std::string message;
 };
 
-Run simulate(const Model& m, const AssemblyPlan& plan, double h, double t_end, bool kc,
-             double tolerance = 0.0) {
+/// The model and initial state of a scenario.
+struct Case {
+  Model model;
+  AssemblyPlan plan;
+  State start;
+};
+
+Case buildCase(const std::string& scenario, int N) {
+  CatenaryChainOptions co;
+  co.links = N;
+  Case c{buildCatenaryChain(co), {}, {}};
+  c.plan = buildAssemblyPlan(c.model);
+  c.start = initialState(c.model);
+  if (scenario == "swing") {
+    const StaticsResult eq = solveStatics(c.model, c.plan, c.start);
+    if (!eq.status.ok()) throw std::runtime_error("statics failed: " + eq.status.message);
+    c.start = eq.state;
+    c.start.v.setZero();
+    const double g = c.model.gravity.norm(), turn = M_PI / 6.0;
+    c.model.gravity = Vec3(0.0, g * std::sin(turn), -g * std::cos(turn));
+  }
+  return c;
+}
+
+Run simulate(const Case& c, double h, double t_end, const Variant& v, const Settings& s) {
   GeneralizedAlphaOptions o;
-  o.error_tolerance = tolerance;
+  o.newton_tolerance = s.newton_tolerance;
+  o.error_tolerance = s.tolerance;
+  o.rho_inf = s.rho_inf;
   o.step = h;
-  o.t_end = t_end;
-  o.output_interval = t_end;  // only the end state is needed
-  o.constraint_stiffness = kc;
-  o.min_step = tolerance > 0.0 ? 1e-9 : h / 64.0;
+  o.t_end = c.start.t + t_end;
+  o.output_interval = 0.0;  // the observer checks the budget after every step
+  o.constraint_stiffness = v.kc;
+  o.reuse_iteration_matrix = v.modified;
+  o.min_step = s.tolerance > 0.0 ? 1e-9 : h / 64.0;
   Run run;
   const auto t0 = std::chrono::steady_clock::now();
-  const DynamicsResult r = integrateGeneralizedAlpha(m, plan, initialState(m), o, nullptr);
-  run.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  run.ok = r.status.ok();
-  run.message = r.status.message;
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const DynamicsResult r =
+      integrateGeneralizedAlpha(c.model, c.plan, c.start, o, [&](const State&) {
+        run.over_budget = s.budget > 0.0 && elapsed() > s.budget;
+        return !run.over_budget;
+      });
+  run.seconds = elapsed();
+  run.ok = r.status.ok() && !run.over_budget;
+  run.message = run.over_budget ? "over the budget of " + std::to_string(s.budget) +
+                                      " s at t = " + std::to_string(r.state.t - c.start.t) + " s"
+                                : r.status.message;
   run.stats = r.stats;
-  // The joint point at mid-chain: the start of link N/2.
+  const Model& m = c.model;
   const Index mid = static_cast<Index>(m.bodies.size() / 2);
   const Index marker = m.findMarker(m.bodies[mid].name + "/start");
   const Index qo = m.qOffset(mid);
@@ -74,27 +142,57 @@ Run simulate(const Model& m, const AssemblyPlan& plan, double h, double t_end, b
   return run;
 }
 
+std::vector<std::string> split(const std::string& list) {
+  std::vector<std::string> items;
+  std::stringstream ss(list);
+  std::string item;
+  while (std::getline(ss, item, ',')) items.push_back(item);
+  return items;
+}
+
+[[noreturn]] void usage(const std::string& problem) {
+  std::cerr << "bench_chain_dynamics: " << problem
+            << "\nusage: bench_chain_dynamics [--scenario release|swing] [--sizes N,N,...] "
+               "[--t-end T] [--dt H] [--tolerance E (0: fixed step)] [--newton-tolerance E] "
+               "[--rho-inf R] "
+               "[--budget S] [--variants "
+               "kc-modified,nokc-modified,kc-full,nokc-full] [--largest-step] [--csv PATH] "
+               "[PETSc options]\n";
+  std::exit(2);
+}
+
 Options parse(int argc, char** argv) {
   Options o;
   o.petsc.push_back(argv[0]);
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--sizes" && i + 1 < argc) {
+    const bool has_value = i + 1 < argc;
+    if (a == "--scenario" && has_value) {
+      o.scenario = argv[++i];
+      if (o.scenario != "release" && o.scenario != "swing") usage("unknown scenario " + o.scenario);
+    } else if (a == "--sizes" && has_value) {
       o.sizes.clear();
-      std::stringstream ss(argv[++i]);
-      std::string item;
-      while (std::getline(ss, item, ',')) o.sizes.push_back(static_cast<int>(std::stod(item)));
-    } else if (a == "--t-end" && i + 1 < argc) {
+      for (const std::string& s : split(argv[++i])) o.sizes.push_back(std::stoi(s));
+    } else if (a == "--t-end" && has_value) {
       o.t_end = std::stod(argv[++i]);
-    } else if (a == "--dt" && i + 1 < argc) {
+    } else if (a == "--dt" && has_value) {
       o.dt = std::stod(argv[++i]);
-    } else if (a == "--tolerance" && i + 1 < argc) {
-      o.tolerance = std::stod(argv[++i]);
-    } else if (a == "--csv" && i + 1 < argc) {
+    } else if (a == "--tolerance" && has_value) {
+      o.settings.tolerance = std::stod(argv[++i]);
+    } else if (a == "--newton-tolerance" && has_value) {
+      o.settings.newton_tolerance = std::stod(argv[++i]);
+    } else if (a == "--rho-inf" && has_value) {
+      o.settings.rho_inf = std::stod(argv[++i]);
+    } else if (a == "--budget" && has_value) {
+      o.settings.budget = std::stod(argv[++i]);
+    } else if (a == "--variants" && has_value) {
+      o.variants = split(argv[++i]);
+    } else if (a == "--largest-step") {
+      o.largest_step = true;
+    } else if (a == "--csv" && has_value) {
       o.csv = argv[++i];
     } else if (a.rfind("--", 0) == 0) {
-      std::cerr << "usage: bench_chain_dynamics [--sizes N,N] [--t-end T] [--dt H] [--csv PATH]\n";
-      std::exit(2);
+      usage("unknown option " + a);
     } else {
       o.petsc.push_back(argv[i]);
     }
@@ -106,6 +204,12 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   Options o = parse(argc, argv);
+  std::vector<Variant> variants;
+  try {
+    for (const std::string& name : o.variants) variants.emplace_back(name);
+  } catch (const std::exception& e) {
+    usage(e.what());
+  }
   int pargc = static_cast<int>(o.petsc.size());
   o.petsc.push_back(nullptr);
   char** pargv = o.petsc.data();
@@ -113,52 +217,70 @@ int main(int argc, char** argv) {
   std::ofstream csv;
   if (!o.csv.empty()) {
     csv.open(o.csv);
-    csv << "links,kc,h_s,tolerance,t_end_s,ok,wall_s,wall_per_simulated_s,steps,newton_per_step,"
-           "rejected,midpoint_error_m,largest_step_s\n";
+    csv << "scenario,links,kc,newton,rho_inf,h_s,tolerance,t_end_s,ok,wall_s,wall_per_simulated_s,"
+           "us_per_step_link,steps,newton_per_step,factorizations_per_step,rejected,"
+           "midpoint_error_m,largest_step_s\n";
   }
-  std::cout << "# Catenary chain released from the 'V': generalized-alpha (rho_inf 0.8), t_end "
-            << o.t_end << " s, "
-            << (o.tolerance > 0.0 ? "local error tolerance " + std::to_string(o.tolerance) +
-                                        ", largest step " + std::to_string(o.dt) + " s"
-                                  : "h " + std::to_string(o.dt) + " s")
+  const Settings& st = o.settings;
+  const bool adaptive = st.tolerance > 0.0;
+  std::ostringstream setting;
+  if (adaptive)
+    setting << "local error tolerance " << st.tolerance << ", largest step " << o.dt << " s";
+  else
+    setting << "fixed step " << o.dt << " s";
+  std::cout << "# Catenary chain, scenario '" << o.scenario << "': generalized-alpha, t_end "
+            << o.t_end << " s, " << setting.str() << ", Newton tolerance " << st.newton_tolerance
+            << ", rho_inf " << st.rho_inf
+            << (st.budget > 0.0 ? ", budget " + std::to_string(st.budget) + " s per run" : "")
             << "\n\n"
-            << "| N | K_c | wall s per simulated s | steps | Newton its / step | rejected | "
-               "midpoint error m (vs "
-            << (o.tolerance > 0.0 ? "tolerance/100" : "h/8") << ") | "
-            << (o.tolerance > 0.0 ? "largest step accepted" : "largest h without cuts") << ", s |\n"
-            << "|---:|---|---:|---:|---:|---:|---:|---:|\n";
+            << "| N | K_c | Newton | wall s per simulated s | us per step and link | steps | "
+               "Newton its / step | factorizations / step | rejected | midpoint error m (vs "
+            << (adaptive ? "tolerance/100" : "h/10") << ") | "
+            << (adaptive ? "largest step accepted" : "largest h without cuts") << ", s |\n"
+            << "|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n";
   bool all_ok = true;
   for (int N : o.sizes) {
-    CatenaryChainOptions co;
-    co.links = N;
-    const Model m = buildCatenaryChain(co);
-    const AssemblyPlan plan = buildAssemblyPlan(m);
-    const Run reference = o.tolerance > 0.0
-                              ? simulate(m, plan, o.dt, o.t_end, true, o.tolerance / 100.0)
-                              : simulate(m, plan, o.dt / 8.0, o.t_end, true);
-    for (bool kc : {true, false}) {
-      const Run r = simulate(m, plan, o.dt, o.t_end, kc, o.tolerance);
+    const Case c = buildCase(o.scenario, N);
+    const Variant reference_variant("kc-modified");
+    Settings reference_settings = st;  // tighter, no budget, default Newton tolerance
+    reference_settings.tolerance = st.tolerance / 100.0;
+    reference_settings.newton_tolerance = 1e-10;
+    reference_settings.budget = 0.0;
+    const Run reference =
+        adaptive ? simulate(c, o.dt, o.t_end, reference_variant, reference_settings)
+                 : simulate(c, o.dt / 10.0, o.t_end, reference_variant, reference_settings);
+    if (!reference.ok) std::cerr << "N = " << N << ": reference failed: " << reference.message;
+    all_ok = all_ok && reference.ok;
+    for (const Variant& v : variants) {
+      const Run r = simulate(c, o.dt, o.t_end, v, st);
       const double error = (r.midpoint - reference.midpoint).norm();
-      // Largest step: double h until a step is cut or the answer is off by 10 % of the span.
-      double largest = o.tolerance > 0.0 ? r.stats.largest_step : 0.0;
-      for (double h = o.dt; o.tolerance == 0.0 && h <= 0.5 * o.t_end; h *= 2.0) {
-        const Run t = simulate(m, plan, h, o.t_end, kc);
+      double largest = adaptive ? r.stats.largest_step : 0.0;
+      for (double h = o.dt; !adaptive && o.largest_step && h <= 0.5 * o.t_end; h *= 2.0) {
+        const Run t = simulate(c, h, o.t_end, v, st);
         if (!t.ok || t.stats.rejected_steps > 0 || (t.midpoint - reference.midpoint).norm() > 1.0)
           break;
         largest = h;
       }
-      all_ok = all_ok && r.ok && reference.ok;
-      const double per_step =
-          r.stats.steps ? double(r.stats.newton_iterations) / r.stats.steps : 0.0;
-      std::cout << "| " << N << " | " << (kc ? "with" : "without") << " | " << std::setprecision(4)
-                << r.seconds / o.t_end << " | " << r.stats.steps << " | " << per_step << " | "
-                << r.stats.rejected_steps << " | " << std::setprecision(3) << error << " | "
-                << largest << " |" << (r.ok ? "" : " FAILED: " + r.message) << "\n";
+      all_ok = all_ok && r.ok;
+      const double steps = std::max<double>(1.0, static_cast<double>(r.stats.steps));
+      const double per_step = static_cast<double>(r.stats.newton_iterations) / steps;
+      const double factorizations = static_cast<double>(r.stats.factorizations) / steps;
+      const double us_per_step_link = 1e6 * r.seconds / steps / N;
+      const char* newton = v.modified ? "modified" : "full";
+      std::cout << "| " << N << " | " << (v.kc ? "with" : "without") << " | " << newton << " | "
+                << std::setprecision(4) << r.seconds / o.t_end << " | " << std::setprecision(3)
+                << us_per_step_link << " | " << r.stats.steps << " | " << per_step << " | "
+                << factorizations << " | " << r.stats.rejected_steps << " | " << error << " | "
+                << (adaptive || o.largest_step ? std::to_string(largest) : std::string("-")) << " |"
+                << (r.ok ? "" : " FAILED: " + r.message) << "\n"
+                << std::flush;
       if (csv)
-        csv << std::setprecision(10) << N << ',' << kc << ',' << o.dt << ',' << o.tolerance << ','
-            << o.t_end << ',' << r.ok << ',' << r.seconds << ',' << r.seconds / o.t_end << ','
-            << r.stats.steps << ',' << per_step << ',' << r.stats.rejected_steps << ',' << error
-            << ',' << largest << '\n';
+        csv << std::setprecision(10) << o.scenario << ',' << N << ',' << v.kc << ',' << newton
+            << ',' << st.rho_inf << ',' << o.dt << ',' << st.tolerance << ',' << o.t_end << ','
+            << r.ok << ',' << r.seconds << ',' << r.seconds / o.t_end << ',' << us_per_step_link
+            << ',' << r.stats.steps << ',' << per_step << ',' << factorizations << ','
+            << r.stats.rejected_steps << ',' << error << ',' << largest << '\n'
+            << std::flush;
     }
   }
   return all_ok ? 0 : 1;
