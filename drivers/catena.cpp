@@ -12,6 +12,7 @@
 //   catena statics inputs/pendulum.yaml
 //   catena modal inputs/anchor_chain.yaml --modes 4 --vtk out/anchor_chain
 //   catena simulate inputs/spin_top.yaml --t-end 10   (drivers/simulate.cpp)
+//   catena mobility inputs/modified_double_four_bar.yaml
 //
 // Exit status: 0 success, 1 invalid input or failed analysis (statics that did not converge,
 // modes that were not found), 2 bad command line.
@@ -24,9 +25,11 @@
 #include <string>
 #include <vector>
 
+#include "analysis/constraint_rank.hpp"
 #include "analysis/initial_state.hpp"
 #include "analysis/modal.hpp"
 #include "analysis/statics.hpp"
+#include "io/mobility_report.hpp"
 #include "io/report.hpp"
 #include "io/run_report.hpp"
 #include "io/vtk_writer.hpp"
@@ -45,6 +48,8 @@ constexpr const char* kUsage =
     "  statics FILE           static equilibrium (Newton with K_c); table + JSON summary\n"
     "  modal FILE             statics, then the modes at the equilibrium\n"
     "  simulate FILE          time integration (generalized-alpha or IDA): time history, JSON\n"
+    "  mobility FILE          rank of the constraints at the initial configuration: degrees of\n"
+    "                         freedom, redundant constraint rows (QR with column pivoting)\n"
     "\n"
     "options of statics and modal:\n"
     "  --no-kc         leave the tangent stiffness of constraints K_c out (for comparison)\n"
@@ -55,6 +60,10 @@ constexpr const char* kUsage =
     "  --target F      undamped: modes nearest F Hz (default 0: the lowest)\n"
     "  --damped        use the first-order (damped) formulation even if D = 0\n"
     "  --vtk DIR       write ParaView animations of the mode shapes (DIR/STEM_mode_K.pvd)\n"
+    "options of mobility:\n"
+    "  --rank-tolerance T  relative threshold on |R_ii| (default 1e-10)\n"
+    "  --json PATH     JSON summary (default: STEM.mobility.json)\n"
+    "  --terse         key-value lines (regression tests)\n"
     "options of simulate:\n"
     "  --integrator I         gen-alpha (default; index 3, Lie group, error control) or ida\n"
     "  --formulation F        ida: index2 (GGL, default), index1 (with projection), index3\n"
@@ -84,6 +93,7 @@ struct Arguments {
   bool terse = false, no_kc = false, damped = false;
   int modes = 4;
   double target = 0.0;
+  double rank_tolerance = catena::kDefaultRankTolerance;
   std::vector<char*> petsc;  ///< argv for PETSc: program name plus the unrecognized options
 };
 
@@ -100,7 +110,8 @@ bool parse(int argc, char** argv, Arguments& a) {
       a.no_kc = true;
     } else if (s == "--damped") {
       a.damped = true;
-    } else if (s == "--json" || s == "--vtk" || s == "--modes" || s == "--target") {
+    } else if (s == "--json" || s == "--vtk" || s == "--modes" || s == "--target" ||
+               s == "--rank-tolerance") {
       const char* v = next();
       if (!v) {
         std::cerr << "catena: " << s << " needs a value\n";
@@ -111,12 +122,17 @@ bool parse(int argc, char** argv, Arguments& a) {
         if (s == "--vtk") a.vtk = v;
         if (s == "--modes") a.modes = std::stoi(v);
         if (s == "--target") a.target = std::stod(v);
+        if (s == "--rank-tolerance") a.rank_tolerance = std::stod(v);
       } catch (const std::exception&) {
         std::cerr << "catena: " << s << " expects a number, got '" << v << "'\n";
         return false;
       }
       if (s == "--modes" && a.modes < 1) {
         std::cerr << "catena: --modes must be at least 1\n";
+        return false;
+      }
+      if (s == "--rank-tolerance" && !(a.rank_tolerance > 0.0 && a.rank_tolerance < 1.0)) {
+        std::cerr << "catena: --rank-tolerance must be in (0, 1), got " << v << "\n";
         return false;
       }
     } else if (s.size() > 1 && s[0] == '-' && s[1] != '-') {
@@ -169,6 +185,37 @@ int runCheck(const Arguments& a) {
     std::cout << "  " << init.status.message << "\n";
     for (const std::string& w : init.worst_rows) std::cout << "    " << w << "\n";
   }
+  return 0;
+}
+
+int runMobility(const Arguments& a) {
+  using namespace catena;
+  // 1. Read the model.
+  LoadedInput input = loadMechanismFile(a.file);
+  for (const std::string& w : input.warnings) std::cerr << w << "\n";
+  const Model& m = input.model;
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  // 2. The configuration: the initial state, assembled onto C = 0 when it can be.
+  const InitialStateResult init = assembleInitialState(m, plan, initialState(m));
+  const State& s = init.status.ok() ? init.state : initialState(m);
+  const std::string where = init.status.ok()
+                                ? "at the assembled initial configuration"
+                                : "at the initial configuration as given (it could not be "
+                                  "assembled: " +
+                                      init.status.message + ")";
+  // 3. QRCP of C_q^T.
+  const ConstraintRank r = analyzeConstraintRank(m, plan, s.q, s.t, a.rank_tolerance);
+  // 4. Report.
+  if (a.terse)
+    printTerseMobility(std::cout, m, r);
+  else
+    printMobility(std::cout, m, r, where);
+  const std::string json =
+      a.json.empty() ? std::filesystem::path(a.file).stem().string() + ".mobility.json" : a.json;
+  std::ofstream js(json);
+  if (!js) throw Error("cannot write the JSON summary " + json);
+  writeMobilityJson(js, a.file, m, r, where);
+  if (!a.terse) std::cout << "summary written to " << json << "\n";
   return 0;
 }
 
@@ -263,7 +310,7 @@ int main(int argc, char** argv) {
   Arguments a;
   const std::string command = argv[1];
   if (command == "simulate") return guarded([&] { return runSimulate(argc, argv); });
-  if (command != "check" && command != "statics" && command != "modal") {
+  if (command != "check" && command != "statics" && command != "modal" && command != "mobility") {
     std::cerr << "catena: unknown command '" << command << "'\n\n" << kUsage;
     return 2;
   }
@@ -271,6 +318,9 @@ int main(int argc, char** argv) {
     std::cerr << "\n" << kUsage;
     return 2;
   }
-  return guarded(
-      [&] { return command == "check" ? runCheck(a) : runStaticsAndModes(a, command == "modal"); });
+  return guarded([&] {
+    if (command == "check") return runCheck(a);
+    if (command == "mobility") return runMobility(a);
+    return runStaticsAndModes(a, command == "modal");
+  });
 }

@@ -432,7 +432,8 @@ void readNodeChain(Context& cx, const Map& g) {
 
 void readFourBarLattice(Context& cx, const Map& g) {
   g.allowKeys({"type", "levels", "cells", "merged_couplers", "cell_width", "crank_length",
-               "crank_angle", "crank_angle_deg", "crank_rate", "mass_per_length"});
+               "crank_angle", "crank_angle_deg", "crank_rate", "mass_per_length", "level_angles",
+               "level_angles_deg", "level_rates"});
   if (cx.dim() != 2)
     g.fail("type", "four_bar_lattice builds a planar model; it needs dimension: 2");
   FourBarLatticeOptions o;
@@ -452,6 +453,14 @@ void readFourBarLattice(Context& cx, const Map& g) {
   o.crank_angle = g.angle("crank_angle", o.crank_angle);
   o.crank_rate = g.number("crank_rate", o.crank_rate);
   o.mass_per_length = g.number("mass_per_length", o.mass_per_length);
+  g.exclusive("level_angles", "level_angles_deg");
+  for (const char* key : {"level_angles", "level_angles_deg", "level_rates"}) {
+    if (!g.has(key)) continue;
+    const VecX v = g.numbers(key, o.levels);
+    std::vector<double>& out = std::string(key) == "level_rates" ? o.level_rates : o.level_angles;
+    const double scale = std::string(key) == "level_angles_deg" ? M_PI / 180.0 : 1.0;
+    for (Index l = 0; l < v.size(); ++l) out.push_back(scale * v(l));
+  }
   build(cx, g.mark(), [&] { addFourBarLattice(cx.builder, o); });
 }
 

@@ -137,10 +137,14 @@ void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
                    << o.levels << ", K = " << o.cells);
   CATENA_CHECK(o.cell_width > 0.0 && o.crank_length > 0.0 && o.mass_per_length > 0.0,
                "a four-bar lattice needs positive cell width, crank length and mass per length");
+  CATENA_CHECK(o.level_angles.empty() || o.level_angles.size() == std::size_t(o.levels),
+               "a four-bar lattice of " << o.levels << " levels needs as many level angles, got "
+                                        << o.level_angles.size());
+  CATENA_CHECK(o.level_rates.empty() || o.level_rates.size() == std::size_t(o.levels),
+               "a four-bar lattice of " << o.levels << " levels needs as many level rates, got "
+                                        << o.level_rates.size());
   const int K = o.cells;
   const double w = o.cell_width, h = o.crank_length;
-  const Vec2 u(std::cos(o.crank_angle), std::sin(o.crank_angle));
-  const Vec2 Eu(-u.y(), u.x());
 
   auto bar = [&](const std::string& name, double length, const Vec2& centre, double angle,
                  const Vec2& velocity, double rate) {
@@ -163,20 +167,24 @@ void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
   for (int j = 0; j <= K; ++j)
     below[j] = b.addMarker(marker("ground/" + std::to_string(j), kGround, Vec3(j * w, 0.0, 0.0)));
   Vec2 base_velocity = Vec2::Zero();  // velocity of the couplers below (translation only)
+  Vec2 origin = Vec2::Zero();         // bottom of the level's first crank
   for (int l = 0; l < o.levels; ++l) {
     const std::string L = std::to_string(l);
-    const Vec2 origin = l * h * u;
+    const double angle = o.level_angles.empty() ? o.crank_angle : o.level_angles[l];
+    const double rate = o.level_rates.empty() ? o.crank_rate : o.level_rates[l];
+    const Vec2 u(std::cos(angle), std::sin(angle));
+    const Vec2 Eu(-u.y(), u.x());
     std::vector<Index> crank_top(K + 1);
     for (int j = 0; j <= K; ++j) {
       const std::string name = "crank_" + L + "_" + std::to_string(j);
       const Vec2 bottom = origin + Vec2(j * w, 0.0);
-      const Index c = bar(name, h, bottom + 0.5 * h * u, o.crank_angle,
-                          base_velocity + 0.5 * h * o.crank_rate * Eu, o.crank_rate);
+      const Index c =
+          bar(name, h, bottom + 0.5 * h * u, angle, base_velocity + 0.5 * h * rate * Eu, rate);
       const Index foot = mark(name + "/bottom", c, -0.5 * h);
       crank_top[j] = mark(name + "/top", c, 0.5 * h);
       b.addJoint(joint("hinge_" + name + "_bottom", JointType::kRevolute, foot, below[j]));
     }
-    const Vec2 top_velocity = base_velocity + h * o.crank_rate * Eu;
+    const Vec2 top_velocity = base_velocity + h * rate * Eu;
     const Vec2 top_left = origin + h * u;
     std::vector<Index> next(K + 1);
     if (o.merged_couplers) {
@@ -208,6 +216,7 @@ void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
     }
     below = next;
     base_velocity = top_velocity;
+    origin = top_left;
   }
 }
 

@@ -21,6 +21,7 @@
 /// modified double, modified triple and modified 2x2 mechanisms. Bars are slender (I = m l^2/12).
 
 #include <string>
+#include <vector>
 
 #include "model/model_builder.hpp"
 
@@ -64,6 +65,10 @@ struct FourBarLatticeOptions {
   double crank_angle = 1.5707963267948966;  ///< phi, rad from +x (initial configuration)
   double crank_rate = 0.0;                  ///< initial d(phi)/dt of every crank, rad/s
   double mass_per_length = 1.0;             ///< kg/m
+  /// Per level l: the cranks' angle phi_l (rad from +x) and rate (rad/s); empty: crank_angle
+  /// and crank_rate for every level. A level's cranks stand on the couplers of the level below,
+  /// so the levels of a merged lattice move independently (the paper's 2 x 2 has 2 DOF).
+  std::vector<double> level_angles, level_rates;
 };
 
 /// Adds the chain to a 3D builder (gravity is not touched).

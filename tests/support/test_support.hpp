@@ -51,7 +51,7 @@ void checkClose(const A& a, const B& b, double tol, const std::string& what) {
   const MatX diff = (MatX(a) - MatX(b)).cwiseAbs();
   Eigen::Index i = 0, j = 0;
   const double worst = diff.size() ? diff.maxCoeff(&i, &j) : 0.0;
-  const double scale = std::max(1.0, MatX(b).cwiseAbs().maxCoeff());
+  const double scale = std::max(1.0, b.size() ? MatX(b).cwiseAbs().maxCoeff() : 0.0);
   if (worst > tol * scale) {
     std::ostringstream os;
     os << what << ": worst entry (" << i << ", " << j << ") is " << MatX(a)(i, j) << " vs "

@@ -399,6 +399,22 @@ generator:
   const Model merged = with("true");
   BOOST_TEST(merged.bodies.size() == 4u);
   BOOST_TEST(merged.joints.size() == 6u);
+
+  // Per-level angles: level 1 stands on level 0's coupler, at its own angle.
+  const Model levels = load(R"(dimension: 2
+generator: {type: four_bar_lattice, levels: 2, cells: 2, merged_couplers: true,
+            level_angles_deg: [0, 90], level_rates: [1, -2]}
+)")
+                           .model;
+  checkRotation(body(levels, "crank_0_0").orientation, Quat::Identity(), "level 0 angle");
+  checkRotation(body(levels, "crank_1_0").orientation,
+                Quat(Eigen::AngleAxisd(kPi / 2, Vec3::UnitZ())), "level 1 angle");
+  test::checkClose(body(levels, "crank_1_0").position, Vec3(1.0, 0.5, 0.0), 1e-15,
+                   "level 1 crank centre");
+  BOOST_TEST(body(levels, "crank_1_0").angular_velocity.z() == -2.0);
+  checkError(
+      "dimension: 2\ngenerator: {type: four_bar_lattice, levels: 2, level_angles: [0, 1, 2]}\n", 2,
+      "level_angles");
 }
 
 BOOST_AUTO_TEST_CASE(name_defaults_to_the_file_stem) {

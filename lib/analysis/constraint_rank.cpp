@@ -1,0 +1,58 @@
+#include "analysis/constraint_rank.hpp"
+
+#include <Eigen/QR>
+#include <algorithm>
+
+#include "assembly/assemble.hpp"
+#include "core/check.hpp"
+
+namespace catena {
+
+std::vector<Index> ConstraintRank::redundantRows() const {
+  return {pivot_rows.begin() + rank, pivot_rows.end()};
+}
+
+double ConstraintRank::smallestRetained() const {
+  return rank > 0 ? pivots(rank - 1) : 0.0;
+}
+
+double ConstraintRank::largestDropped() const {
+  return rank < pivots.size() ? pivots(rank) : 0.0;
+}
+
+ConstraintRank analyzeConstraintRank(const MatX& A, double tolerance) {
+  CATENA_CHECK(tolerance > 0.0 && tolerance < 1.0,
+               "the rank tolerance must be in (0, 1), got " << tolerance);
+  ConstraintRank out;
+  out.m = A.rows();
+  out.n = A.cols();
+  out.tolerance = tolerance;
+  const Index k = std::min(out.m, out.n);
+  if (k == 0) {
+    out.tangent = MatX::Identity(out.n, out.n);
+    out.normal = MatX(out.n, 0);
+    for (Index i = 0; i < out.m; ++i) out.pivot_rows.push_back(i);
+    return out;
+  }
+  const Eigen::ColPivHouseholderQR<MatX> qr(A.transpose());
+  const VecX diag = qr.matrixR().diagonal().head(k).cwiseAbs();
+  out.largest_pivot = diag.maxCoeff();
+  out.pivots = out.largest_pivot > 0.0 ? VecX(diag / out.largest_pivot) : VecX(VecX::Zero(k));
+  // Column pivoting keeps |R_ii| non-increasing, so the rank is where it first falls below.
+  while (out.rank < k && out.pivots(out.rank) > tolerance) ++out.rank;
+  const auto& perm = qr.colsPermutation().indices();
+  out.pivot_rows.assign(perm.data(), perm.data() + perm.size());
+  const MatX Q = qr.householderQ() * MatX::Identity(out.n, out.n);
+  out.normal = Q.leftCols(out.rank);
+  out.tangent = Q.rightCols(out.n - out.rank);
+  return out;
+}
+
+ConstraintRank analyzeConstraintRank(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                     double t, double tolerance) {
+  SparseMatrixCSR Cq = makeConstraintMatrix(plan);
+  assembleConstraints(model, plan, q, t, nullptr, &Cq);
+  return analyzeConstraintRank(MatX(Cq), tolerance);
+}
+
+}  // namespace catena
