@@ -8,6 +8,8 @@
 //   catena simulate inputs/spatial_pendulum.yaml --integrator ida --formulation index1
 //   catena simulate inputs/spatial_pendulum.yaml --integrator ida --linear-solver petsc
 //       -ida_pc_factor_mat_solver_type mumps      (the Newton and KKT solves with MUMPS)
+//   catena simulate inputs/modified_2x2_four_bar.yaml --formulation mcs --continuation on
+//       --t-end 1.7 --mcs-csv 2x2.mcs.csv   (QR projection, ARKODE Dormand-Prince; q', T, diag R1)
 //
 // The run starts from the file's initial state made consistent (positions on C = 0 with
 // minimum-norm corrections, velocities on C_q v = -C_t), writes the time history (CSV, or a
@@ -35,7 +37,9 @@
 #include "analysis/generalized_alpha.hpp"
 #include "analysis/ida_dynamics.hpp"
 #include "analysis/initial_state.hpp"
+#include "analysis/mcs_dynamics.hpp"
 #include "io/json_writer.hpp"
+#include "io/mcs_writer.hpp"
 #include "io/trajectory_writer.hpp"
 #include "io/vtk_writer.hpp"
 #include "io/yaml_loader.hpp"
@@ -53,17 +57,23 @@ struct SimulateArguments {
          tolerance = 1e-5;
   bool no_kc = false, terse = false, fixed_step = false, full_newton = false;
   std::vector<char*> petsc;
+  // --formulation mcs (analysis/mcs_dynamics.hpp), and which options were given explicitly.
+  std::string continuation = "on", continuation_map = "exponential", mcs_csv;
+  double rank_tolerance = kDefaultRankTolerance;
+  bool align_basis = false, integrator_given = false, linear_solver_given = false,
+       mcs_option_given = false;
 };
 
 bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
   a.petsc.push_back(argv[0]);
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
-    const bool takes_value = s == "--t-end" || s == "--dt" || s == "--output-interval" ||
-                             s == "--rho-inf" || s == "--csv" || s == "--json" || s == "--vtk" ||
-                             s == "--bodies" || s == "--joints" || s == "--integrator" ||
-                             s == "--formulation" || s == "--rtol" || s == "--atol" ||
-                             s == "--tolerance" || s == "--linear-solver";
+    const bool takes_value =
+        s == "--t-end" || s == "--dt" || s == "--output-interval" || s == "--rho-inf" ||
+        s == "--csv" || s == "--json" || s == "--vtk" || s == "--bodies" || s == "--joints" ||
+        s == "--integrator" || s == "--formulation" || s == "--rtol" || s == "--atol" ||
+        s == "--tolerance" || s == "--linear-solver" || s == "--continuation" ||
+        s == "--continuation-map" || s == "--mcs-csv" || s == "--rank-tolerance";
     if (takes_value) {
       if (i + 1 >= argc) {
         std::cerr << "catena simulate: " << s << " needs a value\n";
@@ -78,6 +88,7 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
         if (s == "--rtol") a.rtol = std::stod(v);
         if (s == "--atol") a.atol = std::stod(v);
         if (s == "--tolerance") a.tolerance = std::stod(v);
+        if (s == "--rank-tolerance") a.rank_tolerance = std::stod(v);
       } catch (const std::exception&) {
         std::cerr << "catena simulate: " << s << " expects a number, got '" << v << "'\n";
         return false;
@@ -90,6 +101,15 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
       if (s == "--integrator") a.integrator = v;
       if (s == "--formulation") a.formulation = v;
       if (s == "--linear-solver") a.linear_solver = v;
+      if (s == "--continuation") a.continuation = v;
+      if (s == "--continuation-map") a.continuation_map = v;
+      if (s == "--mcs-csv") a.mcs_csv = v;
+      a.integrator_given |= s == "--integrator";
+      a.linear_solver_given |= s == "--linear-solver";
+      a.mcs_option_given |= s == "--continuation" || s == "--continuation-map" ||
+                            s == "--mcs-csv" || s == "--rank-tolerance";
+    } else if (s == "--align-basis") {
+      a.align_basis = a.mcs_option_given = true;
     } else if (s == "--no-kc") {
       a.no_kc = true;
     } else if (s == "--fixed-step") {
@@ -119,8 +139,28 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
     problem = "--rho-inf must be in [0, 1) (at 1 the index-3 scheme diverges)";
   if (a.integrator != "gen-alpha" && a.integrator != "ida")
     problem = "--integrator must be gen-alpha or ida, got '" + a.integrator + "'";
-  if (a.formulation != "index3" && a.formulation != "index2" && a.formulation != "index1")
-    problem = "--formulation must be index3, index2 or index1, got '" + a.formulation + "'";
+  if (a.formulation != "index3" && a.formulation != "index2" && a.formulation != "index1" &&
+      a.formulation != "mcs")
+    problem = "--formulation must be index3, index2, index1 or mcs, got '" + a.formulation + "'";
+  const bool mcs = a.formulation == "mcs";
+  if (mcs && a.integrator_given)
+    problem =
+        "--formulation mcs integrates the projected equations with ARKODE's explicit "
+        "Dormand-Prince; it takes no --integrator (gen-alpha and ida solve the DAE)";
+  if (mcs && a.linear_solver_given)
+    problem = "--linear-solver is for --integrator ida; --formulation mcs uses dense QR";
+  if (!mcs && a.mcs_option_given)
+    problem =
+        "--continuation, --continuation-map, --mcs-csv, --rank-tolerance and "
+        "--align-basis are options of --formulation mcs";
+  if (a.continuation != "on" && a.continuation != "off")
+    problem = "--continuation must be on or off, got '" + a.continuation + "'";
+  if (a.continuation_map != "exponential" && a.continuation_map != "cayley" &&
+      a.continuation_map != "projection")
+    problem = "--continuation-map must be exponential, cayley or projection, got '" +
+              a.continuation_map + "'";
+  if (!(a.rank_tolerance > 0.0 && a.rank_tolerance < 1.0))
+    problem = "--rank-tolerance must be in (0, 1)";
   if (a.linear_solver != "klu" && a.linear_solver != "petsc")
     problem = "--linear-solver must be klu or petsc, got '" + a.linear_solver + "'";
   if (!(a.rtol > 0.0 && a.atol > 0.0)) problem = "--rtol and --atol must be positive";
@@ -208,7 +248,8 @@ std::vector<std::string> trustWarnings(const Model& m, double e0, double e1, dou
 
 void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model& m,
                       const DynamicsResult& r, const TrajectoryWriter& traj, double e0, double e1,
-                      double seconds, const std::vector<std::string>& warnings) {
+                      double seconds, const std::vector<std::string>& warnings,
+                      const McsResult* mcs) {
   const DynamicsStats& s = r.stats;
   JsonWriter j(os);
   j.beginObject();
@@ -241,6 +282,22 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.key("max_velocity_drift").value(traj.maxVelocityDrift());
   j.key("energy_initial_J").value(e0).key("energy_final_J").value(e1);
   j.key("wall_seconds").value(seconds);
+  if (mcs) {
+    j.key("mcs").beginObject();
+    j.key("continuation").value(a.continuation == "on").key("map").value(a.continuation_map);
+    j.key("rank").value(static_cast<long>(mcs->rank)).key("dof").value(static_cast<long>(mcs->dof));
+    j.key("flips").value(mcs->mcs.flips).key("rhs_evaluations").value(mcs->mcs.rhs_evaluations);
+    j.key("singular_events").beginArray();
+    for (const SingularEvent& e : mcs->singular_events) {
+      j.beginObject().key("t_s").value(e.t).key("margin").value(e.margin);
+      j.key("sampled_margin").value(e.sampled_margin).key("rows").beginArray();
+      for (Index row : e.rows) j.value(m.rowName(row));
+      j.endArray();
+      j.key("qdot_continued").array(e.qdot_continued).key("qdot_new").array(e.qdot_new);
+      j.endObject();
+    }
+    j.endArray().endObject();
+  }
   j.endObject();
   os << "\n";
 }
@@ -293,7 +350,29 @@ int runSimulate(int argc, char** argv) {
   // 3. Integrate.
   const double e0 = computeEnergy(m, plan, init.state).total();
   DynamicsResult r;
-  if (a.integrator == "ida") {
+  std::unique_ptr<McsResult> mcs;
+  if (a.formulation == "mcs") {
+    McsOptions o;
+    o.t_end = init.state.t + a.t_end;
+    o.output_interval = a.output_interval;
+    o.rtol = a.rtol;
+    o.atol = a.atol;
+    o.fixed_step = a.fixed_step ? a.dt : 0.0;
+    o.continuation = a.continuation == "on";
+    o.map = a.continuation_map == "cayley"       ? ContinuationMap::kCayley
+            : a.continuation_map == "projection" ? ContinuationMap::kProjection
+                                                 : ContinuationMap::kExponential;
+    o.rank_tolerance = a.rank_tolerance;
+    o.align_initial_basis = a.align_basis;
+    o.assemble_initial_state = false;  // done above
+    McsCsvWriter history(a.mcs_csv.empty() ? stem + ".mcs.csv" : a.mcs_csv, m);
+    mcs = std::make_unique<McsResult>(
+        integrateMcs(m, plan, init.state, o, [&](const State& st, const McsSample& x) {
+          history.write(x);
+          return observer(st);
+        }));
+    r = mcs->dynamics;
+  } else if (a.integrator == "ida") {
     IdaOptions o;
     o.formulation = a.formulation == "index3"   ? IdaFormulation::kIndex3
                     : a.formulation == "index1" ? IdaFormulation::kIndex1
@@ -326,12 +405,15 @@ int runSimulate(int argc, char** argv) {
   std::ofstream js(json);
   CATENA_CHECK(js, "cannot write the JSON summary " << json);
   const std::vector<std::string> warnings = trustWarnings(m, e0, e1, traj.maxKineticEnergy());
-  writeSummaryJson(js, a, m, r, traj, e0, e1, seconds, warnings);
+  writeSummaryJson(js, a, m, r, traj, e0, e1, seconds, warnings, mcs.get());
   std::string pvd;
   if (vtk) pvd = vtk->close();
   if (a.terse)
     std::cout << "reached_end " << (r.status.ok() ? "yes" : "no") << "\nwarnings "
               << warnings.size() << "\n";
+  if (a.terse && mcs)
+    std::cout << "singular_events " << mcs->singular_events.size() << "\nflips " << mcs->mcs.flips
+              << "\n";
   if (!a.terse) {
     std::cout << "simulation of '" << m.name << "' (" << r.method
               << "): " << (r.status.ok() ? "reached" : "STOPPED at") << " t = " << r.state.t
@@ -345,6 +427,20 @@ int runSimulate(int argc, char** argv) {
               << "  wall time " << seconds << " s\n"
               << "time history written to " << csv << "\nsummary written to " << json << "\n";
     if (vtk) std::cout << "ParaView series: " << pvd << "\n";
+    if (mcs) {
+      std::cout << "  MCS: rank " << mcs->rank << ", f = " << mcs->dof << " minimal coordinates, "
+                << mcs->mcs.rhs_evaluations << " RHS evaluations, " << mcs->mcs.flips
+                << " sign flips of T; q', T and diag R1 written to "
+                << (a.mcs_csv.empty() ? stem + ".mcs.csv" : a.mcs_csv) << "\n";
+      for (const SingularEvent& e : mcs->singular_events) {
+        std::cout << "  singular configuration at t = " << e.t << " s (smallest pivot " << e.margin
+                  << "; " << e.sampled_margin << " at the nearest step): the rank "
+                  << "drops by " << e.rows.size() << ", vanished rows";
+        for (Index row : e.rows) std::cout << " [" << m.rowName(row) << "]";
+        std::cout << "; q' continued " << e.qdot_continued.transpose() << ", new "
+                  << e.qdot_new.transpose() << "\n";
+      }
+    }
   }
   for (const std::string& w : warnings) std::cerr << a.file << ": warning: " << w << "\n";
   if (!r.status.ok()) {
