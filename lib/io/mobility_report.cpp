@@ -1,5 +1,6 @@
 #include "io/mobility_report.hpp"
 
+#include <algorithm>
 #include <iomanip>
 #include <ostream>
 
@@ -29,11 +30,19 @@ void printMobility(std::ostream& os, const Model& m, const ConstraintRank& r,
   for (Index row : redundant) os << "    " << m.rowName(row) << "\n";
 }
 
-void printTerseMobility(std::ostream& os, const Model& m, const ConstraintRank& r) {
-  const std::vector<Index> redundant = r.redundantRows();
-  os << "n " << r.n << "\nm " << r.m << "\nrank " << r.rank << "\ndof " << r.dof() << "\nredundant "
+namespace {
+
+void printTerse(std::ostream& os, const Model& m, Index n, Index rows, Index rank,
+                const std::vector<Index>& redundant) {
+  os << "n " << n << "\nm " << rows << "\nrank " << rank << "\ndof " << n - rank << "\nredundant "
      << redundant.size() << "\n";
   for (Index row : redundant) os << "redundant_row " << m.rowName(row) << "\n";
+}
+
+}  // namespace
+
+void printTerseMobility(std::ostream& os, const Model& m, const ConstraintRank& r) {
+  printTerse(os, m, r.n, r.m, r.rank, r.redundantRows());
 }
 
 void writeMobilityJson(std::ostream& os, const std::string& input, const Model& m,
@@ -49,6 +58,70 @@ void writeMobilityJson(std::ostream& os, const std::string& input, const Model& 
   j.key("pivots").array(r.pivots);
   j.key("redundant_rows").beginArray();
   for (Index row : r.redundantRows()) j.value(m.rowName(row));
+  j.endArray();
+  j.endObject();
+  os << "\n";
+}
+
+void printMobility(std::ostream& os, const Model& m, const BlockwiseRank& r,
+                   const std::string& where, std::size_t max_rows_listed) {
+  os << "mobility of '" << m.name << "' " << where << "\n"
+     << "  coordinates n = " << r.n << " (velocity space), constraint rows m = " << r.m << ", rank "
+     << r.rank << ", degrees of freedom " << r.dof() << "\n"
+     << "  rank block by block: QR with column pivoting of each block's rows, then of the "
+        "interface rows in the blocks' null-space bases; |R_ii| above "
+     << r.tolerance << " of the largest row norm (" << std::setprecision(6) << r.largest_row_norm
+     << ")\n"
+     << "  blocks: " << r.blocking << "\n"
+     << "  " << r.blocks << " blocks, " << r.internal_rows << " internal rows of rank "
+     << r.block_rank << "; " << r.interfaceRows() << " interface rows of rank " << r.interfaceRank()
+     << " in " << r.merge_steps << " merge steps; "
+     << r.block_seconds + r.interface_seconds + r.setup_seconds << " s, "
+     << r.peak_bytes / 1048576.0 << " MiB of bases and workspaces\n";
+  if (r.rank > 0)
+    os << "  smallest retained |R_ii| / largest row norm: " << r.smallest_retained << "\n";
+  if (r.redundant_rows.empty()) {
+    os << "  redundant constraint rows: none\n";
+    return;
+  }
+  os << "  largest dropped |R_ii| / largest row norm: " << r.largest_dropped << "\n"
+     << "  redundant constraint rows (" << r.redundant_rows.size()
+     << "; each depends on the retained ones, which of a dependent set is called redundant "
+        "follows the blocks and the pivoting):\n";
+  const std::size_t listed = std::min(max_rows_listed, r.redundant_rows.size());
+  for (std::size_t i = 0; i < listed; ++i) os << "    " << m.rowName(r.redundant_rows[i]) << "\n";
+  if (listed < r.redundant_rows.size())
+    os << "    ... and " << r.redundant_rows.size() - listed
+       << " more (all of them in the JSON summary)\n";
+}
+
+void printTerseMobility(std::ostream& os, const Model& m, const BlockwiseRank& r) {
+  printTerse(os, m, r.n, r.m, r.rank, r.redundant_rows);
+}
+
+void writeMobilityJson(std::ostream& os, const std::string& input, const Model& m,
+                       const BlockwiseRank& r, const std::string& where) {
+  JsonWriter j(os);
+  j.beginObject();
+  j.key("input").value(input).key("analysis").value("mobility").key("where").value(where);
+  j.key("method").value("blockwise").key("blocking").value(r.blocking);
+  j.key("n").value(static_cast<long>(r.n)).key("m").value(static_cast<long>(r.m));
+  j.key("rank").value(static_cast<long>(r.rank)).key("dof").value(static_cast<long>(r.dof()));
+  j.key("rank_tolerance").value(r.tolerance).key("largest_row_norm").value(r.largest_row_norm);
+  j.key("smallest_retained").value(r.smallest_retained);
+  j.key("largest_dropped").value(r.largest_dropped);
+  j.key("blocks").value(static_cast<long>(r.blocks));
+  j.key("internal_rows").value(static_cast<long>(r.internal_rows));
+  j.key("block_rank").value(static_cast<long>(r.block_rank));
+  j.key("interface_rows").value(static_cast<long>(r.interfaceRows()));
+  j.key("interface_rank").value(static_cast<long>(r.interfaceRank()));
+  j.key("merge_steps").value(static_cast<long>(r.merge_steps));
+  j.key("setup_seconds").value(r.setup_seconds);
+  j.key("block_seconds").value(r.block_seconds);
+  j.key("interface_seconds").value(r.interface_seconds);
+  j.key("peak_bytes").value(static_cast<long>(r.peak_bytes));
+  j.key("redundant_rows").beginArray();
+  for (Index row : r.redundant_rows) j.value(m.rowName(row));
   j.endArray();
   j.endObject();
   os << "\n";

@@ -1,11 +1,13 @@
 #pragma once
 /// @file mobility_report.hpp
 /// What `catena mobility` prints and writes: coordinates, constraints, rank, degrees of freedom,
-/// the redundant constraint rows by joint name, and how clear-cut the rank decision was.
+/// the redundant constraint rows by joint name, and how clear-cut the rank decision was; for
+/// the dense QRCP (ConstraintRank) and the block-wise one (BlockwiseRank) alike.
 
 #include <iosfwd>
 #include <string>
 
+#include "analysis/blockwise_rank.hpp"
 #include "analysis/constraint_rank.hpp"
 
 namespace catena {
@@ -19,5 +21,14 @@ void printTerseMobility(std::ostream& os, const Model& model, const ConstraintRa
 /// JSON summary: the counts, the tolerance, the pivots, the redundant rows.
 void writeMobilityJson(std::ostream& os, const std::string& input, const Model& model,
                        const ConstraintRank& rank, const std::string& where);
+
+/// The same three for the block-wise rank. The table lists the first `max_rows_listed`
+/// redundant rows (the terse lines and the JSON all of them); the JSON has the blocks, the
+/// timings and the memory in place of the pivots.
+void printMobility(std::ostream& os, const Model& model, const BlockwiseRank& rank,
+                   const std::string& where, std::size_t max_rows_listed = 20);
+void printTerseMobility(std::ostream& os, const Model& model, const BlockwiseRank& rank);
+void writeMobilityJson(std::ostream& os, const std::string& input, const Model& model,
+                       const BlockwiseRank& rank, const std::string& where);
 
 }  // namespace catena

@@ -71,4 +71,24 @@ long numericalRank(const SparseMatrixCSR& A) {
   return solveMinimumNorm(A, VecX::Zero(A.rows())).rank;
 }
 
+SparseQrRank sparseQrRank(const SparseMatrixCSR& A, double tolerance, bool transpose) {
+  CATENA_CHECK(tolerance >= 0.0, "the rank threshold must be >= 0, got " << tolerance);
+  SparseQrRank out;
+  out.tolerance = tolerance;
+  if (A.rows() == 0 || A.cols() == 0) return out;
+  CscMatrix csc = transpose ? CscMatrix(A.transpose()) : CscMatrix(A);
+  csc.makeCompressed();
+  Cholmod c;
+  cholmod_sparse a = view(csc);
+  cholmod_sparse* R = nullptr;
+  Long* E = nullptr;
+  const Long rank = SuiteSparseQR<double>(SPQR_ORDERING_DEFAULT, tolerance, 0, &a, &R, &E, &c.cc);
+  out.peak_bytes = c.cc.memory_usage;
+  if (R) cholmod_l_free_sparse(&R, &c.cc);
+  if (E) cholmod_l_free(csc.cols(), sizeof(Long), E, &c.cc);
+  CATENA_CHECK(rank >= 0, "SuiteSparseQR failed (status " << c.cc.status << ")");
+  out.rank = rank;
+  return out;
+}
+
 }  // namespace catena

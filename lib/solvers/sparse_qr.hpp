@@ -20,4 +20,17 @@ MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b);
 /// Numerical rank of A (SuiteSparseQR's default tolerance).
 long numericalRank(const SparseMatrixCSR& A);
 
+struct SparseQrRank {
+  long rank = 0;
+  double tolerance = 0.0;      ///< the absolute threshold used
+  std::size_t peak_bytes = 0;  ///< CHOLMOD's peak memory during the factorization
+};
+
+/// Numerical rank of A (transpose = false) or of A^T (transpose = true, the QRCP paper's
+/// orientation: its dead columns are rows of A) by SuiteSparseQR with the absolute threshold
+/// `tolerance`: a column whose norm, when its turn comes, is at most `tolerance` is dead
+/// (SuiteSparseQR's tol argument). Q is discarded. Throws if SuiteSparseQR fails (out of
+/// memory). For the semantics of analyzeConstraintRank pass tol * max_i |A(i, :)|.
+SparseQrRank sparseQrRank(const SparseMatrixCSR& A, double tolerance, bool transpose = false);
+
 }  // namespace catena
