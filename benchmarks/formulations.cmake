@@ -6,3 +6,9 @@ target_link_libraries(bench_double_pendulum_formulations PRIVATE catena_rotation
                       catena_analysis catena_reference)
 target_compile_definitions(bench_double_pendulum_formulations PRIVATE
   CATENA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+# The Lagrangian facility's examples (pendulums, free top, Mechanism0, bar double pendulum):
+# cost and error against their references, GGL and index 3, and the cost of the AD
+# evaluations (docs/lagrangian-facility.md, results/lagrangian_examples.md).
+add_executable(bench_lagrangian_examples lagrangian_examples.cpp)
+target_link_libraries(bench_lagrangian_examples PRIVATE catena_lagrangian catena_reference)
+target_include_directories(bench_lagrangian_examples PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)

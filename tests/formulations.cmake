@@ -9,3 +9,14 @@ endforeach()
 target_compile_definitions(formulations_rm_model_test PRIVATE CATENA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 catena_verification_test(rm_double_pendulum_test verification/rm_double_pendulum_test.cpp)
 target_link_libraries(rm_double_pendulum_test PRIVATE catena_rotation_matrix catena_reference)
+
+# The Lagrangian facility (lib/formulations/lagrangian/, docs/lagrangian-facility.md): AD
+# derivatives and the AD-formed Newton matrix against finite differences; the examples
+# (Cartesian pendulums, free top, Mechanism0, the bar double pendulum) against their
+# minimal-coordinate references and invariants.
+foreach(name lagrangian_ad lagrangian_dae)
+  catena_test(formulations_${name}_test unit unit/formulations/${name}_test.cpp)
+  target_link_libraries(formulations_${name}_test PRIVATE catena_lagrangian catena_reference)
+endforeach()
+catena_verification_test(lagrangian_examples_test verification/lagrangian_examples_test.cpp)
+target_link_libraries(lagrangian_examples_test PRIVATE catena_lagrangian catena_reference)
