@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/check.hpp"
 
@@ -28,24 +30,35 @@ Joint joint(std::string name, JointType type, Index m1, Index m2) {
 }  // namespace
 
 void addCatenaryChain(ModelBuilder& b, const CatenaryChainOptions& o) {
+  addCatenaryChainPart(b, o, 0, o.links);
+}
+
+void addCatenaryChainPart(ModelBuilder& b, const CatenaryChainOptions& o, int first, int last) {
   CATENA_CHECK(b.dimension() == 3, "the catenary chain is a spatial (3D) model");
   CATENA_CHECK(o.links >= 2 && o.links % 2 == 0,
                "a catenary chain needs an even number of links >= 2 (N/2 per leg of the 'V'), got "
                    << o.links);
   CATENA_CHECK(o.mass_per_length > 0.0 && o.radius > 0.0,
                "a catenary chain needs positive mass per length and radius");
+  CATENA_CHECK(0 <= first && first < last && last <= o.links,
+               "a part of a catenary chain of "
+                   << o.links << " links needs 0 <= first < last <= " << o.links << ", got ["
+                   << first << ", " << last << ")");
   const int half = o.links / 2;
   const Vec3 legs[2][2] = {{o.end_a, o.sag_point}, {o.sag_point, o.end_b}};
   for (const auto& leg : legs)
     CATENA_CHECK((leg[1] - leg[0]).norm() > 0.0, "the sag point coincides with an end point");
 
   // Ground marker at A aligned with the first link, so the twist lock starts satisfied.
-  Marker at_a = marker("ground/a", kGround, o.end_a);
-  at_a.orientation = Quat::FromTwoVectors(Vec3::UnitX(), o.sag_point - o.end_a);
-  const Index ground_a = b.addMarker(std::move(at_a));
-  const Index ground_b = b.addMarker(marker("ground/b", kGround, o.end_b));
-  Index previous_end = -1;
-  for (int k = 0; k < o.links; ++k) {
+  Index ground_a = -1, ground_b = -1;
+  if (first == 0) {
+    Marker at_a = marker("ground/a", kGround, o.end_a);
+    at_a.orientation = Quat::FromTwoVectors(Vec3::UnitX(), o.sag_point - o.end_a);
+    ground_a = b.addMarker(std::move(at_a));
+  }
+  if (last == o.links) ground_b = b.addMarker(marker("ground/b", kGround, o.end_b));
+  // Link k with its markers "start" and "end"; returns the two marker indices.
+  auto addLink = [&](int k) {
     const auto& leg = legs[k < half ? 0 : 1];
     const int i = k % half;
     const Vec3 span = (leg[1] - leg[0]) / half;
@@ -65,13 +78,45 @@ void addCatenaryChain(ModelBuilder& b, const CatenaryChainOptions& o) {
         marker("link_" + std::to_string(k) + "/start", body, Vec3(-0.5 * length, 0, 0)));
     const Index end =
         b.addMarker(marker("link_" + std::to_string(k) + "/end", body, Vec3(0.5 * length, 0, 0)));
+    return std::pair<Index, Index>(start, end);
+  };
+  // Owned links first, then the ghost link first - 1 (whose end joint `first` holds), so a
+  // part's local body order is the one of parallel/distributed_model.hpp.
+  std::vector<std::pair<Index, Index>> link_markers;
+  for (int k = first; k < last; ++k) link_markers.push_back(addLink(k));
+  const Index ghost_end = first > 0 ? addLink(first - 1).second : -1;
+  for (int k = first; k < last; ++k) {
+    const Index start = link_markers[k - first].first;
     if (k == 0)
       b.addJoint(joint("end_a", JointType::kUniversal, start, ground_a));
     else
-      b.addJoint(joint("joint_" + std::to_string(k), JointType::kUniversal, start, previous_end));
-    previous_end = end;
+      b.addJoint(joint("joint_" + std::to_string(k), JointType::kUniversal, start,
+                       k == first ? ghost_end : link_markers[k - first - 1].second));
   }
-  b.addJoint(joint("end_b", JointType::kSpherical, previous_end, ground_b));
+  if (last == o.links)
+    b.addJoint(joint("end_b", JointType::kSpherical, link_markers.back().second, ground_b));
+}
+
+ModelPart buildCatenaryChainPart(const CatenaryChainOptions& options, int rank, int size) {
+  CATENA_CHECK(size >= 1 && rank >= 0 && rank < size,
+               "a model part needs 0 <= rank < size, got rank " << rank << " of " << size);
+  CATENA_CHECK(options.links >= size, "a catenary chain of " << options.links
+                                                             << " links cannot give a link to "
+                                                                "each of "
+                                                             << size << " ranks");
+  const auto [first, last] = contiguousRange(options.links, rank, size);
+  ModelBuilder b(3, "catenary_chain");
+  b.setGravity(Vec3(0.0, 0.0, -9.81));
+  addCatenaryChainPart(b, options, static_cast<int>(first), static_cast<int>(last));
+  ModelPart part;
+  part.model = b.finalize();
+  part.owned_bodies = last - first;
+  part.first_body = first;
+  if (first > 0) part.ghost_bodies.push_back(first - 1);
+  part.first_joint = first;  // joint k (k < N) is held by link k; end_b (joint N) by link N - 1
+  part.global_bodies = options.links;
+  part.global_joints = options.links + 1;
+  return part;
 }
 
 void addNodeChain(ModelBuilder& b, const NodeChainOptions& o) {

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "model/model_builder.hpp"
+#include "model/model_part.hpp"
 
 namespace catena {
 
@@ -73,6 +74,18 @@ struct FourBarLatticeOptions {
 
 /// Adds the chain to a 3D builder (gravity is not touched).
 void addCatenaryChain(ModelBuilder& builder, const CatenaryChainOptions& options);
+/// Adds links [first, last) of the chain (0 <= first < last <= N) to a 3D builder, with the
+/// joints those links hold (joint k, between links k-1 and k, or end_a for k = 0, is held by link
+/// k; end_b by link N-1), the ground markers of the end joints among them, and, if first > 0, the
+/// ghost link first-1 (added after the owned links) that joint `first` reaches. Every link is
+/// computed from its index alone: identical to the same link of the whole chain, and O(last -
+/// first) work. addCatenaryChain is the part [0, N).
+void addCatenaryChainPart(ModelBuilder& builder, const CatenaryChainOptions& options, int first,
+                          int last);
+/// The part of the chain that rank `rank` of `size` holds (model_part.hpp): the contiguous range
+/// contiguousRange(N, rank, size) of links, a finalized local model with gravity (0, 0, -9.81).
+/// Needs N >= size. Never builds the whole chain.
+ModelPart buildCatenaryChainPart(const CatenaryChainOptions& options, int rank, int size);
 /// Adds the node chain to a 3D builder (gravity is not touched).
 void addNodeChain(ModelBuilder& builder, const NodeChainOptions& options);
 /// Adds the lattice to a 2D builder (gravity is not touched).

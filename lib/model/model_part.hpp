@@ -1,0 +1,39 @@
+#pragma once
+/// @file model_part.hpp
+/// The part of a model that one rank holds (docs/parallel.md). A part is a finalized local Model
+/// whose bodies are the rank's owned bodies, then the ghost bodies that its joints reach, and
+/// whose joints are the joints it owns: a joint is owned by the rank of its body 1. Owned bodies
+/// and owned joints are contiguous ranges of the global numbering, in rank order, so the global
+/// numbering of coordinates (body-major) and of constraint rows (joint order) does not depend on
+/// the number of ranks. MPI-free: generators build parts (generators.hpp), parallel/ numbers them.
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "model/model.hpp"
+
+namespace catena {
+
+struct ModelPart {
+  Model model;             ///< local bodies: [0, owned_bodies) owned, then ghost_bodies
+  Index owned_bodies = 0;  ///< owned bodies: global [first_body, first_body + owned_bodies)
+  Index first_body = 0;
+  std::vector<Index> ghost_bodies;  ///< global index of local body owned_bodies + i
+  Index first_joint = 0;            ///< global index of local joint 0 (joints: all owned)
+  Index global_bodies = 0, global_joints = 0;
+
+  /// Global index of local body b (owned or ghost).
+  Index globalBody(Index b) const {
+    return b < owned_bodies ? first_body + b : ghost_bodies[b - owned_bodies];
+  }
+};
+
+/// Contiguous block partition: items [first, last) of n for rank r of p, sizes differing by at
+/// most 1, in rank order. 64-bit intermediate: n up to 2^31 - 1.
+inline std::pair<Index, Index> contiguousRange(Index n, int r, int p) {
+  const auto at = [&](int k) { return static_cast<Index>(static_cast<std::int64_t>(n) * k / p); };
+  return {at(r), at(r + 1)};
+}
+
+}  // namespace catena

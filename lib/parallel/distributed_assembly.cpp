@@ -1,0 +1,138 @@
+#include "parallel/distributed_assembly.hpp"
+
+#include <petscvec.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "assembly/assemble.hpp"
+#include "parallel/petsc_coo_matrix.hpp"
+
+namespace catena {
+namespace {
+
+/// COO entries of a local CSR matrix through maps of its rows and columns to global indices.
+void cooEntries(const SparseMatrixCSR& A, const std::vector<Index>& row_map,
+                const std::vector<Index>& col_map, std::vector<PetscInt>& rows,
+                std::vector<PetscInt>& cols) {
+  for (int r = 0; r < A.outerSize(); ++r)
+    for (int k = A.outerIndexPtr()[r]; k < A.outerIndexPtr()[r + 1]; ++k) {
+      rows.push_back(row_map[r]);
+      cols.push_back(col_map[A.innerIndexPtr()[k]]);
+    }
+}
+
+}  // namespace
+
+struct DistributedAssembly::Petsc {
+  std::unique_ptr<CooMatrix> Cq, Kc, A;
+  Vec lambda = nullptr, cforce = nullptr;
+  ~Petsc() {
+    VecDestroy(&cforce);
+    VecDestroy(&lambda);
+  }
+};
+
+DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
+    : dm_(dm), plan_(buildAssemblyPlan(dm.local())), petsc_(std::make_unique<Petsc>()) {
+  const Model& m = dm.local();
+  cq_ = makeConstraintMatrix(plan_);
+  kc_ = makeBodyMatrix(plan_);
+  k_ = makeBodyMatrix(plan_);
+  d_ = makeBodyMatrix(plan_);
+  a_ = makeBodyMatrix(plan_);
+  c_ = VecX::Zero(m.nc);
+  f_ = VecX::Zero(dm.ownedVelocities());
+  f_local_ = VecX::Zero(m.nv);
+  v_zero_ = VecX::Zero(m.nv);
+  std::vector<Index> rows(m.nc);
+  for (Index r = 0; r < m.nc; ++r) rows[r] = dm.firstRow() + r;
+  const std::vector<Index>& vel = dm.globalVelocity();
+  {
+    std::vector<PetscInt> i, j;
+    cooEntries(cq_, rows, vel, i, j);
+    petsc_->Cq = std::make_unique<CooMatrix>(m.nc, dm.ownedVelocities(), i, j);
+  }
+  std::vector<PetscInt> i, j;
+  cooEntries(kc_, vel, vel, i, j);
+  petsc_->Kc = std::make_unique<CooMatrix>(dm.ownedVelocities(), dm.ownedVelocities(), i, j);
+  petsc_->A = std::make_unique<CooMatrix>(dm.ownedVelocities(), dm.ownedVelocities(), i, j);
+  CATENA_PETSC(MatCreateVecs(petsc_->Cq->mat(), &petsc_->cforce, &petsc_->lambda));
+}
+
+DistributedAssembly::~DistributedAssembly() = default;
+
+void DistributedAssembly::assembleConstraints(const VecX& q, double t) {
+  catena::assembleConstraints(dm_.local(), plan_, q, t, &c_, &cq_);
+  petsc_->Cq->set(cq_.valuePtr());
+}
+
+void DistributedAssembly::assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda) {
+  catena::assembleConstraintStiffness(dm_.local(), plan_, q, t, lambda, kc_);
+  petsc_->Kc->set(kc_.valuePtr());
+}
+
+void DistributedAssembly::assembleForces(const VecX& q, double t) {
+  catena::assembleForces(dm_.local(), plan_, q, v_zero_, t, f_local_);
+  f_ = f_local_.head(dm_.ownedVelocities());
+}
+
+void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& lambda,
+                                          bool with_kc) {
+  const Model& m = dm_.local();
+  assembleForceJacobians(m, plan_, q, v_zero_, t, nullptr, k_, d_);
+  // Ghost bodies' rows come last in the local pattern: their body terms are the owners'.
+  const int ghost_start = k_.outerIndexPtr()[dm_.ownedVelocities()];
+  std::fill(k_.valuePtr() + ghost_start, k_.valuePtr() + k_.nonZeros(), 0.0);
+  if (with_kc) {
+    catena::assembleConstraintStiffness(m, plan_, q, t, lambda, kc_);
+    values(a_) = values(k_) + values(kc_);
+  } else {
+    values(a_) = values(k_);
+  }
+  petsc_->A->set(a_.valuePtr());
+}
+
+void DistributedAssembly::constraintForces(const VecX& lambda, VecX& out) const {
+  Petsc& p = *petsc_;
+  PetscScalar* a = nullptr;
+  CATENA_PETSC(VecGetArray(p.lambda, &a));
+  std::copy_n(lambda.data(), lambda.size(), a);
+  CATENA_PETSC(VecRestoreArray(p.lambda, &a));
+  CATENA_PETSC(MatMultTranspose(p.Cq->mat(), p.lambda, p.cforce));
+  const PetscScalar* b = nullptr;
+  out.resize(dm_.ownedVelocities());
+  CATENA_PETSC(VecGetArrayRead(p.cforce, &b));
+  std::copy_n(b, out.size(), out.data());
+  CATENA_PETSC(VecRestoreArrayRead(p.cforce, &b));
+}
+
+double DistributedAssembly::maxAbsTangent() const {
+  // The diagonal and off-diagonal blocks of the owned rows hold every assembled entry once.
+  Mat Ad = nullptr, Ao = nullptr;
+  const PetscInt* colmap = nullptr;
+  CATENA_PETSC(MatMPIAIJGetSeqAIJ(petsc_->A->mat(), &Ad, &Ao, &colmap));
+  double a = 0.0;
+  for (Mat B : {Ad, Ao}) {
+    MatInfo info;
+    CATENA_PETSC(MatGetInfo(B, MAT_LOCAL, &info));
+    const PetscScalar* v = nullptr;
+    CATENA_PETSC(MatSeqAIJGetArrayRead(B, &v));
+    for (long k = 0; k < static_cast<long>(info.nz_used); ++k) a = std::max(a, std::abs(v[k]));
+    CATENA_PETSC(MatSeqAIJRestoreArrayRead(B, &v));
+  }
+  return dm_.max(a);
+}
+
+SparseMatrixCSR DistributedAssembly::ownedRowsOfCq() const {
+  return ownedRows(petsc_->Cq->mat());
+}
+SparseMatrixCSR DistributedAssembly::ownedRowsOfKc() const {
+  return ownedRows(petsc_->Kc->mat());
+}
+SparseMatrixCSR DistributedAssembly::ownedRowsOfTangent() const {
+  return ownedRows(petsc_->A->mat());
+}
+
+}  // namespace catena

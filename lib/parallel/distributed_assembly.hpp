@@ -1,0 +1,67 @@
+#pragma once
+/// @file distributed_assembly.hpp
+/// Assembly of a DistributedModel into PETSc objects in the global numbering
+/// (distributed_model.hpp): the constraint residual C and the applied forces f (owned entries),
+/// C_q (MatMPIAIJ, nc x nv), K_c and the static tangent K + K_c (MatMPIAIJ, nv x nv).
+///
+/// Each rank runs the serial assembly (assembly/assemble.hpp: the same kernels, plan and OpenMP
+/// colouring, so bitwise identical for any thread count) on its local model, whose ghost bodies
+/// make every owned joint complete; the local values then go into the global matrices through
+/// fixed COO slots (petsc_coo_matrix.hpp), which add the K_c blocks that a joint writes on a
+/// ghost body's rows to the owner's. Body terms (forces, their Jacobians) of ghost bodies are
+/// their owner's: they are dropped here. A chain's K_c block has at most two contributions, so
+/// the global K_c equals the serial one bitwise; C, C_q and f are copies of kernel values.
+/// Every call is collective.
+
+#include <memory>
+
+#include "assembly/plan.hpp"
+#include "parallel/distributed_model.hpp"
+
+namespace catena {
+
+class DistributedAssembly {
+ public:
+  explicit DistributedAssembly(const DistributedModel& dm);
+  ~DistributedAssembly();
+  DistributedAssembly(const DistributedAssembly&) = delete;
+  DistributedAssembly& operator=(const DistributedAssembly&) = delete;
+
+  const DistributedModel& distributedModel() const { return dm_; }
+  const AssemblyPlan& plan() const { return plan_; }
+
+  /// C (owned rows) and C_q at the local positions q (local nq, ghosts up to date).
+  void assembleConstraints(const VecX& q, double t);
+  /// K_c = d(C_q^T lambda)/dq at fixed lambda (owned rows, local nc).
+  void assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda);
+  /// Applied forces f at zero velocities (owned velocity entries).
+  void assembleForces(const VecX& q, double t);
+  /// The tangent of statics A = K + K_c (K = -df/dq; K_c only if with_kc), global and local.
+  void assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc);
+  /// C_q^T lambda (owned velocity entries) with the last C_q (MatMultTranspose).
+  void constraintForces(const VecX& lambda, VecX& out) const;
+  /// max |a_ij| of the assembled global tangent.
+  double maxAbsTangent() const;
+
+  const VecX& C() const { return c_; }  ///< owned rows
+  const VecX& f() const { return f_; }  ///< owned velocity entries
+  /// The local matrices of the last calls (local model numbering; ghost rows hold this rank's
+  /// contributions only).
+  const SparseMatrixCSR& localCq() const { return cq_; }
+  const SparseMatrixCSR& localTangent() const { return a_; }
+
+  /// Owned rows of the assembled global matrices, global columns (comparisons, output).
+  SparseMatrixCSR ownedRowsOfCq() const;
+  SparseMatrixCSR ownedRowsOfKc() const;
+  SparseMatrixCSR ownedRowsOfTangent() const;
+
+ private:
+  const DistributedModel& dm_;
+  AssemblyPlan plan_;
+  SparseMatrixCSR cq_, kc_, k_, d_, a_;
+  VecX c_, f_, f_local_, v_zero_;
+  struct Petsc;  // PETSc objects stay out of this header
+  std::unique_ptr<Petsc> petsc_;
+};
+
+}  // namespace catena

@@ -1,0 +1,389 @@
+#include "parallel/distributed_statics.hpp"
+
+#include <petscksp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+
+#include "model/state.hpp"
+#include "parallel/petsc_coo_matrix.hpp"
+#include "solvers/factorization.hpp"
+
+namespace catena {
+namespace {
+
+/// The saddle-point system [A, s B^T; s B, 0] of a DistributedModel in the body-by-body
+/// numbering of distributed_statics.hpp, from the local A (body pattern, ghost rows included)
+/// and the local B = C_q; KSP preonly + LU, MUMPS unless the options say otherwise.
+class DistributedSaddlePoint {
+ public:
+  DistributedSaddlePoint(const DistributedModel& dm, const SparseMatrixCSR& A,
+                         const SparseMatrixCSR& B, const std::string& prefix)
+      : dm_(dm) {
+    const Model& m = dm.local();
+    const int nvb = m.nv_body;
+    const Index owned = dm.part().owned_bodies;
+    std::vector<std::vector<Index>> held(owned);  // joints by their body 1
+    for (Index j = 0; j < static_cast<Index>(m.joints.size()); ++j)
+      held[m.markerBody(m.joints[j].marker1)].push_back(j);
+    local_size_ = dm.ownedVelocities() + m.nc;
+    long below = 0, local = local_size_;
+    MPI_Exscan(&local, &below, 1, MPI_LONG, MPI_SUM, PETSC_COMM_WORLD);
+    first_ = dm.rank() == 0 ? 0 : static_cast<Index>(below);
+    kv_.resize(m.nv);
+    kr_.resize(m.nc);
+    Index at = first_;
+    for (Index b = 0; b < owned; ++b) {
+      for (int c = 0; c < nvb; ++c) kv_[b * nvb + c] = at++;
+      for (Index j : held[b])
+        for (Index r = m.joint_row_offset[j]; r < m.joint_row_offset[j + 1]; ++r) kr_[r] = at++;
+    }
+    // Ghost bodies' indices from their owners, through the same ghost exchange as positions.
+    const Index bodies = static_cast<Index>(m.bodies.size());
+    std::vector<double> start(bodies);
+    for (Index b = 0; b < owned; ++b) start[b] = kv_[b * nvb];
+    GhostExchange(1, owned, dm.part().ghost_bodies).update(start.data());
+    for (Index b = owned; b < bodies; ++b)
+      for (int c = 0; c < nvb; ++c) kv_[b * nvb + c] = static_cast<Index>(start[b]) + c;
+
+    std::vector<PetscInt> i, j;
+    auto add = [&](const SparseMatrixCSR& M, const std::vector<Index>& rm,
+                   const std::vector<Index>& cm, bool transpose) {
+      for (int r = 0; r < M.outerSize(); ++r)
+        for (int k = M.outerIndexPtr()[r]; k < M.outerIndexPtr()[r + 1]; ++k) {
+          const Index row = rm[r], col = cm[M.innerIndexPtr()[k]];
+          i.push_back(transpose ? col : row);
+          j.push_back(transpose ? row : col);
+        }
+    };
+    add(A, kv_, kv_, false);
+    add(B, kr_, kv_, false);
+    add(B, kr_, kv_, true);
+    values_.resize(i.size());
+    K_ = std::make_unique<CooMatrix>(local_size_, local_size_, i, j);
+    CATENA_PETSC(MatCreateVecs(K_->mat(), &sol_, &rhs_));
+    CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
+    if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(ksp_, prefix.c_str()));
+    CATENA_PETSC(KSPSetType(ksp_, KSPPREONLY));
+    PC pc;
+    CATENA_PETSC(KSPGetPC(ksp_, &pc));
+    CATENA_PETSC(PCSetType(pc, PCLU));
+    // MUMPS pivots (zero (2,2) block) and runs on any rank count; KLU is serial only.
+    CATENA_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
+    CATENA_PETSC(KSPSetOperators(ksp_, K_->mat(), K_->mat()));
+    CATENA_PETSC(KSPSetFromOptions(ksp_));
+    // MUMPS delays many pivots on these matrices (solvers/factorization.hpp): from 2000 links on,
+    // its default workspace (ICNTL(14) = 20 % over the estimate) runs out; 100 % unless set.
+    PetscBool set = PETSC_FALSE;
+    const std::string workspace = "-" + prefix + "mat_mumps_icntl_14";
+    CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, workspace.c_str(), &set));
+    if (!set && package() == MATSOLVERMUMPS) {
+      CATENA_PETSC(PCFactorSetUpMatSolverType(pc));
+      Mat F = nullptr;
+      CATENA_PETSC(PCFactorGetMatrix(pc, &F));
+      CATENA_PETSC(MatMumpsSetIcntl(F, 14, 100));
+    }
+  }
+  ~DistributedSaddlePoint() {
+    VecDestroy(&sol_);
+    VecDestroy(&rhs_);
+    KSPDestroy(&ksp_);
+  }
+  DistributedSaddlePoint(const DistributedSaddlePoint&) = delete;
+  DistributedSaddlePoint& operator=(const DistributedSaddlePoint&) = delete;
+
+  /// Refills [A, s B^T; s B, 0] and factors it. Collective.
+  Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale) {
+    ++factorizations;
+    scale_ = scale;
+    const long na = A.nonZeros(), nb = B.nonZeros();
+    std::copy_n(A.valuePtr(), na, values_.data());
+    for (long k = 0; k < nb; ++k) values_[na + k] = values_[na + nb + k] = scale * B.valuePtr()[k];
+    K_->set(values_.data());
+    CATENA_PETSC(KSPSetOperators(ksp_, K_->mat(), K_->mat()));
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a singular matrix is a status
+    const PetscErrorCode ierr = KSPSetUp(ksp_);
+    PetscPopErrorHandler();
+    PC pc;
+    CATENA_PETSC(KSPGetPC(ksp_, &pc));
+    PetscInt N = 0;
+    CATENA_PETSC(MatGetSize(K_->mat(), &N, nullptr));
+    return factorizationStatus(pc, N, ierr);
+  }
+
+  /// x (owned velocities), y (owned rows) from f (owned velocities), g (owned rows). Collective.
+  Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {
+    ++solves;
+    PetscScalar* r = nullptr;
+    CATENA_PETSC(VecGetArray(rhs_, &r));
+    for (Index k = 0; k < f.size(); ++k) r[kv_[k] - first_] = f(k);
+    for (Index k = 0; k < g.size(); ++k) r[kr_[k] - first_] = scale_ * g(k);
+    CATENA_PETSC(VecRestoreArray(rhs_, &r));
+    CATENA_PETSC(KSPSolve(ksp_, rhs_, sol_));
+    KSPConvergedReason reason;
+    CATENA_PETSC(KSPGetConvergedReason(ksp_, &reason));
+    const PetscScalar* s = nullptr;
+    CATENA_PETSC(VecGetArrayRead(sol_, &s));
+    x.resize(f.size());
+    y.resize(g.size());
+    for (Index k = 0; k < f.size(); ++k) x(k) = s[kv_[k] - first_];
+    for (Index k = 0; k < g.size(); ++k) y(k) = scale_ * s[kr_[k] - first_];
+    CATENA_PETSC(VecRestoreArrayRead(sol_, &s));
+    const double finite = dm_.max(x.allFinite() && y.allFinite() ? 0.0 : 1.0);
+    if (reason < 0) {
+      std::ostringstream os;
+      os << "the saddle-point solve failed (" << KSPConvergedReasons[reason] << ")";
+      return Status::failure(Status::Code::kSingular, os.str());
+    }
+    if (finite > 0.0)
+      return Status::failure(Status::Code::kSingular,
+                             "the saddle-point solve returned non-finite values (singular matrix)");
+    return Status::success();
+  }
+
+  std::string package() const {
+    PC pc;
+    KSPGetPC(ksp_, &pc);
+    MatSolverType type = nullptr;
+    PCFactorGetMatSolverType(pc, &type);
+    return type ? type : "petsc";
+  }
+
+  int factorizations = 0, solves = 0;
+
+ private:
+  const DistributedModel& dm_;
+  Index first_ = 0, local_size_ = 0;
+  std::vector<Index> kv_, kr_;  // local velocity coordinate / row -> global index
+  std::unique_ptr<CooMatrix> K_;
+  std::vector<double> values_;
+  double scale_ = 1.0;
+  KSP ksp_ = nullptr;
+  Vec rhs_ = nullptr, sol_ = nullptr;
+};
+
+struct Residual {
+  double force, position, merit;
+};
+
+double maxAbs(const VecX& x) {
+  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
+}
+
+/// analysis/scales.hpp's lengthScale over the ranks: the bodies' start positions and the ground
+/// markers (each held by one part) about their centroid.
+double distributedLengthScale(const DistributedModel& dm) {
+  const Model& m = dm.local();
+  std::vector<Vec3> points;
+  for (Index b = 0; b < dm.part().owned_bodies; ++b) points.push_back(m.bodies[b].position);
+  for (const Marker& k : m.markers)
+    if (k.body == kGround) points.push_back(k.position);
+  Vec3 c = Vec3::Zero();
+  for (const Vec3& p : points) c += p;
+  const double count = dm.sum(static_cast<double>(points.size()));
+  if (count == 0.0) return 1.0;
+  c = dm.sum(c) / count;
+  double r = 0.0;
+  for (const Vec3& p : points) r = std::max(r, (p - c).norm());
+  r = dm.max(r);
+  return r > 0.0 ? r : 1.0;
+}
+
+/// analysis/scales.hpp's naturalNorm of an owned variation, over the ranks.
+double naturalNorm(const DistributedModel& dm, const VecX& dq, double ls) {
+  const int per = dm.local().nv_body;
+  double s = 0.0;
+  for (Index i = 0; i < dq.size(); ++i) {
+    const double x = (i % per) < 3 ? dq(i) / ls : dq(i);
+    s += x * x;
+  }
+  return std::sqrt(dm.sum(s));
+}
+
+/// C, C_q, f and C_q^T lambda at (q, lambda); the scaled residual norms over the ranks.
+Residual evaluate(DistributedAssembly& as, const VecX& q, const VecX& lambda, double fs, double ls,
+                  VecX& r) {
+  const DistributedModel& dm = as.distributedModel();
+  as.assembleConstraints(q, 0.0);
+  as.assembleForces(q, 0.0);
+  VecX cforce;
+  as.constraintForces(lambda, cforce);
+  r = as.f() - cforce;
+  Residual res;
+  res.force = dm.max(maxAbs(r)) / fs;
+  res.position = dm.max(maxAbs(as.C())) / ls;
+  res.merit = dm.sum(r.squaredNorm()) / (fs * fs) + dm.sum(as.C().squaredNorm()) / (ls * ls);
+  return res;
+}
+
+/// q += alpha dq on the owned bodies (manifold update), then the ghosts from their owners.
+void applyOwnedVariation(const DistributedModel& dm, const VecX& dq, double alpha, VecX& q) {
+  VecX full = VecX::Zero(dm.local().nv);
+  full.head(dq.size()) = dq;
+  applyVariation(dm.local(), full, alpha, q);
+  dm.updateGhosts(q);
+}
+
+}  // namespace
+
+DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const StaticsOptions& o) {
+  const DistributedModel& dm = as.distributedModel();
+  const Model& m = dm.local();
+  DistributedStaticsResult out;
+  VecX q = initialState(m).q;
+  dm.updateGhosts(q);
+  VecX lambda = VecX::Zero(m.nc), r;
+  auto finish = [&](DistributedSaddlePoint* kkt) {
+    out.q = q;
+    out.lambda = lambda;
+    if (kkt) {
+      out.factorizations += kkt->factorizations;
+      out.solves += kkt->solves;
+    }
+    return out;
+  };
+
+  // 1. Scales, and least-squares multipliers from [I C_q^T; C_q 0] (statics.cpp, step 1).
+  as.assembleForces(q, 0.0);
+  out.force_scale = std::max(dm.max(maxAbs(as.f())), 1e-300);
+  out.length_scale = distributedLengthScale(dm);
+  const double fs = out.force_scale, ls = out.length_scale;
+  as.assembleConstraints(q, 0.0);
+  SparseMatrixCSR I = as.localTangent();
+  for (int row = 0; row < I.outerSize(); ++row)
+    for (SparseMatrixCSR::InnerIterator it(I, row); it; ++it)
+      it.valueRef() = (it.col() == row && row < dm.ownedVelocities()) ? 1.0 : 0.0;
+  if (dm.globalNc() > 0) {
+    DistributedSaddlePoint lsq(dm, I, as.localCq(), o.petsc_prefix);
+    Status st = lsq.factor(I, as.localCq(), 1.0);
+    VecX x, lam;
+    if (st.ok()) st = lsq.solve(as.f(), VecX::Zero(m.nc), x, lam);
+    out.factorizations += lsq.factorizations;
+    out.solves += lsq.solves;
+    if (!st.ok()) {
+      out.status = Status::failure(
+          st.code, "distributed statics: the least-squares estimate of the multipliers failed (" +
+                       st.message + ")");
+      return finish(nullptr);
+    }
+    lambda = lam;
+  }
+
+  // 2. Damped Newton (statics.cpp, step 2).
+  DistributedSaddlePoint kkt(dm, as.localTangent(), as.localCq(), o.petsc_prefix);
+  out.linear_solver = kkt.package();
+  Residual res = evaluate(as, q, lambda, fs, ls, r);
+  out.history.push_back({res.force, res.position, 0.0});
+  double alpha = 1.0, alpha_pred = 1.0, norm_prev = 0.0, norm_bar = 0.0;
+  VecX dq_bar, dq, lam, bar_lam;
+  for (int it = 0; it < o.max_iterations; ++it) {
+    if (res.force <= o.force_tolerance && res.position <= o.position_tolerance) {
+      out.status = Status::success();
+      return finish(&kkt);
+    }
+    as.assembleTangent(q, 0.0, lambda, o.constraint_stiffness);
+    const double cmax = dm.max([&] {
+      double c = 0.0;
+      for (int k = 0; k < as.localCq().nonZeros(); ++k)
+        c = std::max(c, std::abs(as.localCq().valuePtr()[k]));
+      return c;
+    }());
+    const double amax = as.maxAbsTangent();
+    const double scale = (amax > 0.0 && cmax > 0.0) ? amax / cmax : 1.0;
+    Status st = kkt.factor(as.localTangent(), as.localCq(), scale);
+    if (st.ok()) st = kkt.solve(r, VecX(-as.C()), dq, lam);
+    if (!st.ok()) {
+      std::ostringstream os;
+      os << "distributed statics: singular tangent at iteration " << it << " (" << st.message
+         << ")";
+      out.status = Status::failure(
+          st.code == Status::Code::kResources ? st.code : Status::Code::kSingular, os.str());
+      break;
+    }
+    const double norm_dq = naturalNorm(dm, dq, ls);
+    if (it > 0 && norm_prev > 0.0 && norm_dq > 0.0) {
+      const double d = naturalNorm(dm, VecX(dq_bar - dq), ls);
+      alpha_pred = d > 0.0 ? std::min(1.0, alpha * norm_prev * norm_bar / (d * norm_dq)) : 1.0;
+    }
+    alpha = std::max(alpha_pred, o.min_step);
+    VecX trial_q, trial_lambda;
+    Residual tres{};
+    bool accepted = false;
+    for (int trial_it = 0; trial_it < 40; ++trial_it) {
+      trial_q = q;
+      applyOwnedVariation(dm, dq, alpha, trial_q);
+      trial_lambda = lambda + alpha * lam;
+      tres = evaluate(as, trial_q, trial_lambda, fs, ls, r);
+      if (!std::isfinite(tres.merit)) {
+        alpha *= 0.5;
+        continue;
+      }
+      const Status sb = kkt.solve(r, VecX(-as.C()), dq_bar, bar_lam);
+      norm_bar = sb.ok() ? naturalNorm(dm, dq_bar, ls) : INFINITY;
+      if (norm_dq <= 1e-15 || norm_bar <= (1.0 - 0.25 * alpha) * norm_dq ||
+          (tres.force <= o.force_tolerance && tres.position <= o.position_tolerance)) {
+        accepted = true;
+        break;
+      }
+      if (alpha <= o.min_step) break;
+      const double h =
+          2.0 * naturalNorm(dm, VecX(dq_bar - (1.0 - alpha) * dq), ls) / (alpha * alpha * norm_dq);
+      alpha = std::max(o.min_step, std::min(0.5 * alpha, h > 0.0 ? 1.0 / h : 0.5 * alpha));
+    }
+    norm_prev = norm_dq;
+    if (!accepted) {
+      std::ostringstream os;
+      os << "distributed statics: no damped Newton step reduces the correction at iteration " << it
+         << " (force residual " << res.force << ", position residual " << res.position << ")";
+      out.status = Status::failure(Status::Code::kNotConverged, os.str());
+      break;
+    }
+    q = trial_q;
+    lambda = trial_lambda;
+    res = tres;
+    out.history.push_back({res.force, res.position, alpha});
+  }
+  if (out.status.ok()) {
+    if (res.force <= o.force_tolerance && res.position <= o.position_tolerance) return finish(&kkt);
+    std::ostringstream os;
+    os << "distributed statics did not converge in " << o.max_iterations
+       << " iterations (force residual " << res.force << ", position residual " << res.position
+       << ")";
+    out.status = Status::failure(Status::Code::kNotConverged, os.str());
+  }
+  return finish(&kkt);
+}
+
+double lowestMarkerHeight(const DistributedModel& dm, const VecX& q) {
+  const Model& m = dm.local();
+  double z = std::numeric_limits<double>::infinity();
+  for (Index k = 0; k < static_cast<Index>(m.markers.size()); ++k) {
+    const Index b = m.markers[k].body;
+    if (b >= 0 && b < dm.part().owned_bodies) z = std::min(z, markerPosition(m, q.data(), k).z());
+  }
+  return -dm.max(-z);
+}
+
+JointReaction distributedJointReaction(const DistributedAssembly& as, const VecX& q, double t,
+                                       const VecX& lambda, Index joint) {
+  const DistributedModel& dm = as.distributedModel();
+  const Model& m = dm.local();
+  const Index local = joint - dm.part().first_joint;
+  Eigen::Matrix<double, 12, 1> x = Eigen::Matrix<double, 12, 1>::Zero();
+  if (local >= 0 && local < static_cast<Index>(m.joints.size())) {
+    const JointReaction r = computeJointReactions(m, as.plan(), q, t, lambda)[local];
+    x << r.force_joint, r.torque_joint, r.force_world, r.torque_world;
+  }
+  Eigen::Matrix<double, 12, 1> y;
+  MPI_Allreduce(x.data(), y.data(), 12, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);
+  JointReaction r;
+  r.force_joint = y.segment<3>(0);
+  r.torque_joint = y.segment<3>(3);
+  r.force_world = y.segment<3>(6);
+  r.torque_world = y.segment<3>(9);
+  return r;
+}
+
+}  // namespace catena

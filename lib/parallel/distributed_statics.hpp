@@ -1,0 +1,47 @@
+#pragma once
+/// @file distributed_statics.hpp
+/// Static equilibrium of a DistributedModel: the Newton iteration of analysis/statics.hpp (same
+/// residual, tangent [K + K_c, C_q^T; C_q, 0] with the same constraint scaling, least-squares
+/// start of the multipliers, Deuflhard's natural monotonicity test, same tolerances), with the
+/// global norms and maxima reduced over the ranks and the saddle-point system assembled into one
+/// MatMPIAIJ and solved by KSP preonly + LU with MUMPS (options under StaticsOptions::
+/// petsc_prefix, e.g. -statics_pc_factor_mat_solver_type superlu_dist). Results equal the serial
+/// solveStatics to round-off for any rank count. Collective.
+///
+/// Saddle-point numbering (independent of the rank count): body by body, a body's velocity
+/// coordinates followed by the rows of the joints it holds as body 1 (in joint order); a rank
+/// owns the contiguous range of its bodies.
+
+#include <string>
+#include <vector>
+
+#include "analysis/reactions.hpp"
+#include "analysis/statics.hpp"
+#include "parallel/distributed_assembly.hpp"
+
+namespace catena {
+
+struct DistributedStaticsResult {
+  Status status;  ///< the same on every rank
+  VecX q;         ///< local positions (owned bodies, then ghosts): equilibrium or last iterate
+  VecX lambda;    ///< owned multipliers
+  std::vector<StaticsIteration> history;
+  double force_scale = 1.0, length_scale = 1.0;
+  std::string linear_solver;  ///< factorization package
+  int factorizations = 0, solves = 0;
+};
+
+/// Starts from the local model's initial state (every part describes its bodies' start).
+DistributedStaticsResult solveDistributedStatics(DistributedAssembly& assembly,
+                                                 const StaticsOptions& options = {});
+
+/// Lowest z of the markers on owned bodies, minimum over the ranks (a chain's sag below its
+/// supports at z = 0 is minus this). Collective.
+double lowestMarkerHeight(const DistributedModel& dm, const VecX& q);
+
+/// Reaction of the joint with global index `joint` (analysis/reactions.hpp), on every rank.
+/// Collective.
+JointReaction distributedJointReaction(const DistributedAssembly& assembly, const VecX& q, double t,
+                                       const VecX& lambda, Index joint);
+
+}  // namespace catena

@@ -1,0 +1,310 @@
+#define BOOST_TEST_MODULE distributed_chain
+// The distributed catenary chain (parallel/, docs/parallel.md) against the serial catena. The
+// executable runs under mpiexec with 1, 2 and 4 ranks (tests/mpi.cmake); every rank builds its
+// part of the chain and, for the comparison only, the whole chain, and compares the rows it
+// owns. Every check is reduced over the ranks first, so all ranks pass or fail together and
+// never leave one another waiting in a collective call.
+#include <mpi.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "analysis/reactions.hpp"
+#include "analysis/statics.hpp"
+#include "assembly/assemble.hpp"
+#include "math/rotation.hpp"
+#include "model/generators.hpp"
+#include "model/state.hpp"
+#include "parallel/distributed_statics.hpp"
+#include "petsc_fixture.hpp"
+
+using namespace catena;
+
+namespace {
+
+int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int worldSize() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+double allMax(double x) {
+  double y = 0.0;
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return y;
+}
+
+ModelPart chainPart(int N) {
+  CatenaryChainOptions o;
+  o.links = N;
+  return buildCatenaryChainPart(o, worldRank(), worldSize());
+}
+Model wholeChain(int N) {
+  CatenaryChainOptions o;
+  o.links = N;
+  return buildCatenaryChain(o);
+}
+
+/// Body `global` moved off the 'V' by up to 5 cm and 0.05 rad, from its global index alone, so
+/// every rank reproduces the serial configuration of its bodies.
+void perturbBody(Index global, double* q) {
+  std::mt19937 gen(1234u + static_cast<unsigned>(global));
+  std::uniform_real_distribution<double> u(-0.05, 0.05);
+  for (int k = 0; k < 3; ++k) q[k] += u(gen);
+  const Vec3 theta(u(gen), u(gen), u(gen));
+  const Quat r = boxPlus(Quat(q[3], q[4], q[5], q[6]), theta).normalized();
+  q[3] = r.w();
+  q[4] = r.x();
+  q[5] = r.y();
+  q[6] = r.z();
+}
+double multiplier(Index global_row) {
+  return 10.0 * std::sin(1.0 + global_row);
+}
+
+/// Largest |a - b| over the entries of two matrices of equal size (infinity if sizes differ).
+double maxDiff(const MatX& a, const MatX& b) {
+  if (a.rows() != b.rows() || a.cols() != b.cols()) return INFINITY;
+  return a.size() ? (a - b).cwiseAbs().maxCoeff() : 0.0;
+}
+
+/// Every value of the owned rows of the distributed matrices and vectors, for bitwise checks.
+std::vector<double> snapshot(const DistributedAssembly& as) {
+  std::vector<double> v(as.C().data(), as.C().data() + as.C().size());
+  v.insert(v.end(), as.f().data(), as.f().data() + as.f().size());
+  for (const SparseMatrixCSR& A : {as.ownedRowsOfCq(), as.ownedRowsOfKc()}) {
+    v.insert(v.end(), A.valuePtr(), A.valuePtr() + A.nonZeros());
+    v.insert(v.end(), A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
+  }
+  return v;
+}
+
+bool allBitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
+  const bool local =
+      a.size() == b.size() && std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0;
+  return allMax(local ? 0.0 : 1.0) == 0.0;
+}
+
+/// Distributed C, C_q, K_c and f at the perturbed configuration and multipliers.
+void assemblePerturbed(const DistributedModel& dm, DistributedAssembly& as) {
+  const Model& m = dm.local();
+  VecX q = initialState(m).q;
+  for (Index b = 0; b < dm.part().owned_bodies; ++b)
+    perturbBody(dm.part().globalBody(b), q.data() + m.qOffset(b));
+  dm.updateGhosts(q);
+  VecX lambda(m.nc);
+  for (Index r = 0; r < m.nc; ++r) lambda(r) = multiplier(dm.firstRow() + r);
+  as.assembleConstraints(q, 0.0);
+  as.assembleConstraintStiffness(q, 0.0, lambda);
+  as.assembleForces(q, 0.0);
+}
+
+}  // namespace
+
+// The parts tile the chain: global sizes, owned ranges and the joints' global rows are those of
+// the whole chain, for any rank count; on one rank the part is the whole chain.
+BOOST_AUTO_TEST_CASE(parts_number_the_chain_as_the_whole_model) {
+  const int N = 42;
+  const ModelPart part = chainPart(N);
+  const DistributedModel dm(part);
+  const Model whole = wholeChain(N);
+  BOOST_TEST(dm.globalNv() == whole.nv);
+  BOOST_TEST(dm.globalNc() == whole.nc);
+  double bad = 0.0;
+  for (Index j = 0; j < static_cast<Index>(part.model.joints.size()); ++j) {
+    const Index g = part.first_joint + j;
+    bad += part.model.joints[j].name != whole.joints[g].name;
+    bad += dm.firstRow() + part.model.joint_row_offset[j] != whole.joint_row_offset[g];
+  }
+  for (Index b = 0; b < static_cast<Index>(part.model.bodies.size()); ++b)
+    bad += part.model.bodies[b].name != whole.bodies[part.globalBody(b)].name;
+  BOOST_TEST(allMax(bad) == 0.0);
+  if (worldSize() == 1) {
+    BOOST_TEST(part.model.markers.size() == whole.markers.size());
+    BOOST_TEST(part.ghost_bodies.empty());
+  }
+}
+
+// Ghost bodies receive their owners' positions through PETSc.
+BOOST_AUTO_TEST_CASE(ghost_exchange_copies_the_owners_positions) {
+  const ModelPart part = chainPart(42);
+  const DistributedModel dm(part);
+  const Model& m = part.model;
+  VecX q = VecX::Constant(m.nq, -1.0);
+  for (Index b = 0; b < part.owned_bodies; ++b)
+    for (int c = 0; c < 7; ++c) q(m.qOffset(b) + c) = 100.0 * part.globalBody(b) + c;
+  dm.updateGhosts(q);
+  double bad = 0.0;
+  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b)
+    for (int c = 0; c < 7; ++c) bad += q(m.qOffset(b) + c) != 100.0 * part.globalBody(b) + c;
+  BOOST_TEST(allMax(bad) == 0.0);
+  BOOST_TEST((worldRank() == 0 ? part.ghost_bodies.empty() : part.ghost_bodies.size() == 1u));
+}
+
+// C, C_q, K_c and f of the distributed chain equal the serial assembly at a perturbed
+// configuration with nonzero multipliers. They are copies of the same kernel values, and a K_c
+// block of a chain sums at most two joint contributions (exact in either order), so the
+// difference is expected to be exactly zero; the test allows round-off (1e-14 of the largest
+// entry).
+BOOST_AUTO_TEST_CASE(assembly_equals_the_serial_assembly) {
+  const int N = 42;
+  const ModelPart part = chainPart(N);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  assemblePerturbed(dm, as);
+
+  const Model whole = wholeChain(N);
+  const AssemblyPlan plan = buildAssemblyPlan(whole);
+  VecX q = initialState(whole).q;
+  for (Index b = 0; b < static_cast<Index>(whole.bodies.size()); ++b)
+    perturbBody(b, q.data() + whole.qOffset(b));
+  VecX lambda(whole.nc);
+  for (Index r = 0; r < whole.nc; ++r) lambda(r) = multiplier(r);
+  VecX C(whole.nc), f(whole.nv);
+  SparseMatrixCSR Cq = makeConstraintMatrix(plan), Kc = makeBodyMatrix(plan);
+  assembleConstraints(whole, plan, q, 0.0, &C, &Cq);
+  assembleConstraintStiffness(whole, plan, q, 0.0, lambda, Kc);
+  assembleForces(whole, plan, q, VecX::Zero(whole.nv), 0.0, f);
+
+  const Index r0 = dm.firstRow(), nr = dm.ownedRows();
+  const Index v0 = dm.firstVelocity(), nv = dm.ownedVelocities();
+  struct Compared {
+    const char* name;
+    double diff, scale;
+  };
+  const Compared compared[] = {
+      {"C", maxDiff(as.C(), C.segment(r0, nr)), C.cwiseAbs().maxCoeff()},
+      {"C_q", maxDiff(MatX(as.ownedRowsOfCq()), MatX(Cq).middleRows(r0, nr)),
+       MatX(Cq).cwiseAbs().maxCoeff()},
+      {"K_c", maxDiff(MatX(as.ownedRowsOfKc()), MatX(Kc).middleRows(v0, nv)),
+       MatX(Kc).cwiseAbs().maxCoeff()},
+      {"f", maxDiff(as.f(), f.segment(v0, nv)), f.cwiseAbs().maxCoeff()}};
+  for (const Compared& c : compared) {
+    const double diff = allMax(c.diff);
+    if (worldRank() == 0)
+      BOOST_TEST_MESSAGE(worldSize() << " ranks: " << c.name << " max |distributed - serial| = "
+                                     << diff << " (largest entry " << c.scale << ")");
+    BOOST_TEST(diff <= 1e-14 * c.scale, c.name << ": " << diff << " > 1e-14 * " << c.scale);
+  }
+}
+
+// Within a rank the assembly is bitwise identical for 1 and 2 OpenMP threads. 2048 links: at
+// 4 ranks each local model has 512 joints and bodies, enough for the assembly's parallel
+// regions to start (assemble.cpp, kParallelItems).
+BOOST_AUTO_TEST_CASE(assembly_is_bitwise_identical_for_any_thread_count) {
+  const ModelPart part = chainPart(2048);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  assemblePerturbed(dm, as);
+  const std::vector<double> one = snapshot(as);
+  omp_set_num_threads(2);
+  assemblePerturbed(dm, as);
+  const std::vector<double> two = snapshot(as);
+  omp_set_num_threads(threads);
+  BOOST_TEST(allBitwiseEqual(one, two));
+}
+
+namespace {
+
+/// Worst relative difference of the distributed statics from the serial one.
+struct StaticsComparison {
+  double q = 0.0, lambda = 0.0, sag = 0.0, reaction = 0.0, weight = 0.0;
+  int iterations = 0;
+};
+
+StaticsComparison compareStatics(int N) {
+  StaticsComparison out;
+  const ModelPart part = chainPart(N);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  const DistributedStaticsResult d = solveDistributedStatics(as);
+  BOOST_TEST(d.status.ok(), d.status.message);
+  out.iterations = static_cast<int>(d.history.size()) - 1;
+
+  const Model whole = wholeChain(N);
+  const AssemblyPlan plan = buildAssemblyPlan(whole);
+  const StaticsResult s = solveStatics(whole, plan, initialState(whole));
+  BOOST_TEST(s.status.ok(), s.status.message);
+  const VecX& q = s.state.q;
+  const VecX& lambda = s.state.lambda;
+
+  // Positions relative to the chain's size (coordinates in m, quaternions of norm 1).
+  const double ls = d.length_scale;
+  out.q =
+      allMax((d.q.head(dm.ownedPositions()) - q.segment(part.first_body * 7, dm.ownedPositions()))
+                 .cwiseAbs()
+                 .maxCoeff()) /
+      std::max(ls, 1.0);
+  out.lambda =
+      allMax((d.lambda - lambda.segment(dm.firstRow(), dm.ownedRows())).cwiseAbs().maxCoeff()) /
+      lambda.cwiseAbs().maxCoeff();
+  double lowest = INFINITY;
+  for (Index k = 0; k < static_cast<Index>(whole.markers.size()); ++k)
+    if (whole.markers[k].body >= 0)
+      lowest = std::min(lowest, markerPosition(whole, q.data(), k).z());
+  const double sag = -lowestMarkerHeight(dm, d.q);
+  out.sag = std::abs(sag + lowest) / std::abs(lowest);
+  const std::vector<JointReaction> R = computeJointReactions(whole, plan, q, 0.0, lambda);
+  const JointReaction a = distributedJointReaction(as, d.q, 0.0, d.lambda, 0);
+  const JointReaction b = distributedJointReaction(as, d.q, 0.0, d.lambda, N);
+  const double H = std::abs(R.front().force_world.x());
+  out.reaction = std::max((a.force_world - R.front().force_world).norm(),
+                          (b.force_world - R.back().force_world).norm()) /
+                 H;
+  // Closed form: the supports carry the chain's weight, 1 kg/m over |AC| + |CB| = 2 sqrt(61) m.
+  const double weight = 9.81 * 2.0 * std::sqrt(61.0);
+  out.weight = std::abs(a.force_world.z() + b.force_world.z() - weight) / weight;
+  if (worldRank() == 0)
+    BOOST_TEST_MESSAGE(worldSize()
+                       << " ranks, N = " << N << ": sag " << sag << " m, H " << H << " N, "
+                       << out.iterations << " Newton iterations (" << s.history.size() - 1
+                       << " serial), " << d.linear_solver << "; relative differences from serial: "
+                       << "q " << out.q << ", lambda " << out.lambda << ", sag " << out.sag
+                       << ", reactions " << out.reaction << "; weight " << out.weight);
+  return out;
+}
+
+}  // namespace
+
+// The distributed equilibrium equals the serial one (KLU on one rank) to 1e-10 relative:
+// positions, multipliers, sag and the support reactions; the supports carry the chain's weight.
+BOOST_AUTO_TEST_CASE(statics_equals_the_serial_statics) {
+  for (int N : {40, 42}) {
+    const StaticsComparison c = compareStatics(N);
+    BOOST_TEST(c.q <= 1e-10, "N = " << N << ": positions " << c.q);
+    BOOST_TEST(c.lambda <= 1e-10, "N = " << N << ": multipliers " << c.lambda);
+    BOOST_TEST(c.sag <= 1e-10, "N = " << N << ": sag " << c.sag);
+    BOOST_TEST(c.reaction <= 1e-10, "N = " << N << ": support reactions " << c.reaction);
+    BOOST_TEST(c.weight <= 1e-10, "N = " << N << ": vertical reactions vs weight " << c.weight);
+  }
+}
+
+// Within a rank the whole statics is bitwise identical for 1 and 2 OpenMP threads (the
+// assembly's parallel regions start at 4 ranks too: 512 joints per rank).
+BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
+  const ModelPart part = chainPart(2048);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  const int threads = omp_get_max_threads();
+  std::vector<std::vector<double>> runs;
+  for (int t : {1, 2}) {
+    omp_set_num_threads(t);
+    const DistributedStaticsResult d = solveDistributedStatics(as);
+    BOOST_TEST(d.status.ok(), d.status.message);
+    std::vector<double> v(d.q.data(), d.q.data() + d.q.size());
+    v.insert(v.end(), d.lambda.data(), d.lambda.data() + d.lambda.size());
+    runs.push_back(std::move(v));
+  }
+  omp_set_num_threads(threads);
+  BOOST_TEST(allBitwiseEqual(runs[0], runs[1]));
+}
