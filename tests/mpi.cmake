@@ -13,3 +13,18 @@ foreach(np 1 2 4)
   set_tests_properties(mpi_distributed_chain_np${np} PROPERTIES LABELS mpi TIMEOUT 120
     ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_pml=ob1;ASAN_OPTIONS=detect_leaks=0")
 endforeach()
+
+# catena-scale (drivers/catena_scale.cpp, docs/scaling.md) under mpiexec, checked by
+# mpi/catena_scale_test.py: the same study on 1 and 2 ranks gives the same check values; a study
+# stopped by SIGTERM and restarted gives the lines of an uninterrupted one; bad options fail.
+find_package(Python3 COMPONENTS Interpreter)
+if(Python3_Interpreter_FOUND)
+  foreach(mode ranks restart options)
+    add_test(NAME mpi_catena_scale_${mode}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/catena_scale_test.py
+                     --mpiexec ${MPIEXEC_EXECUTABLE} --scale $<TARGET_FILE:catena_scale>
+                     --work ${CMAKE_CURRENT_BINARY_DIR}/catena_scale_${mode} ${mode})
+    set_tests_properties(mpi_catena_scale_${mode} PROPERTIES LABELS mpi TIMEOUT 300
+      ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_pml=ob1;OMP_NUM_THREADS=1;ASAN_OPTIONS=detect_leaks=0")
+  endforeach()
+endif()

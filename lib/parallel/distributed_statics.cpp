@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <sstream>
 
 #include "model/state.hpp"
@@ -168,6 +169,19 @@ struct Residual {
   double force, position, merit;
 };
 
+/// Adds the wall time of its scope to a phase of DistributedStaticsTimings.
+class PhaseTimer {
+ public:
+  explicit PhaseTimer(double& phase) : phase_(phase), start_(MPI_Wtime()) {}
+  ~PhaseTimer() { phase_ += MPI_Wtime() - start_; }
+  PhaseTimer(const PhaseTimer&) = delete;
+  PhaseTimer& operator=(const PhaseTimer&) = delete;
+
+ private:
+  double& phase_;
+  double start_;
+};
+
 double maxAbs(const VecX& x) {
   return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
 }
@@ -245,23 +259,42 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
     return out;
   };
 
+  DistributedStaticsTimings& time = out.timings;
+
   // 1. Scales, and least-squares multipliers from [I C_q^T; C_q 0] (statics.cpp, step 1).
-  as.assembleForces(q, 0.0);
+  {
+    PhaseTimer timer(time.assembly);
+    as.assembleForces(q, 0.0);
+  }
   out.force_scale = std::max(dm.max(maxAbs(as.f())), 1e-300);
   out.length_scale = distributedLengthScale(dm);
   const double fs = out.force_scale, ls = out.length_scale;
-  as.assembleConstraints(q, 0.0);
+  {
+    PhaseTimer timer(time.assembly);
+    as.assembleConstraints(q, 0.0);
+  }
   SparseMatrixCSR I = as.localTangent();
   for (int row = 0; row < I.outerSize(); ++row)
     for (SparseMatrixCSR::InnerIterator it(I, row); it; ++it)
       it.valueRef() = (it.col() == row && row < dm.ownedVelocities()) ? 1.0 : 0.0;
   if (dm.globalNc() > 0) {
-    DistributedSaddlePoint lsq(dm, I, as.localCq(), o.petsc_prefix);
-    Status st = lsq.factor(I, as.localCq(), 1.0);
+    std::optional<DistributedSaddlePoint> lsq;
+    {
+      PhaseTimer timer(time.setup);
+      lsq.emplace(dm, I, as.localCq(), o.petsc_prefix);
+    }
+    Status st;
+    {
+      PhaseTimer timer(time.factorization);
+      st = lsq->factor(I, as.localCq(), 1.0);
+    }
     VecX x, lam;
-    if (st.ok()) st = lsq.solve(as.f(), VecX::Zero(m.nc), x, lam);
-    out.factorizations += lsq.factorizations;
-    out.solves += lsq.solves;
+    if (st.ok()) {
+      PhaseTimer timer(time.solve);
+      st = lsq->solve(as.f(), VecX::Zero(m.nc), x, lam);
+    }
+    out.factorizations += lsq->factorizations;
+    out.solves += lsq->solves;
     if (!st.ok()) {
       out.status = Status::failure(
           st.code, "distributed statics: the least-squares estimate of the multipliers failed (" +
@@ -272,9 +305,18 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
   }
 
   // 2. Damped Newton (statics.cpp, step 2).
-  DistributedSaddlePoint kkt(dm, as.localTangent(), as.localCq(), o.petsc_prefix);
+  std::optional<DistributedSaddlePoint> kkt_storage;
+  {
+    PhaseTimer timer(time.setup);
+    kkt_storage.emplace(dm, as.localTangent(), as.localCq(), o.petsc_prefix);
+  }
+  DistributedSaddlePoint& kkt = *kkt_storage;
   out.linear_solver = kkt.package();
-  Residual res = evaluate(as, q, lambda, fs, ls, r);
+  Residual res{};
+  {
+    PhaseTimer timer(time.assembly);
+    res = evaluate(as, q, lambda, fs, ls, r);
+  }
   out.history.push_back({res.force, res.position, 0.0});
   double alpha = 1.0, alpha_pred = 1.0, norm_prev = 0.0, norm_bar = 0.0;
   VecX dq_bar, dq, lam, bar_lam;
@@ -283,17 +325,28 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
       out.status = Status::success();
       return finish(&kkt);
     }
-    as.assembleTangent(q, 0.0, lambda, o.constraint_stiffness);
-    const double cmax = dm.max([&] {
-      double c = 0.0;
-      for (int k = 0; k < as.localCq().nonZeros(); ++k)
-        c = std::max(c, std::abs(as.localCq().valuePtr()[k]));
-      return c;
-    }());
-    const double amax = as.maxAbsTangent();
-    const double scale = (amax > 0.0 && cmax > 0.0) ? amax / cmax : 1.0;
-    Status st = kkt.factor(as.localTangent(), as.localCq(), scale);
-    if (st.ok()) st = kkt.solve(r, VecX(-as.C()), dq, lam);
+    double scale = 1.0;
+    {
+      PhaseTimer timer(time.assembly);
+      as.assembleTangent(q, 0.0, lambda, o.constraint_stiffness);
+      const double cmax = dm.max([&] {
+        double c = 0.0;
+        for (int k = 0; k < as.localCq().nonZeros(); ++k)
+          c = std::max(c, std::abs(as.localCq().valuePtr()[k]));
+        return c;
+      }());
+      const double amax = as.maxAbsTangent();
+      scale = (amax > 0.0 && cmax > 0.0) ? amax / cmax : 1.0;
+    }
+    Status st;
+    {
+      PhaseTimer timer(time.factorization);
+      st = kkt.factor(as.localTangent(), as.localCq(), scale);
+    }
+    if (st.ok()) {
+      PhaseTimer timer(time.solve);
+      st = kkt.solve(r, VecX(-as.C()), dq, lam);
+    }
     if (!st.ok()) {
       std::ostringstream os;
       os << "distributed statics: singular tangent at iteration " << it << " (" << st.message
@@ -315,12 +368,19 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
       trial_q = q;
       applyOwnedVariation(dm, dq, alpha, trial_q);
       trial_lambda = lambda + alpha * lam;
-      tres = evaluate(as, trial_q, trial_lambda, fs, ls, r);
+      {
+        PhaseTimer timer(time.assembly);
+        tres = evaluate(as, trial_q, trial_lambda, fs, ls, r);
+      }
       if (!std::isfinite(tres.merit)) {
         alpha *= 0.5;
         continue;
       }
-      const Status sb = kkt.solve(r, VecX(-as.C()), dq_bar, bar_lam);
+      Status sb;
+      {
+        PhaseTimer timer(time.solve);
+        sb = kkt.solve(r, VecX(-as.C()), dq_bar, bar_lam);
+      }
       norm_bar = sb.ok() ? naturalNorm(dm, dq_bar, ls) : INFINITY;
       if (norm_dq <= 1e-15 || norm_bar <= (1.0 - 0.25 * alpha) * norm_dq ||
           (tres.force <= o.force_tolerance && tres.position <= o.position_tolerance)) {

@@ -21,6 +21,15 @@
 
 namespace catena {
 
+/// Wall seconds of this rank in the phases of solveDistributedStatics (MPI_Wtime). The phases
+/// are collective, so the ranks' times differ only by load imbalance and waiting.
+struct DistributedStaticsTimings {
+  double setup = 0.0;          ///< saddle-point patterns, COO preallocation, KSP set-up
+  double assembly = 0.0;       ///< residuals, C, C_q, f, tangents (assembly + PETSc refill)
+  double factorization = 0.0;  ///< numeric LU (MUMPS: analysis and factorization)
+  double solve = 0.0;          ///< triangular solves
+};
+
 struct DistributedStaticsResult {
   Status status;  ///< the same on every rank
   VecX q;         ///< local positions (owned bodies, then ghosts): equilibrium or last iterate
@@ -29,6 +38,7 @@ struct DistributedStaticsResult {
   double force_scale = 1.0, length_scale = 1.0;
   std::string linear_solver;  ///< factorization package
   int factorizations = 0, solves = 0;
+  DistributedStaticsTimings timings;
 };
 
 /// Starts from the local model's initial state (every part describes its bodies' start).

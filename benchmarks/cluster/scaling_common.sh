@@ -1,0 +1,26 @@
+# Sourced by the batch templates (strong.sbatch, weak.sbatch) and run_local.sh: one catena-scale
+# study per rank count, each with its own JSON-lines file and checkpoint, so that a job stopped
+# at its time limit (SIGTERM -> checkpoint, exit status 3) continues where it stopped when it is
+# submitted again: finished studies are skipped, the stopped one restarts from its checkpoint.
+#
+#   catena_scale_study LAUNCH P SIZES REPEATS JSON
+#     LAUNCH   launcher prefix, e.g. "srun --ntasks" or "mpirun -np" (P is appended)
+#     SIZES    comma-separated chain links; REPEATS runs per size; JSON the output file
+# Environment: CATENA_SCALE (the executable), FAMILY (chain), ANALYSIS (statics),
+# CHECKPOINT_INTERVAL (seconds, default 600), CATENA_PETSC_OPTIONS (passed through).
+
+catena_scale_study() {
+  local launch="$1" np="$2" sizes="$3" repeats="$4" json="$5" restart=() rc=0
+  [ -f "$json.ckpt" ] && restart=(--restart)
+  # shellcheck disable=SC2086  # LAUNCH and the PETSc options are word lists
+  $launch "$np" "${CATENA_SCALE:?set CATENA_SCALE to the catena-scale executable}" \
+    --family "${FAMILY:-chain}" --analysis "${ANALYSIS:-statics}" --sizes "$sizes" \
+    --repeats "$repeats" --json "$json" --checkpoint-interval "${CHECKPOINT_INTERVAL:-600}" \
+    "${restart[@]}" ${CATENA_PETSC_OPTIONS:-} || rc=$?
+  if [ "$rc" -eq 3 ]; then
+    echo "[catena] $json: stopped by a signal, checkpoint written; submit again to continue" >&2
+  elif [ "$rc" -ne 0 ]; then
+    echo "[catena] $json: catena-scale failed with status $rc" >&2
+  fi
+  return "$rc"
+}

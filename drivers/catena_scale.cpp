@@ -1,0 +1,337 @@
+// catena-scale: scaling studies of the distributed analyses (docs/scaling.md, docs/parallel.md).
+//
+// Description:
+//   Runs one analysis of one model family for each size, `repeats` times, on the ranks it was
+//   started with, and writes one JSON line per run: size, ranks, threads, wall time by phase,
+//   peak memory per rank (max and sum over the ranks), iterations and the physical check values
+//   (sag, support reactions, and whether the vertical reactions carry the chain's weight), so a
+//   wrong answer can never pass as a fast one. Only rank 0 writes. The study checkpoints which
+//   runs are done (io/checkpoint.hpp): at intervals and when SIGTERM arrives (Slurm sends it
+//   before the time limit), after which it exits with status 3; --restart skips the finished
+//   runs and appends the rest. PETSc options pass through (-statics_pc_factor_mat_solver_type,
+//   -statics_mat_mumps_icntl_14, ...).
+//
+// Sample runs:
+//   mpirun -np 2 catena-scale --family chain --sizes 1000,10000 --repeats 3 --json out.jsonl
+//   mpirun -np 2 catena-scale --study benchmarks/cluster/chain_statics.yaml
+//   mpirun -np 2 catena-scale --study study.yaml --restart        (after a SIGTERM)
+//
+// Exit status: 0 every run done and its check passed, 1 a failed check (statics not converged,
+// reactions off the weight; the JSON lines are written all the same) or another failure
+// (unreadable study or checkpoint, an I/O error), 2 bad command line, 3 stopped by a signal
+// after writing the checkpoint.
+
+#include <mpi.h>
+#include <omp.h>
+#include <sys/resource.h>
+
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "core/check.hpp"
+#include "io/checkpoint.hpp"
+#include "io/json_writer.hpp"
+#include "io/scaling_study.hpp"
+#include "model/generators.hpp"
+#include "parallel/distributed_statics.hpp"
+#include "parallel/petsc_session.hpp"
+
+using namespace catena;
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: mpirun -np P catena-scale [options] [PETSc options]\n"
+    "\n"
+    "  --study FILE               YAML study file (keys as below, with '_' for '-');\n"
+    "                             options given on the command line override it\n"
+    "  --family chain             model family (lattice: pending)\n"
+    "  --sizes N,N,...            chain links (even, >= 2)\n"
+    "  --analysis statics         analysis (modal, dynamics: pending)\n"
+    "  --repeats K                runs per size (default 1)\n"
+    "  --json FILE                JSON lines, rewritten atomically after every run (default:\n"
+    "                             stdout at the end)\n"
+    "  --checkpoint FILE          restartable state (default: <json>.ckpt; none without --json)\n"
+    "  --checkpoint-interval S    seconds between periodic checkpoints (default 0: every run)\n"
+    "  --restart                  continue the study of the checkpoint file: skip its runs\n"
+    "  --stop-after K             raise SIGTERM after K runs (tests the signal path)\n"
+    "  --help                     this text\n";
+
+constexpr const char* kCheckpointFormat = "catena-scale 1";
+
+struct Options {
+  ScalingStudy study;
+  bool restart = false;
+  int stop_after = -1;
+};
+
+/// Throws catena::Error for bad options; PETSc options (one dash) and their values are skipped.
+Options parseOptions(int argc, char** argv) {
+  Options o;
+  std::vector<std::pair<std::string, std::string>> given;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help") throw std::string(kUsage);
+    if (a == "--restart") {
+      o.restart = true;
+      continue;
+    }
+    if (a.rfind("--", 0) == 0) {
+      CATENA_CHECK(i + 1 < argc, a << ": expected a value");
+      given.emplace_back(a, argv[++i]);
+      continue;
+    }
+    CATENA_CHECK(a.size() > 1 && a[0] == '-', "unexpected argument '" << a << "' (see --help)");
+    if (i + 1 < argc && argv[i + 1][0] != '-') ++i;  // a PETSc option's value
+  }
+  for (const auto& [k, v] : given)
+    if (k == "--study") o.study = readScalingStudy(v);
+  auto integer = [](const std::string& k, const std::string& v) {
+    std::size_t used = 0;
+    int n = -1;
+    try {
+      n = std::stoi(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    CATENA_CHECK(used == v.size() && n >= 0, k << ": expected an integer >= 0, got '" << v << "'");
+    return n;
+  };
+  auto seconds = [](const std::string& k, const std::string& v) {
+    std::size_t used = 0;
+    double x = -1.0;
+    try {
+      x = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    CATENA_CHECK(used == v.size() && x >= 0.0, k << ": expected seconds >= 0, got '" << v << "'");
+    return x;
+  };
+  for (const auto& [k, v] : given) {
+    if (k == "--study") continue;
+    if (k == "--family")
+      o.study.family = v;
+    else if (k == "--sizes")
+      o.study.sizes = parseSizes(v);
+    else if (k == "--analysis")
+      o.study.analysis = v;
+    else if (k == "--repeats")
+      o.study.repeats = integer(k, v);
+    else if (k == "--json")
+      o.study.json = v;
+    else if (k == "--checkpoint")
+      o.study.checkpoint = v;
+    else if (k == "--checkpoint-interval")
+      o.study.checkpoint_interval = seconds(k, v);
+    else if (k == "--stop-after")
+      o.stop_after = integer(k, v);
+    else
+      CATENA_CHECK(false, "unknown option '" << k << "' (see --help)");
+  }
+  checkScalingStudy(o.study);
+  if (o.study.checkpoint.empty() && !o.study.json.empty())
+    o.study.checkpoint = o.study.json + ".ckpt";
+  CATENA_CHECK(!o.restart || !o.study.checkpoint.empty(),
+               "--restart needs a checkpoint file (--checkpoint, or --json)");
+  return o;
+}
+
+/// What identifies a study's runs: a checkpoint may only be continued by the same study.
+std::string signature(const ScalingStudy& s, int ranks, int threads) {
+  std::ostringstream os;
+  os << "family=" << s.family << " analysis=" << s.analysis << " sizes=";
+  for (std::size_t k = 0; k < s.sizes.size(); ++k) os << (k ? "," : "") << s.sizes[k];
+  os << " repeats=" << s.repeats << " ranks=" << ranks << " threads=" << threads;
+  return os.str();
+}
+
+double maxOver(double x) {
+  double y = 0.0;
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return y;
+}
+double sumOver(double x) {
+  double y = 0.0;
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return y;
+}
+
+/// One distributed statics of a chain of N links; the JSON line (meaningful on rank 0).
+std::string runChainStatics(long N, int repeat, int ranks, int rank) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  // 1. Set-up: the rank's part of the chain, its numbering and ghosts, the assembly plan.
+  CatenaryChainOptions chain;
+  chain.links = static_cast<int>(N);
+  const ModelPart part = buildCatenaryChainPart(chain, rank, ranks);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  const double setup = MPI_Wtime() - start;
+
+  // 2. Newton (assembly, factorization, solves are timed inside).
+  const DistributedStaticsResult r = solveDistributedStatics(as);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double total = MPI_Wtime() - start;
+
+  // 3. Check values: sag, support reactions, and the vertical reactions against the weight.
+  const double sag = -lowestMarkerHeight(dm, r.q);
+  const JointReaction a = distributedJointReaction(as, r.q, 0.0, r.lambda, 0);
+  const JointReaction b = distributedJointReaction(as, r.q, 0.0, r.lambda, N);
+  double mass = 0.0;
+  for (Index k = 0; k < part.owned_bodies; ++k) mass += part.model.bodies[k].mass;
+  const double weight = sumOver(mass) * part.model.gravity.norm();
+  const double residual = std::abs(a.force_world.z() + b.force_world.z() - weight) / weight;
+  constexpr double kTolerance = 1e-8;
+
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double rss = usage.ru_maxrss / 1024.0;  // KiB on Linux
+  const DistributedStaticsTimings& t = r.timings;
+
+  std::ostringstream os;
+  JsonWriter j(os);
+  j.beginObject();
+  j.key("family").value("chain").key("analysis").value("statics");
+  j.key("size").value(N).key("repeat").value(repeat);
+  j.key("ranks").value(ranks).key("threads").value(omp_get_max_threads());
+  j.key("unknowns").value(static_cast<long>(dm.globalNv() + dm.globalNc()));
+  j.key("status").value(r.status.ok() ? std::string("ok") : r.status.message);
+  j.key("linear_solver").value(r.linear_solver);
+  j.key("newton_iterations").value(static_cast<int>(r.history.size()) - 1);
+  j.key("factorizations").value(r.factorizations).key("solves").value(r.solves);
+  // Phase times: the maximum over the ranks of each rank's time in the phase.
+  j.key("time_total_s").value(total);
+  j.key("time_setup_s").value(maxOver(setup + t.setup));
+  j.key("time_assembly_s").value(maxOver(t.assembly));
+  j.key("time_factorization_s").value(maxOver(t.factorization));
+  j.key("time_solve_s").value(maxOver(t.solve));
+  j.key("max_rss_mib_max").value(maxOver(rss)).key("max_rss_mib_sum").value(sumOver(rss));
+  j.key("sag_m").value(sag);
+  j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
+  j.key("weight_n").value(weight);
+  j.key("check_weight_residual").value(residual);
+  j.key("check_weight_pass").value(r.status.ok() && residual <= kTolerance);
+  j.endObject();
+  return os.str();
+}
+
+void writeLines(const std::string& file, const std::vector<std::string>& lines) {
+  std::string text;
+  for (const std::string& l : lines) text += l + "\n";
+  writeFileAtomically(file, text);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  PetscSession session(&argc, &argv);
+  const int rank = session.rank(), ranks = session.size();
+  const int threads = omp_get_max_threads();
+  // 1. Options (every rank parses the same command line, so all stop together on an error).
+  Options o;
+  try {
+    o = parseOptions(argc, argv);
+  } catch (const std::string& usage) {
+    if (rank == 0) std::cout << usage;
+    return 0;
+  } catch (const Error& e) {
+    if (rank == 0) std::cerr << "catena-scale: " << e.what() << "\n" << kUsage;
+    return 2;
+  }
+  const ScalingStudy& s = o.study;
+  installTerminationHandler();
+
+  // 2. Restart: the finished runs' lines from the checkpoint (read on rank 0, count broadcast).
+  const std::string sig = signature(s, ranks, threads);
+  std::vector<std::string> lines;
+  int failed = 0;
+  if (o.restart && rank == 0) {
+    try {
+      const Checkpoint c = readCheckpoint(s.checkpoint, kCheckpointFormat);
+      if (c.get("study") != sig)
+        throw Error("checkpoint '" + s.checkpoint + "' is of the study '" + c.get("study") +
+                    "', not of this one, '" + sig + "'");
+      lines = c.all("run");
+      std::cerr << "catena-scale: restart from " << s.checkpoint << ": " << lines.size()
+                << " runs done\n";
+    } catch (const Error& e) {
+      std::cerr << "catena-scale: " << e.what() << "\n";
+      failed = 1;
+    }
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (failed) return 1;
+  int done = static_cast<int>(lines.size());
+  MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+  // 3. The runs, with a safe point after each: checkpoint when due or when a signal came.
+  const int total = static_cast<int>(s.sizes.size()) * s.repeats;
+  CheckpointSchedule schedule(s.checkpoint_interval);
+  // Rank 0 writes; the others learn whether it succeeded (and stop with it if not).
+  auto save = [&] {
+    int ok = 1;
+    if (rank == 0) try {
+        if (!s.json.empty()) writeLines(s.json, lines);
+        if (!s.checkpoint.empty()) {
+          Checkpoint c;
+          c.format = kCheckpointFormat;
+          c.add("study", sig);
+          for (const std::string& l : lines) c.add("run", l);
+          writeCheckpoint(s.checkpoint, c);
+        }
+      } catch (const Error& e) {
+        std::cerr << "catena-scale: " << e.what() << "\n";
+        ok = 0;
+      }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) throw Error("the results could not be written");
+  };
+  int all_pass = 1;
+  try {
+    for (int run = done; run < total; ++run) {
+      const long N = s.sizes[run / s.repeats];
+      CATENA_CHECK(N >= ranks, "size " << N << ": a chain needs at least one link per rank ("
+                                       << ranks << " ranks)");
+      const std::string line = runChainStatics(N, run % s.repeats, ranks, rank);
+      if (rank == 0) {
+        lines.push_back(line);
+        if (line.find("\"check_weight_pass\":true") == std::string::npos) all_pass = 0;
+        std::cerr << "catena-scale: run " << run + 1 << "/" << total << " (N = " << N << ", "
+                  << ranks << " ranks, " << threads << " threads) done\n";
+      }
+      if (o.stop_after >= 0 && run + 1 - done == o.stop_after) std::raise(SIGTERM);
+      const int stop = static_cast<int>(maxOver(terminationRequested() ? 1.0 : 0.0));
+      if (stop || schedule.due() || run + 1 == total) {
+        save();
+        schedule.written();
+      }
+      if (stop && run + 1 < total) {
+        if (rank == 0 && s.checkpoint.empty())
+          std::cerr << "catena-scale: stopped by a signal after " << run + 1 << " of " << total
+                    << " runs; no checkpoint (give --json or --checkpoint)\n";
+        else if (rank == 0)
+          std::cerr << "catena-scale: stopped by a signal after " << run + 1 << " of " << total
+                    << " runs; checkpoint written to '" << s.checkpoint
+                    << "'; continue with the same options and --restart\n";
+        return 3;
+      }
+    }
+    if (total == done) save();
+  } catch (const Error& e) {
+    if (rank == 0) std::cerr << "catena-scale: " << e.what() << "\n";
+    return 1;
+  }
+  if (rank == 0 && s.json.empty())
+    for (const std::string& l : lines) std::cout << l << "\n";
+  MPI_Bcast(&all_pass, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (!all_pass && rank == 0)
+    std::cerr << "catena-scale: some runs failed their check (check_weight_pass: false)\n";
+  return all_pass ? 0 : 1;
+}

@@ -1,0 +1,142 @@
+#include "io/checkpoint.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "core/check.hpp"
+
+namespace catena {
+namespace {
+
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void onTerminationSignal(int sig) {
+  g_signal = sig;
+}
+
+[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
+  throw Error("checkpoint '" + path.string() + "': " + what);
+}
+
+}  // namespace
+
+void Checkpoint::add(const std::string& key, const std::string& value) {
+  CATENA_CHECK(!key.empty() && key.find_first_of(" \t\n") == std::string::npos,
+               "a checkpoint key is one word, got '" << key << "'");
+  CATENA_CHECK(value.find('\n') == std::string::npos,
+               "a checkpoint value is one line (key '" << key << "')");
+  records.emplace_back(key, value);
+}
+
+const std::string& Checkpoint::get(const std::string& key) const {
+  for (const auto& [k, v] : records)
+    if (k == key) return v;
+  throw Error("checkpoint (" + format + "): no record '" + key + "'");
+}
+
+std::vector<std::string> Checkpoint::all(const std::string& key) const {
+  std::vector<std::string> out;
+  for (const auto& [k, v] : records)
+    if (k == key) out.push_back(v);
+  return out;
+}
+
+void writeFileAtomically(const std::filesystem::path& path, const std::string& contents) {
+  // The temporary file lives in the target's directory: rename() is atomic only within one
+  // file system. The process id keeps concurrent writers (other jobs) apart.
+  std::filesystem::path tmp = path;
+  tmp += ".tmp." + std::to_string(::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (fd < 0) fail(tmp, std::strerror(errno));
+  const char* p = contents.data();
+  std::size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n < 0 && errno == EINTR) continue;  // a signal (e.g. SIGTERM) interrupted the write
+    if (n < 0) {
+      const std::string why = std::strerror(errno);
+      ::close(fd);
+      ::unlink(tmp.c_str());
+      fail(tmp, why);
+    }
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  if (::fsync(fd) != 0 || ::close(fd) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    fail(tmp, why);
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    ::unlink(tmp.c_str());
+    fail(path, why);
+  }
+}
+
+void writeCheckpoint(const std::filesystem::path& path, const Checkpoint& c) {
+  std::ostringstream os;
+  os << "# checkpoint " << c.format << "\n";
+  for (const auto& [k, v] : c.records) os << k << " " << v << "\n";
+  writeFileAtomically(path, os.str());
+}
+
+Checkpoint readCheckpoint(const std::filesystem::path& path, const std::string& format) {
+  std::ifstream in(path);
+  if (!in) fail(path, "cannot be read (" + std::string(std::strerror(errno)) + ")");
+  Checkpoint c;
+  std::string line;
+  const std::string header = "# checkpoint " + format;
+  if (!std::getline(in, line) || line != header)
+    fail(path, "expected the header '" + header + "', found '" + line + "'");
+  c.format = format;
+  int number = 1;
+  while (std::getline(in, line)) {
+    ++number;
+    if (line.empty()) continue;
+    const std::size_t space = line.find(' ');
+    if (space == 0) fail(path, "line " + std::to_string(number) + " has no key");
+    if (space == std::string::npos)
+      c.records.emplace_back(line, "");
+    else
+      c.records.emplace_back(line.substr(0, space), line.substr(space + 1));
+  }
+  return c;
+}
+
+void installTerminationHandler() {
+  struct sigaction action {};
+  action.sa_handler = onTerminationSignal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // system calls resume; the flag is polled at safe points
+  for (int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaction(sig, &action, nullptr);
+}
+
+bool terminationRequested() {
+  return g_signal != 0;
+}
+
+int terminationSignal() {
+  return g_signal;
+}
+
+CheckpointSchedule::CheckpointSchedule(double interval_seconds)
+    : interval_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+          std::chrono::duration<double>(interval_seconds))),
+      last_(std::chrono::steady_clock::now()) {}
+
+bool CheckpointSchedule::due() const {
+  return std::chrono::steady_clock::now() - last_ >= interval_;
+}
+
+void CheckpointSchedule::written() {
+  last_ = std::chrono::steady_clock::now();
+}
+
+}  // namespace catena

@@ -1,0 +1,67 @@
+#pragma once
+/// @file checkpoint.hpp
+/// Restartable files for long batch runs (DESIGN.md "Outputs"), independent of MPI:
+///   - a Checkpoint is a list of text records "key value" (keys without blanks, values on one
+///     line; a key may repeat, order is kept) under a header line naming the format;
+///   - writeCheckpoint writes it atomically: to a temporary file in the same directory, flushed
+///     to disk, then renamed over the old one, so a reader sees the old or the new file whole;
+///   - a termination handler turns SIGTERM (which Slurm sends before a time limit), SIGINT and
+///     SIGUSR1 into a flag that the run polls at its safe points, where it writes a checkpoint
+///     and exits with a message;
+///   - a CheckpointSchedule says when the next periodic checkpoint is due.
+/// With MPI, the ranks must agree on the flag before acting on it (a reduction at the safe
+/// point): the signal may reach them at different times.
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace catena {
+
+struct Checkpoint {
+  std::string format;  ///< what wrote the file, e.g. "catena-scale 1"; checked on reading
+  std::vector<std::pair<std::string, std::string>> records;
+
+  /// Appends a record. Throws catena::Error if key is empty or has blanks, or value has a
+  /// newline.
+  void add(const std::string& key, const std::string& value);
+  /// The value of the first record named key; throws catena::Error (naming key) if none.
+  const std::string& get(const std::string& key) const;
+  /// The values of every record named key, in order.
+  std::vector<std::string> all(const std::string& key) const;
+};
+
+/// Writes contents to path atomically (temporary file + fsync + rename). Throws catena::Error
+/// with the path and the reason on failure.
+void writeFileAtomically(const std::filesystem::path& path, const std::string& contents);
+
+/// Writes c atomically: "# checkpoint <format>" then one "key value" line per record.
+void writeCheckpoint(const std::filesystem::path& path, const Checkpoint& c);
+
+/// Reads a file written by writeCheckpoint. Throws catena::Error if it cannot be read, or if its
+/// header is not "# checkpoint <format>" for the expected format.
+Checkpoint readCheckpoint(const std::filesystem::path& path, const std::string& format);
+
+/// Installs handlers that set the termination flag on SIGTERM, SIGINT and SIGUSR1 (idempotent).
+void installTerminationHandler();
+/// True once one of those signals arrived (also when the process raised one itself).
+bool terminationRequested();
+/// The signal that set the flag (0 if none).
+int terminationSignal();
+
+/// Periodic checkpoints: due() once `interval` seconds have passed since construction or the
+/// last written(); an interval <= 0 means at every safe point.
+class CheckpointSchedule {
+ public:
+  explicit CheckpointSchedule(double interval_seconds);
+  bool due() const;
+  void written();
+
+ private:
+  std::chrono::steady_clock::duration interval_;
+  std::chrono::steady_clock::time_point last_;
+};
+
+}  // namespace catena

@@ -1,0 +1,78 @@
+#include "io/scaling_study.hpp"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/check.hpp"
+#include "io/yaml_loader.hpp"
+#include "io/yaml_reader.hpp"
+
+namespace catena {
+
+ScalingStudy readScalingStudy(const std::string& file) {
+  std::ifstream in(file);
+  if (!in) throw InputError(file, 0, 0, "cannot open the study file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  io::Reader reader(file);
+  const YAML::Node root = io::parseSingleDocument(reader, text.str());
+  const io::Map map(reader, root, "study");
+  map.allowKeys(
+      {"family", "analysis", "sizes", "repeats", "json", "checkpoint", "checkpoint_interval"});
+  ScalingStudy s;
+  s.family = map.string("family", s.family);
+  s.analysis = map.string("analysis", s.analysis);
+  const YAML::Node& sizes = map.require("sizes");
+  if (!sizes.IsSequence() || sizes.size() == 0)
+    map.fail("sizes",
+             "expected a list of sizes such as [10000, 100000], got " + io::describe(sizes));
+  for (const YAML::Node& n : sizes)
+    s.sizes.push_back(static_cast<long>(
+        reader.integer(n, "study: sizes", map.markOf("sizes"), 2, 1000000000000LL)));
+  s.repeats = static_cast<int>(map.integer("repeats", 1, 1000000, s.repeats));
+  s.json = map.string("json", s.json);
+  s.checkpoint = map.string("checkpoint", s.checkpoint);
+  s.checkpoint_interval = map.number("checkpoint_interval", s.checkpoint_interval);
+  return s;
+}
+
+void checkScalingStudy(const ScalingStudy& s) {
+  CATENA_CHECK(s.family == "chain",
+               "family: expected 'chain' (the distributed lattice is not "
+               "built yet), got '"
+                   << s.family << "'");
+  CATENA_CHECK(s.analysis == "statics",
+               "analysis: expected 'statics' (distributed modal and dynamics are not built yet), "
+               "got '"
+                   << s.analysis << "'");
+  CATENA_CHECK(!s.sizes.empty(), "sizes: expected at least one size, got none");
+  for (long n : s.sizes)
+    CATENA_CHECK(n >= 2 && n % 2 == 0,
+                 "sizes: a chain's number of links is even and >= 2, got " << n);
+  CATENA_CHECK(s.repeats >= 1, "repeats: expected an integer >= 1, got " << s.repeats);
+  CATENA_CHECK(s.checkpoint_interval >= 0.0,
+               "checkpoint_interval: expected seconds >= 0, got " << s.checkpoint_interval);
+}
+
+std::vector<long> parseSizes(const std::string& list) {
+  std::vector<long> out;
+  std::stringstream in(list);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    std::size_t used = 0;
+    long n = 0;
+    try {
+      n = std::stol(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    CATENA_CHECK(used == item.size() && used > 0 && n > 0,
+                 "--sizes: expected positive integers separated by commas, got '" << list << "'");
+    out.push_back(n);
+  }
+  CATENA_CHECK(!out.empty(),
+               "--sizes: expected positive integers separated by commas, got '" << list << "'");
+  return out;
+}
+
+}  // namespace catena

@@ -1,0 +1,39 @@
+#pragma once
+/// @file scaling_study.hpp
+/// The settings of a scaling study (drivers/catena_scale.cpp, docs/scaling.md), from a YAML
+/// study file with the same keys as the driver's options:
+///
+///   family: chain            # model family (chain; lattice pending)
+///   analysis: statics        # statics (modal, dynamics pending)
+///   sizes: [10000, 100000]   # links of the chain, each even and >= 2
+///   repeats: 3               # runs per size
+///   json: results.jsonl      # one JSON line per run (optional; stdout otherwise)
+///   checkpoint: study.ckpt   # restartable state (optional; default: <json>.ckpt)
+///   checkpoint_interval: 60  # seconds between periodic checkpoints (0: after every run)
+
+#include <string>
+#include <vector>
+
+namespace catena {
+
+struct ScalingStudy {
+  std::string family = "chain";
+  std::string analysis = "statics";
+  std::vector<long> sizes;
+  int repeats = 1;
+  std::string json;
+  std::string checkpoint;
+  double checkpoint_interval = 0.0;  ///< s
+};
+
+/// Reads a study file. Throws InputError (file:line:column) for unknown keys, duplicate keys or
+/// values of the wrong type; the values themselves are checked by checkScalingStudy.
+ScalingStudy readScalingStudy(const std::string& file);
+
+/// Checks the settings; throws catena::Error with what was expected and what came.
+void checkScalingStudy(const ScalingStudy& study);
+
+/// Parses "N,N,...": positive integers; throws catena::Error otherwise.
+std::vector<long> parseSizes(const std::string& list);
+
+}  // namespace catena

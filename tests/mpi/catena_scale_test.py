@@ -1,0 +1,191 @@
+#!/usr/bin/python3
+"""catena-scale under mpiexec (tests/mpi.cmake, label mpi).
+
+  ranks    the same study on 1 and 2 ranks: every line parses and passes its check, the check
+           values (sag, support reactions, weight, Newton iterations) agree to 1e-10 relative
+  restart  a study stopped by SIGTERM after one run (--stop-after 1 raises it in every rank) and
+           continued with --restart gives the lines of an uninterrupted run: the restarted
+           study keeps the first run's line as it was and equals the uninterrupted one in every
+           field but the timings and memory; a one-rank study sent SIGTERM from outside
+           stops with status 3 and its restart finishes it
+  options  bad options end with status 2 and say what was expected
+"""
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+TIMING = {"time_total_s", "time_setup_s", "time_assembly_s", "time_factorization_s",
+          "time_solve_s", "max_rss_mib_max", "max_rss_mib_sum"}
+FAILURES = []
+
+
+def check(cond, message):
+    if not cond:
+        FAILURES.append(message)
+        print("FAIL: " + message)
+
+
+def run(args, np, extra, expect=0):
+    cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np), args.scale]
+    cmd += extra
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    sys.stdout.write(p.stdout[-2000:])
+    sys.stdout.write(p.stderr[-2000:])
+    check(p.returncode == expect, f"exit status {p.returncode}, expected {expect}: {' '.join(cmd)}")
+    return p
+
+
+def read_lines(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def relative(a, b):
+    return abs(a - b) / max(abs(a), abs(b), 1e-300)
+
+
+def test_ranks(args):
+    sizes = "40,42"
+    results = {}
+    for np in (1, 2):
+        out = os.path.join(args.work, f"ranks_np{np}.jsonl")
+        if os.path.exists(out):
+            os.remove(out)
+        run(args, np, ["--family", "chain", "--sizes", sizes, "--analysis", "statics",
+                       "--repeats", "2", "--json", out])
+        lines = read_lines(out)
+        check(len(lines) == 4, f"{np} ranks: {len(lines)} lines, expected 4")
+        for l in lines:
+            check(l["ranks"] == np, f"{np} ranks: line says {l['ranks']} ranks")
+            check(l["status"] == "ok", f"{np} ranks: status {l['status']}")
+            check(l["check_weight_pass"] is True, f"{np} ranks: weight check failed: {l}")
+            check(l["check_weight_residual"] <= 1e-10,
+                  f"{np} ranks: weight residual {l['check_weight_residual']}")
+            check(l["sag_m"] > 5.0, f"{np} ranks: sag {l['sag_m']} m")
+            for k in ("time_total_s", "time_setup_s", "time_assembly_s", "time_factorization_s",
+                      "time_solve_s", "max_rss_mib_max", "max_rss_mib_sum"):
+                check(l[k] > 0.0, f"{np} ranks: {k} = {l[k]}")
+            check(l["max_rss_mib_sum"] >= l["max_rss_mib_max"], f"{np} ranks: memory sum < max")
+        results[np] = lines
+    worst = 0.0
+    for one, two in zip(results[1], results[2]):
+        check(one["size"] == two["size"] and one["repeat"] == two["repeat"], "run order differs")
+        check(one["newton_iterations"] == two["newton_iterations"],
+              f"N = {one['size']}: Newton iterations {one['newton_iterations']} (1 rank) vs "
+              f"{two['newton_iterations']} (2 ranks)")
+        H = abs(one["reaction_a_n"][0])
+        pairs = [(one["sag_m"], two["sag_m"], one["sag_m"]), (one["weight_n"], two["weight_n"],
+                                                              one["weight_n"])]
+        for key in ("reaction_a_n", "reaction_b_n"):
+            pairs += [(x, y, H) for x, y in zip(one[key], two[key])]
+        for x, y, scale in pairs:
+            worst = max(worst, abs(x - y) / scale)
+    print(f"worst relative difference of the check values, 1 vs 2 ranks: {worst:.3g}")
+    check(worst <= 1e-10, f"check values differ between 1 and 2 ranks by {worst}")
+
+
+def test_restart(args):
+    study = os.path.join(args.work, "restart_study.yaml")
+    whole = os.path.join(args.work, "restart_whole.jsonl")
+    parts = os.path.join(args.work, "restart_parts.jsonl")
+    for f in (whole, parts, whole + ".ckpt", parts + ".ckpt"):
+        if os.path.exists(f):
+            os.remove(f)
+    with open(study, "w") as f:
+        f.write("family: chain\nanalysis: statics\nsizes: [40, 42, 44]\nrepeats: 1\n")
+    np = 2
+    run(args, np, ["--study", study, "--json", whole])
+    p = run(args, np, ["--study", study, "--json", parts, "--stop-after", "1"], expect=3)
+    check("stopped by a signal after 1 of 3 runs" in p.stderr, "no stop message")
+    check(len(read_lines(parts)) == 1, "the stopped study did not keep exactly one line")
+    with open(parts + ".ckpt") as f:
+        ckpt = f.read()
+    check(ckpt.startswith("# checkpoint catena-scale 1\n"), "checkpoint header")
+    first = read_lines(parts)[0]
+    # A restart of another study is refused.
+    run(args, np, ["--sizes", "40,42", "--json", parts, "--restart"], expect=1)
+    p = run(args, np, ["--study", study, "--json", parts, "--restart"])
+    check("1 runs done" in p.stderr, "the restart did not read the checkpoint")
+    a, b = read_lines(whole), read_lines(parts)
+    check(len(a) == 3 and len(b) == 3, f"{len(a)} and {len(b)} lines, expected 3 and 3")
+    check(b[0] == first, "the restart changed the line of the run it skipped")
+    for x, y in zip(a, b):
+        for k in x:
+            if k in TIMING:
+                continue
+            check(x[k] == y[k], f"N = {x['size']}: {k} = {x[k]} uninterrupted, {y[k]} restarted")
+    # Restarting a finished study runs nothing and keeps the lines.
+    run(args, np, ["--study", study, "--json", parts, "--restart"])
+    check(read_lines(parts) == b, "restarting a finished study changed its lines")
+    test_external_signal(args)
+
+
+def test_external_signal(args):
+    """SIGTERM from outside (as Slurm sends it) to a one-rank study, once its checkpoint holds
+    a run: it stops at the next safe point with status 3, and the restart finishes the study."""
+    out = os.path.join(args.work, "signal.jsonl")
+    for f in (out, out + ".ckpt"):
+        if os.path.exists(f):
+            os.remove(f)
+    study = ["--sizes", "400", "--repeats", "8", "--json", out]
+    p = subprocess.Popen([args.scale] + study, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        if os.path.exists(out + ".ckpt") and len(read_lines(out)) >= 1:
+            break
+        time.sleep(0.02)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    stopped = len(read_lines(out))
+    print(f"external SIGTERM: status {p.returncode} after {stopped} of 8 runs")
+    check(p.returncode == 3 or (p.returncode == 0 and stopped == 8),
+          f"external SIGTERM: status {p.returncode}: {err[-500:]}")
+    r = subprocess.run([args.scale] + study + ["--restart"], capture_output=True, text=True,
+                       timeout=300)
+    check(r.returncode == 0, f"restart after SIGTERM: status {r.returncode}: {r.stderr[-500:]}")
+    lines = read_lines(out)
+    check(len(lines) == 8 and [l["repeat"] for l in lines] == list(range(8)),
+          f"restart after SIGTERM: runs {[l['repeat'] for l in lines]}")
+    check(all(l["check_weight_pass"] for l in lines), "restart after SIGTERM: a check failed")
+    check(len({l["sag_m"] for l in lines}) == 1, "restart after SIGTERM: sags differ")
+
+
+def test_options(args):
+    cases = [
+        (["--sizes", "41"], "even"),
+        (["--sizes", "4x"], "positive integers"),
+        (["--sizes", "40", "--family", "lattice"], "family: expected 'chain'"),
+        (["--sizes", "40", "--analysis", "modal"], "analysis: expected 'statics'"),
+        (["--sizes", "40", "--repeats", "zero"], "--repeats: expected an integer"),
+        (["--sizes", "40", "--bogus", "1"], "unknown option '--bogus'"),
+        (["--sizes", "40", "--restart"], "--restart needs a checkpoint"),
+        ([], "sizes: expected at least one size"),
+    ]
+    for extra, message in cases:
+        p = run(args, 1, extra, expect=2)
+        check(message in p.stderr, f"{extra}: message '{message}' missing from: {p.stderr}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--scale", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("mode", choices=["ranks", "restart", "options"])
+    args = ap.parse_args()
+    os.makedirs(args.work, exist_ok=True)
+    {"ranks": test_ranks, "restart": test_restart, "options": test_options}[args.mode](args)
+    if FAILURES:
+        print(f"{len(FAILURES)} failures")
+        sys.exit(1)
+    print("all checks passed")
+
+
+if __name__ == "__main__":
+    main()
