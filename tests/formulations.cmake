@@ -20,3 +20,12 @@ foreach(name lagrangian_ad lagrangian_dae)
 endforeach()
 catena_verification_test(lagrangian_examples_test verification/lagrangian_examples_test.cpp)
 target_link_libraries(lagrangian_examples_test PRIVATE catena_lagrangian catena_reference)
+
+# Natural coordinates (lib/formulations/natural/, docs/natural-coordinates.md): the paper's
+# examples from inputs/natural/ (Table 4 counts, robot kinematics, AD vs finite differences,
+# YAML errors), and their dynamics against references and invariants.
+catena_test(formulations_natural_model_test unit unit/formulations/natural_model_test.cpp)
+target_link_libraries(formulations_natural_model_test PRIVATE catena_natural)
+target_compile_definitions(formulations_natural_model_test PRIVATE CATENA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+catena_verification_test(natural_examples_test verification/natural_examples_test.cpp)
+target_link_libraries(natural_examples_test PRIVATE catena_natural catena_reference)
