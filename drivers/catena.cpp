@@ -29,6 +29,7 @@
 #include "analysis/blockwise_rank.hpp"
 #include "analysis/constraint_rank.hpp"
 #include "analysis/initial_state.hpp"
+#include "analysis/mobility_history.hpp"
 #include "analysis/modal.hpp"
 #include "analysis/scales.hpp"
 #include "analysis/statics.hpp"
@@ -55,6 +56,15 @@ constexpr const char* kUsage =
     "  mobility FILE          rank of the constraints at the initial configuration: degrees of\n"
     "                         freedom, redundant constraint rows (QR with column pivoting;\n"
     "                         block by block above 2000 velocity coordinates)\n"
+    "\n"
+    "options of mobility:\n"
+    "  --rank-tolerance R     |R_ii| / |R_11| below R is dropped (default 1e-10)\n"
+    "  --t-end T              also along the projected (MCS) dynamics to T s: the rank at\n"
+    "                         every output time, its changes, and the singular\n"
+    "                         configurations met (dense models only)\n"
+    "  --interval H           output interval of that simulation, s (default T / 500)\n"
+    "  --margin M             a local minimum of the smallest retained |R_ii| / |R_11|\n"
+    "                         below M is examined as a singular configuration (default 0.05)\n"
     "\n"
     "options of statics and modal:\n"
     "  --no-kc         leave the tangent stiffness of constraints K_c out (for comparison)\n"
@@ -108,6 +118,7 @@ struct Arguments {
   int modes = 4;
   double target = 0.0;
   double rank_tolerance = catena::kDefaultRankTolerance;
+  double t_end = 0.0, interval = 0.0, margin = 0.05;  ///< mobility along a simulation; s, s, -
   std::vector<char*> petsc;  ///< argv for PETSc: program name plus the unrecognized options
 };
 
@@ -125,7 +136,7 @@ bool parse(int argc, char** argv, Arguments& a) {
     } else if (s == "--damped") {
       a.damped = true;
     } else if (s == "--json" || s == "--vtk" || s == "--modes" || s == "--target" ||
-               s == "--rank-tolerance") {
+               s == "--rank-tolerance" || s == "--t-end" || s == "--interval" || s == "--margin") {
       const char* v = next();
       if (!v) {
         std::cerr << "catena: " << s << " needs a value\n";
@@ -137,12 +148,19 @@ bool parse(int argc, char** argv, Arguments& a) {
         if (s == "--modes") a.modes = std::stoi(v);
         if (s == "--target") a.target = std::stod(v);
         if (s == "--rank-tolerance") a.rank_tolerance = std::stod(v);
+        if (s == "--t-end") a.t_end = std::stod(v);
+        if (s == "--interval") a.interval = std::stod(v);
+        if (s == "--margin") a.margin = std::stod(v);
       } catch (const std::exception&) {
         std::cerr << "catena: " << s << " expects a number, got '" << v << "'\n";
         return false;
       }
       if (s == "--modes" && a.modes < 1) {
         std::cerr << "catena: --modes must be at least 1\n";
+        return false;
+      }
+      if ((s == "--t-end" || s == "--interval" || s == "--margin") && !(std::stod(v) > 0.0)) {
+        std::cerr << "catena: " << s << " must be positive, got " << v << "\n";
         return false;
       }
       if (s == "--rank-tolerance" && !(a.rank_tolerance > 0.0 && a.rank_tolerance < 1.0)) {
@@ -202,6 +220,32 @@ int runCheck(const Arguments& a) {
   return 0;
 }
 
+/// `catena mobility FILE --t-end T`: the rank at the output times of the projected (MCS)
+/// dynamics from the assembled initial state `s0`; the history goes to STEM.mobility.csv.
+int runMobilityAlongSimulation(const Arguments& a, const catena::Model& m,
+                               const catena::AssemblyPlan& plan, const catena::State& s0,
+                               bool blockwise) {
+  using namespace catena;
+  if (blockwise)
+    throw Error("mobility --t-end: the rank along a simulation uses the dense QRCP, up to " +
+                std::to_string(kDenseRankMaxCoordinates) + " velocity coordinates; '" + m.name +
+                "' has " + std::to_string(m.nv));
+  McsOptions o;
+  o.t_end = s0.t + a.t_end;
+  o.output_interval = a.interval > 0.0 ? a.interval : a.t_end / 500.0;
+  o.rank_tolerance = a.rank_tolerance;
+  o.singular_margin = a.margin;
+  o.max_coordinates = kDenseRankMaxCoordinates;
+  const MobilityHistory h = mobilityAlongTrajectory(m, plan, s0, o);
+  printMobilityHistory(std::cout, m, h, a.terse);
+  const std::string csv = std::filesystem::path(a.file).stem().string() + ".mobility.csv";
+  std::ofstream out(csv);
+  if (!out) throw Error("cannot write " + csv);
+  writeMobilityHistoryCsv(out, m, h);
+  if (!a.terse) std::cout << "history written to " << csv << "\n";
+  return h.run.dynamics.status.ok() ? 0 : 1;
+}
+
 int runMobility(const Arguments& a) {
   using namespace catena;
   // 1. Read the model.
@@ -222,6 +266,7 @@ int runMobility(const Arguments& a) {
   const double c0 = m.nc > 0 ? C0.cwiseAbs().maxCoeff() : 0.0;
   const bool consistent = c0 <= InitialStateOptions{}.position_tolerance * lengthScale(m);
   std::string where;
+  bool assembled = true;
   if (blockwise && consistent) {
     std::ostringstream os;
     os << "at the initial configuration (consistent: |C| = " << c0 << " m)";
@@ -233,6 +278,7 @@ int runMobility(const Arguments& a) {
                                "assembled: " +
                                    init.status.message + ")";
     if (init.status.ok()) s0 = init.state;
+    assembled = init.status.ok();
   }
   const std::string json =
       a.json.empty() ? std::filesystem::path(a.file).stem().string() + ".mobility.json" : a.json;
@@ -257,6 +303,13 @@ int runMobility(const Arguments& a) {
     writeMobilityJson(js, a.file, m, r, where);
   }
   if (!a.terse) std::cout << "summary written to " << json << "\n";
+  if (a.t_end > 0.0) {
+    if (!assembled)
+      throw Error(
+          "mobility --t-end: no simulation from an initial state that could not be "
+          "assembled (see above)");
+    return runMobilityAlongSimulation(a, m, plan, s0, blockwise);
+  }
   return 0;
 }
 

@@ -127,4 +127,52 @@ void writeMobilityJson(std::ostream& os, const std::string& input, const Model& 
   os << "\n";
 }
 
+void printMobilityHistory(std::ostream& os, const Model& m, const MobilityHistory& h, bool terse) {
+  Index lo = m.nv, hi = 0;
+  for (const MobilitySample& s : h.samples) {
+    lo = std::min(lo, s.rank);
+    hi = std::max(hi, s.rank);
+  }
+  const std::vector<SingularEvent>& events = h.run.singular_events;
+  if (terse) {
+    os << "samples " << h.samples.size() << "\nrank_min " << lo << "\nrank_max " << hi
+       << "\nrank_changes " << h.rank_change_at.size() << "\nsingular_events " << events.size()
+       << "\n";
+    return;
+  }
+  const double t_end = h.samples.empty() ? 0.0 : h.samples.back().t;
+  os << "along the projected (MCS) dynamics to t = " << t_end << " s (" << h.samples.size()
+     << " samples): rank " << lo;
+  if (hi != lo) os << " .. " << hi;
+  os << " at the samples\n";
+  for (Index i : h.rank_change_at) {
+    const MobilitySample &a = h.samples[i - 1], &b = h.samples[i];
+    os << "  rank " << a.rank << " -> " << b.rank << " between t = " << a.t << " and " << b.t
+       << " s\n";
+  }
+  os << "  singular configurations met: " << events.size() << "\n";
+  for (const SingularEvent& e : events) {
+    os << "    t = " << std::setprecision(5) << e.t << " s: smallest retained |R_ii|/|R_11| "
+       << std::setprecision(3) << e.margin << ", rank drops by " << e.vanished.size();
+    if (!e.rows.empty()) {
+      os << " (";
+      for (std::size_t k = 0; k < e.rows.size(); ++k) os << (k ? ", " : "") << m.rowName(e.rows[k]);
+      os << ")";
+    }
+    os << ", " << e.new_motions.cols() << " new admissible motion(s)\n";
+  }
+  os << std::setprecision(6);
+  if (!h.run.dynamics.status.ok()) {
+    os << "  the simulation stopped early: " << h.run.dynamics.status.message << "\n";
+    for (const std::string& w : h.run.dynamics.worst_rows) os << "    " << w << "\n";
+  }
+}
+
+void writeMobilityHistoryCsv(std::ostream& os, const Model& m, const MobilityHistory& h) {
+  os << "t_s,rank,dof,smallest_retained,largest_dropped\n" << std::setprecision(17);
+  for (const MobilitySample& s : h.samples)
+    os << s.t << ',' << s.rank << ',' << m.nv - s.rank << ',' << s.smallest_retained << ','
+       << s.largest_dropped << '\n';
+}
+
 }  // namespace catena

@@ -9,6 +9,7 @@
 
 #include "analysis/blockwise_rank.hpp"
 #include "analysis/constraint_rank.hpp"
+#include "analysis/mobility_history.hpp"
 
 namespace catena {
 
@@ -30,5 +31,12 @@ void printMobility(std::ostream& os, const Model& model, const BlockwiseRank& ra
 void printTerseMobility(std::ostream& os, const Model& model, const BlockwiseRank& rank);
 void writeMobilityJson(std::ostream& os, const std::string& input, const Model& model,
                        const BlockwiseRank& rank, const std::string& where);
+
+/// The rank along a simulation: rank changes, the singular configurations met, how the run
+/// ended (terse: `samples`, `rank_min`, `rank_max`, `rank_changes`, `singular_events`).
+void printMobilityHistory(std::ostream& os, const Model& model, const MobilityHistory& h,
+                          bool terse);
+/// One row per sample: t_s, rank, dof, smallest_retained, largest_dropped.
+void writeMobilityHistoryCsv(std::ostream& os, const Model& model, const MobilityHistory& h);
 
 }  // namespace catena
