@@ -7,6 +7,7 @@
 #include <mpi.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -290,7 +291,11 @@ BOOST_AUTO_TEST_CASE(statics_equals_the_serial_statics) {
 }
 
 // Within a rank the whole statics is bitwise identical for 1 and 2 OpenMP threads (the
-// assembly's parallel regions start at 4 ranks too: 512 joints per rank).
+// assembly's parallel regions start at 4 ranks too: 512 joints per rank). On one rank the
+// solution is compared bit for bit. On several, MUMPS assigns the work of its parallel fronts by
+// the load it measures at run time, so two runs may differ in the last bits whatever the thread
+// count (seen at 4 oversubscribed ranks): there catena's part, the assembly, is compared bit for
+// bit (test above) and the solution to round-off.
 BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
   const ModelPart part = chainPart(2048);
   const DistributedModel dm(part);
@@ -306,5 +311,15 @@ BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
     runs.push_back(std::move(v));
   }
   omp_set_num_threads(threads);
-  BOOST_TEST(allBitwiseEqual(runs[0], runs[1]));
+  if (worldSize() == 1) {
+    BOOST_TEST(allBitwiseEqual(runs[0], runs[1]));
+  } else {
+    BOOST_REQUIRE(runs[0].size() == runs[1].size());
+    double diff = 0.0, scale = 0.0;
+    for (std::size_t i = 0; i < runs[0].size(); ++i) {
+      diff = std::max(diff, std::abs(runs[0][i] - runs[1][i]));
+      scale = std::max(scale, std::abs(runs[0][i]));
+    }
+    BOOST_TEST(allMax(diff) <= 1e-12 * allMax(scale));
+  }
 }
