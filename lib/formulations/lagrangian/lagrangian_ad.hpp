@@ -42,7 +42,10 @@ using Ad1 = Eigen::AutoDiffScalar<Eigen::Matrix<double, N, 1>>;
 template <int N>
 using Ad2 = Eigen::AutoDiffScalar<Eigen::Matrix<Ad1<N>, N, 1>>;
 
-inline constexpr int kMaxLagrangianCoordinates = 24;
+/// The nested scalar holds 2 nq x 2 nq fixed-size derivatives: from nq = 16 on its objects pass
+/// Eigen's 128 KiB limit on fixed-size arrays and do not compile, so the concept stops at 15
+/// with a readable error instead.
+inline constexpr int kMaxLagrangianCoordinates = 15;
 
 template <class M>
 concept LagrangianMechanism = (M::nq >= 1) && (M::nq <= kMaxLagrangianCoordinates) &&
