@@ -1,10 +1,6 @@
 #include "formulations/lagrangian/lagrangian_ida.hpp"
 
-#include <ida/ida.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-#include <sunlinsol/sunlinsol_dense.h>
-#include <sunmatrix/sunmatrix_dense.h>
+#include "formulations/sundials_glue.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -27,58 +23,32 @@ struct IdaRun {
 
 int residualCallback(sunrealtype, N_Vector y, N_Vector yp, N_Vector r, void* user) {
   auto& run = *static_cast<IdaRun*>(user);
-  try {
+  return formulations::guardedCallback(run.callback_error, "the residual", [&] {
     const Index N = run.layout.size();
     computeLagrangianDaeResidual(run.sys, run.layout, run.ws,
                                  Eigen::Map<const VecX>(N_VGetArrayPointer(y), N),
                                  Eigen::Map<const VecX>(N_VGetArrayPointer(yp), N),
                                  Eigen::Map<VecX>(N_VGetArrayPointer(r), N));
     return 0;
-  } catch (const std::exception& e) {
-    run.callback_error = e.what();
-  } catch (...) {
-    run.callback_error = "unknown exception in the residual";
-  }
-  return -1;
+  });
 }
 
 int jacobianCallback(sunrealtype, sunrealtype c_j, N_Vector y, N_Vector, N_Vector, SUNMatrix J,
                      void* user, N_Vector, N_Vector, N_Vector) {
   auto& run = *static_cast<IdaRun*>(user);
-  try {
+  return formulations::guardedCallback(run.callback_error, "the Jacobian", [&] {
     const Index N = run.layout.size();
     // SUNDenseMatrix is column-major with leading dimension N: an Eigen map.
     computeLagrangianDaeJacobian(run.sys, run.layout, run.ws,
                                  Eigen::Map<const VecX>(N_VGetArrayPointer(y), N), c_j,
                                  Eigen::Map<MatX>(SUNDenseMatrix_Data(J), N, N));
     return 0;
-  } catch (const std::exception& e) {
-    run.callback_error = e.what();
-  } catch (...) {
-    run.callback_error = "unknown exception in the Jacobian";
-  }
-  return -1;
+  });
 }
 
 void errorHandler(int, const char*, const char* function, char* msg, void* user) {
   static_cast<IdaRun*>(user)->ida_error = std::string(function) + ": " + msg;
 }
-
-struct Ida {
-  SUNContext ctx = nullptr;
-  N_Vector y = nullptr, yp = nullptr, id = nullptr, atol = nullptr;
-  SUNMatrix J = nullptr;
-  SUNLinearSolver ls = nullptr;
-  void* mem = nullptr;
-  ~Ida() {
-    if (mem) IDAFree(&mem);
-    if (ls) SUNLinSolFree(ls);
-    if (J) SUNMatDestroy(J);
-    for (N_Vector v : {y, yp, id, atol})
-      if (v) N_VDestroy(v);
-    if (ctx) SUNContext_Free(&ctx);
-  }
-};
 
 }  // namespace
 
@@ -121,7 +91,7 @@ LagrangianRunResult integrateLagrangianIda(const LagrangianSystem& sys,
     return finish(Status::failure(Status::Code::kInvalidInput, "IDA: t_end must exceed t0"));
   if (!observe(result.state)) return finish(Status::success());
 
-  Ida ida;
+  formulations::DenseIda ida;
   if (SUNContext_Create(nullptr, &ida.ctx) != 0)
     return finish(Status::failure(Status::Code::kResources, "SUNContext_Create failed"));
   ida.y = N_VNew_Serial(N, ida.ctx);

@@ -1,5 +1,7 @@
 #include "formulations/rotation_matrix/rm_two_step.hpp"
 
+#include "formulations/sundials_glue.hpp"
+
 #include <arkode/arkode_erkstep.h>
 #include <nvector/nvector_serial.h>
 #include <sundials/sundials_context.h>
@@ -233,7 +235,7 @@ void load(TwoStepRun& run, N_Vector y) {
 
 int rhsCallback(sunrealtype, N_Vector y, N_Vector ydot, void* user) {
   auto& run = *static_cast<TwoStepRun*>(user);
-  try {
+  return formulations::guardedCallback(run.callback_error, "the right-hand side", [&] {
     load(run, y);
     const Status st = computeRmAccelerationsTwoStep(run.model, run.q, run.v, run.ws, run.qdd);
     if (!st.ok()) {
@@ -244,12 +246,7 @@ int rhsCallback(sunrealtype, N_Vector y, N_Vector ydot, void* user) {
     Eigen::Map<VecX>(d, run.model.n) = run.v;
     Eigen::Map<VecX>(d + run.model.n, run.model.n) = run.qdd;
     return 0;
-  } catch (const std::exception& e) {
-    run.callback_error = e.what();
-  } catch (...) {
-    run.callback_error = "unknown exception in the right-hand side";
-  }
-  return -1;
+  });
 }
 
 bool drifted(const TwoStepRun& run) {
@@ -263,7 +260,7 @@ bool drifted(const TwoStepRun& run) {
 
 int postprocessCallback(sunrealtype, N_Vector y, void* user) {
   auto& run = *static_cast<TwoStepRun*>(user);
-  try {
+  return formulations::guardedCallback(run.callback_error, "the projection", [&] {
     load(run, y);
     if (!drifted(run)) return 0;
     const double tol =
@@ -278,12 +275,7 @@ int postprocessCallback(sunrealtype, N_Vector y, void* user) {
     Eigen::Map<VecX>(d, run.model.n) = run.q;
     Eigen::Map<VecX>(d + run.model.n, run.model.n) = run.v;
     return 0;
-  } catch (const std::exception& e) {
-    run.callback_error = e.what();
-  } catch (...) {
-    run.callback_error = "unknown exception in the projection";
-  }
-  return -1;
+  });
 }
 
 void errorHandler(int, const char*, const char* function, char* msg, void* user) {
