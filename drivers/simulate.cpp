@@ -10,6 +10,7 @@
 //       -ida_pc_factor_mat_solver_type mumps      (the Newton and KKT solves with MUMPS)
 //   catena simulate inputs/modified_2x2_four_bar.yaml --formulation mcs --continuation on
 //       --t-end 1.7 --mcs-csv 2x2.mcs.csv   (QR projection, ARKODE Dormand-Prince; q', T, diag R1)
+//   catena simulate inputs/natural/rscr.yaml   (formulation: natural; simulate_natural.cpp)
 //
 // The run starts from the file's initial state made consistent (positions on C = 0 with
 // minimum-norm corrections, velocities on C_q v = -C_t), writes the time history (CSV, or a
@@ -21,6 +22,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -38,6 +40,7 @@
 #include "analysis/ida_dynamics.hpp"
 #include "analysis/initial_state.hpp"
 #include "analysis/mcs_dynamics.hpp"
+#include "formulations/natural/natural_yaml.hpp"
 #include "io/json_writer.hpp"
 #include "io/mcs_writer.hpp"
 #include "io/trajectory_writer.hpp"
@@ -62,12 +65,14 @@ struct SimulateArguments {
   double rank_tolerance = kDefaultRankTolerance;
   bool align_basis = false, integrator_given = false, linear_solver_given = false,
        mcs_option_given = false;
+  std::vector<std::string> given;  ///< every option on the command line
 };
 
 bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
   a.petsc.push_back(argv[0]);
   for (int i = 2; i < argc; ++i) {
     const std::string s = argv[i];
+    if (s.rfind("--", 0) == 0) a.given.push_back(s);
     const bool takes_value =
         s == "--t-end" || s == "--dt" || s == "--output-interval" || s == "--rho-inf" ||
         s == "--csv" || s == "--json" || s == "--vtk" || s == "--bodies" || s == "--joints" ||
@@ -170,8 +175,48 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
     std::cerr << "catena simulate: " << problem << "\n";
     return false;
   }
-  if (a.output_interval <= 0.0) a.output_interval = std::max(a.dt, a.t_end / 1000.0);
   return true;
+}
+
+bool given(const SimulateArguments& a, const std::string& option) {
+  return std::find(a.given.begin(), a.given.end(), option) != a.given.end();
+}
+
+/// `formulation: natural` inputs: the options that apply there, or an error naming the first
+/// option that does not (exit 2).
+int runNatural(const SimulateArguments& a) {
+  for (const std::string& s : a.given)
+    if (s != "--t-end" && s != "--output-interval" && s != "--rtol" && s != "--atol" &&
+        s != "--formulation" && s != "--integrator" && s != "--csv" && s != "--json" &&
+        s != "--terse") {
+      std::cerr << "catena simulate: " << s << " does not apply to " << a.file
+                << " (formulation: natural; options there: --t-end --output-interval --rtol "
+                   "--atol --formulation index2|index3 --integrator ida --csv --json --terse)\n";
+      return 2;
+    }
+  if (a.integrator != "ida" && given(a, "--integrator")) {
+    std::cerr << "catena simulate: natural coordinates are integrated by IDA (the Lagrangian "
+                 "facility), not --integrator "
+              << a.integrator << "\n";
+    return 2;
+  }
+  if (a.formulation != "index2" && a.formulation != "index3") {
+    std::cerr << "catena simulate: natural coordinates take --formulation index2 (GGL, "
+                 "default) or index3, not "
+              << a.formulation << "\n";
+    return 2;
+  }
+  NaturalSimulateOptions o;
+  o.file = a.file;
+  o.csv = a.csv;
+  o.json = a.json;
+  o.index3 = a.formulation == "index3";
+  o.duration = given(a, "--t-end") ? a.t_end : 0.0;
+  o.output_interval = given(a, "--output-interval") ? a.output_interval : 0.0;
+  o.rtol = a.rtol;
+  o.atol = a.atol;
+  o.terse = a.terse;
+  return runSimulateNatural(o);
 }
 
 /// Names from a comma-separated list, each looked up; "" selects `fallback`.
@@ -307,6 +352,8 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
 int runSimulate(int argc, char** argv) {
   SimulateArguments a;
   if (!parseSimulate(argc, argv, a)) return 2;
+  if (natural::declaresNaturalFormulation(a.file)) return runNatural(a);
+  if (a.output_interval <= 0.0) a.output_interval = std::max(a.dt, a.t_end / 1000.0);
   int pargc = static_cast<int>(a.petsc.size());
   a.petsc.push_back(nullptr);  // argv[argc] == NULL: MPI_Init walks argv to it (-log_view crashed)
   char** pargv = a.petsc.data();

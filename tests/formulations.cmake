@@ -27,5 +27,38 @@ target_link_libraries(lagrangian_examples_test PRIVATE catena_lagrangian catena_
 catena_test(formulations_natural_model_test unit unit/formulations/natural_model_test.cpp)
 target_link_libraries(formulations_natural_model_test PRIVATE catena_natural)
 target_compile_definitions(formulations_natural_model_test PRIVATE CATENA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+catena_test(formulations_natural_ad_dynamic_test unit unit/formulations/natural_ad_dynamic_test.cpp)
+target_link_libraries(formulations_natural_ad_dynamic_test PRIVATE catena_natural)
+target_compile_definitions(formulations_natural_ad_dynamic_test PRIVATE CATENA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
+catena_test(formulations_natural_kinematics_run_test unit unit/formulations/natural_kinematics_run_test.cpp)
+target_link_libraries(formulations_natural_kinematics_run_test PRIVATE catena_natural)
+target_compile_definitions(formulations_natural_kinematics_run_test PRIVATE CATENA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 catena_verification_test(natural_examples_test verification/natural_examples_test.cpp)
 target_link_libraries(natural_examples_test PRIVATE catena_natural catena_reference)
+
+# `catena simulate` on every natural-coordinates example of inputs/natural/ (IDA on the
+# Lagrangian DAE; the massless robot kinematically under its drivers), an option that does not
+# apply there, and the mixed-basis commands refusing the natural format with a pointer to it.
+foreach(stem mechanism0 mechanism0_torque free_top rscr bar_double_pendulum)
+  add_test(NAME sample_simulate_natural_${stem}
+           COMMAND ${CMAKE_COMMAND}
+                   "-DCOMMAND=$<TARGET_FILE:catena_cli>;simulate;--terse;--csv;${CMAKE_CURRENT_BINARY_DIR}/natural_${stem}.trajectory.csv;--json;${CMAKE_CURRENT_BINARY_DIR}/natural_${stem}.simulate.json;${PROJECT_SOURCE_DIR}/inputs/natural/${stem}.yaml"
+                   -DANSWER=${CMAKE_CURRENT_SOURCE_DIR}/regression/simulate_pendulum.expected -P ${catena_compare})
+  set_tests_properties(sample_simulate_natural_${stem} PROPERTIES LABELS regression)
+endforeach()
+add_test(NAME sample_simulate_natural_closed_chain_robot
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCOMMAND=$<TARGET_FILE:catena_cli>;simulate;--terse;--csv;${CMAKE_CURRENT_BINARY_DIR}/natural_robot.trajectory.csv;--json;${CMAKE_CURRENT_BINARY_DIR}/natural_robot.simulate.json;${PROJECT_SOURCE_DIR}/inputs/natural/closed_chain_robot.yaml"
+                 -DANSWER=${CMAKE_CURRENT_SOURCE_DIR}/regression/simulate_natural_kinematics.expected -P ${catena_compare})
+add_test(NAME sample_simulate_natural_bad_option
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCOMMAND=$<TARGET_FILE:catena_cli>;simulate;--vtk;out;${PROJECT_SOURCE_DIR}/inputs/natural/rscr.yaml"
+                 -DANSWER=${CMAKE_CURRENT_SOURCE_DIR}/regression/simulate_natural_bad_option.expected
+                 -DEXPECT_FAIL=1 -P ${catena_compare})
+add_test(NAME sample_check_natural_input
+         COMMAND ${CMAKE_COMMAND}
+                 "-DCOMMAND=$<TARGET_FILE:catena_cli>;check;${PROJECT_SOURCE_DIR}/inputs/natural/rscr.yaml"
+                 -DANSWER=${CMAKE_CURRENT_SOURCE_DIR}/regression/check_natural_input.expected
+                 -DEXPECT_FAIL=1 -P ${catena_compare})
+set_tests_properties(sample_simulate_natural_closed_chain_robot sample_simulate_natural_bad_option
+                     sample_check_natural_input PROPERTIES LABELS regression)

@@ -520,6 +520,11 @@ YAML::Node parseDocument(const Reader& reader, const std::string& text) {
 LoadedInput loadTree(Reader& reader, const YAML::Node& root, const std::string& default_name,
                      const LoaderLimits& limits) {
   const Map top(reader, root, "top level");
+  if (top.has("formulation"))
+    top.fail("formulation",
+             "'formulation:' selects another input format (formulation: natural, "
+             "docs/natural-coordinates.md), which `catena simulate` reads; this command reads "
+             "the mixed-basis format (docs/input-format.md), which has no 'formulation' key");
   top.allowKeys({"name", "dimension", "gravity", "generator", "bodies", "markers", "joints",
                  "forces", "analysis"});
   reader.dimension = readDimension(top);

@@ -11,7 +11,8 @@
 ///               - (M/2 + mu + m) g L sin(theta)
 ///   dL/dr     = a L cos(delta) theta' phi' + (mu/3 + m) r phi'^2 + a g cos(phi) - k (r - ell)
 ///   dL/dphi   = a L (cos(delta) theta' r' - r sin(delta) theta' phi') - a g r sin(phi).
-/// No torque (the paper's eq. (33) is optional). Shares no code with catena's Lagrangian
+/// An optional constant torque tau on OA (the paper's eq. (33), V = -tau theta) adds tau to
+/// dL/dtheta. Shares no code with catena's Lagrangian
 /// facility; the unit tests check M and dL/dq against AD of the Cartesian Lagrangian.
 
 #include <Eigen/Dense>
@@ -25,6 +26,7 @@ namespace catena::reference {
 
 struct Mechanism0Params {
   double L = 2.0, M = 1.0, k = 1000.0, ell = 1.0, mu = 0.5, m = 0.1, g = 9.81;
+  double tau = 0.0;  ///< N m, on OA (eq. 33)
 };
 
 inline Eigen::Matrix3d mechanism0MassMatrix(const Mechanism0Params& P, const Eigen::Vector3d& q) {
@@ -43,7 +45,7 @@ inline Eigen::Vector3d mechanism0Force(const Mechanism0Params& P, const Eigen::V
   const double thd = qd(0), rd = qd(1), phd = qd(2);
   const double c = std::cos(delta), s = std::sin(delta);
   return {a * P.L * (-c * thd * rd + r * s * thd * phd) -
-              (P.M / 2 + P.mu + P.m) * P.g * P.L * std::sin(th),
+              (P.M / 2 + P.mu + P.m) * P.g * P.L * std::sin(th) + P.tau,
           a * P.L * c * thd * phd + (P.mu / 3 + P.m) * r * phd * phd + a * P.g * std::cos(ph) -
               P.k * (r - P.ell),
           a * P.L * (c * thd * rd - r * s * thd * phd) - a * P.g * r * std::sin(ph)};
@@ -67,11 +69,12 @@ inline Mechanism0Points mechanism0Points(const Mechanism0Params& P, const Eigen:
 }
 
 /// (A, B, A', B') as an 8 x times.size() matrix (rows A_x, A_y, B_x, B_y, then the rates) from
-/// the ODE in (theta, r, phi) started at q0, qd0.
+/// the ODE in (theta, r, phi) started at q0, qd0; `angles` (if given) receives (theta, r, phi).
 inline Eigen::MatrixXd mechanism0ThetaRPhi(const Mechanism0Params& P, const Eigen::Vector3d& q0,
                                            const Eigen::Vector3d& qd0,
                                            const std::vector<double>& times,
-                                           const OdeOptions& options = {}) {
+                                           const OdeOptions& options = {},
+                                           Eigen::MatrixXd* angles = nullptr) {
   auto rhs = [&P](double, const Eigen::VectorXd& y) {
     const Eigen::Vector3d q = y.head<3>();
     const Eigen::Vector3d qd = mechanism0MassMatrix(P, q).ldlt().solve(y.tail<3>());
@@ -82,6 +85,7 @@ inline Eigen::MatrixXd mechanism0ThetaRPhi(const Mechanism0Params& P, const Eige
   Eigen::VectorXd y0(6);
   y0 << q0, mechanism0MassMatrix(P, q0) * qd0;
   const Eigen::MatrixXd Y = integrateOde(rhs, 0.0, y0, times, options);
+  if (angles) *angles = Y.topRows(3);
   Eigen::MatrixXd X(8, Y.cols());
   for (Eigen::Index k = 0; k < Y.cols(); ++k) {
     const Eigen::Vector3d q = Y.col(k).head<3>();

@@ -5,7 +5,8 @@
 /// scalar S gives L(q, q') = T - V and C(q), assembled part by part as in the paper's sec. 2.1
 /// ("Assembly process"): positions and velocities of every PV and body frame (eqs. 4, 8-13),
 /// body kinetic energy T = m/2 |M'|^2 + 1/2 w^T I w (eqs. 14-15), thin-rod springs, particles,
-/// gravity; C = rigidity and user dot constraints. The facility forms the DAE by AD.
+/// gravity, torques on explicit angles (eq. 33); C = rigidity and user dot constraints, then two
+/// rows per explicit angle. The facility forms the DAE by AD.
 
 #include <memory>
 #include <vector>
@@ -155,6 +156,8 @@ void evaluateNaturalMechanism(const NaturalModel& m, const QIn& q, const QIn& qd
     T += 0.5 * p.mass * k.xd[i].squaredNorm();
     V -= p.mass * g.dot(k.x[i]);
   }
+  for (const NaturalAngle& a : m.angles)  // eq. (33)
+    V -= a.torque * k.s[static_cast<std::size_t>(a.scalar)];
   L = T - V;
   for (std::size_t i = 0; i < m.constraints.size(); ++i) {
     const DotConstraint& c = m.constraints[i];
@@ -165,19 +168,45 @@ void evaluateNaturalMechanism(const NaturalModel& m, const QIn& q, const QIn& qd
     };
     C(static_cast<Index>(i)) = diff(c.a0, c.a1).dot(diff(c.b0, c.b1)) - c.value;
   }
+  // Explicit angles: x_body = cos(theta) x_ref + sin(theta) y_ref (2 rows each).
+  Index row = static_cast<Index>(m.constraints.size());
+  for (const NaturalAngle& a : m.angles) {
+    using std::cos;
+    using std::sin;
+    const S th = k.s[static_cast<std::size_t>(a.scalar)];
+    V3<S> xr(zero + 1.0, zero, zero), yr(zero, zero + 1.0, zero);
+    if (a.reference >= 0) {
+      xr = k.frames[static_cast<std::size_t>(a.reference)].x;
+      yr = k.frames[static_cast<std::size_t>(a.reference)].y;
+    }
+    const V3<S>& x = k.frames[static_cast<std::size_t>(a.body)].x;
+    C(row++) = x(0) - (xr(0) * cos(th) + yr(0) * sin(th));
+    C(row++) = x(1) - (xr(1) * cos(th) + yr(1) * sin(th));
+  }
 }
 
-/// Largest nq the AD path supports: the facility's nested AD puts (2 nq + 1)^2 doubles per
-/// scalar on the stack, and Eigen refuses fixed-size objects above 128 KiB beyond nq = 15;
-/// catena instantiates padded sizes 4, 8 and 12.
-inline constexpr Index kMaxNaturalCoordinates = 12;
+/// Largest nq evaluated by the facility's fixed-size nested AD (padded to 4, 8 or 12
+/// coordinates; no heap allocation; 1.2-3.3 times cheaper than the dynamic path below, measured in
+/// docs/natural-coordinates.md, "Limits"). Not a size limit: larger models take the dynamic
+/// path (the nested fixed-size objects would pass Eigen's 128 KiB limit from nq = 16 on).
+inline constexpr Index kMaxPaddedNaturalCoordinates = 12;
 
-/// The model as a LagrangianSystem (the facility's AD; padded to the next of 4, 8, 12
-/// coordinates). Throws catena::Error if model.nq > kMaxNaturalCoordinates.
+/// The model as a LagrangianSystem: the facility's fixed-size AD padded to the next of 4, 8, 12
+/// coordinates if model.nq <= kMaxPaddedNaturalCoordinates, else
+/// makeNaturalLagrangianSystemDynamic. Any size; throws catena::Error if model.nq < 1.
 lagrangian::LagrangianSystem makeNaturalLagrangianSystem(std::shared_ptr<const NaturalModel> model);
 
-/// C (nc) and C_q (nc x nq) at q for any size (dynamic first-order AD): kinematics checks of
-/// models too large for makeNaturalLagrangianSystem (the closed-chain robot, nq = 18).
+/// The model as a LagrangianSystem by dynamic-size AD, for any nq: first order by one forward
+/// sweep with 2 nq directions (AutoDiffScalar<VectorXd>); second order by forward over forward
+/// with an inner one-direction dual number and an outer dynamic gradient, one sweep per Hessian
+/// column (nq sweeps over 2 nq directions, nq over nq). The evaluators allocate (heap derivative
+/// vectors). makeNaturalLagrangianSystem uses it above kMaxPaddedNaturalCoordinates; it is
+/// public for that and for checking it against the padded path on small models.
+lagrangian::LagrangianSystem makeNaturalLagrangianSystemDynamic(
+    std::shared_ptr<const NaturalModel> model);
+
+/// C (nc) and C_q (nc x nq) at q for any size (dynamic first-order AD, v not needed): kinematics
+/// checks such as the closed-chain robot's (nq = 18).
 void computeNaturalConstraints(const NaturalModel& model, const VecX& q, VecX& C, MatX& C_q);
 
 /// Positions of every PV at q (plain doubles).

@@ -39,6 +39,17 @@ Index NaturalModel::findCoordinate(const std::string& name) const {
   return -1;
 }
 
+std::string NaturalModel::constraintName(Index row) const {
+  const Index nd = static_cast<Index>(constraints.size());
+  if (row >= 0 && row < nd) {
+    const std::string& o = constraints[static_cast<std::size_t>(row)].origin;
+    return o == "user" ? "user constraint " + std::to_string(row - n_rigidity + 1) : o;
+  }
+  const Index k = (row - nd) / 2;
+  if (row < nd || k >= static_cast<Index>(angles.size())) return "row " + std::to_string(row);
+  return "angle " + angles[static_cast<std::size_t>(k)].name + ((row - nd) % 2 ? " (y)" : " (x)");
+}
+
 Eigen::Matrix<double, 3, 2> computeFrameMatrix(int dimension, PvKind a_kind, PvKind b_kind,
                                                const Vec3& a_local, const Vec3& b_local) {
   const double alpha = a_kind == PvKind::kPoint ? 1.0 : 0.0;
@@ -185,6 +196,24 @@ Index NaturalModelBuilder::addAssigned(const std::string& name, PvKind kind,
   return static_cast<Index>(m_.pvs.size() - 1);
 }
 
+Index NaturalModelBuilder::addAngle(const std::string& name, Index body, Index reference,
+                                    double torque) {
+  CATENA_CHECK(m_.dimension == 2, "angle '" << name
+                                            << "': explicit angles are planar (2D) only, as the "
+                                               "paper's eq. (33)");
+  const Index nb = static_cast<Index>(m_.bodies.size());
+  CATENA_CHECK(body >= 0 && body < nb, "angle '" << name << "': unknown body");
+  CATENA_CHECK(reference >= -1 && reference < nb && reference != body,
+               "angle '" << name << "': the reference must be another body or the WF");
+  for (const NaturalAngle& a : m_.angles)
+    CATENA_CHECK(a.body != body, "angle '" << name << "': body '" << m_.bodies[body].name
+                                           << "' already has the angle '" << a.name << "'");
+  CATENA_CHECK(std::isfinite(torque), "angle '" << name << "': the torque must be finite");
+  const Index s = addScalar(name);
+  m_.angles.push_back({name, s, body, reference, torque});
+  return static_cast<Index>(m_.angles.size() - 1);
+}
+
 void NaturalModelBuilder::addSpring(NaturalSpring s) {
   const Index n = static_cast<Index>(m_.pvs.size());
   CATENA_CHECK(s.a >= 0 && s.a < n && s.b >= 0 && s.b < n && s.a != s.b &&
@@ -277,7 +306,10 @@ NaturalModel NaturalModelBuilder::finalize() {
   auto moving = [&m](Index i) {
     return i >= 0 && m.pvs[static_cast<std::size_t>(i)].source == PvSource::kCoordinate;
   };
-  for (const NaturalBody& body : m.bodies) {
+  std::vector<char> has_angle(m.bodies.size(), 0);
+  for (const NaturalAngle& a : m.angles) has_angle[static_cast<std::size_t>(a.body)] = 1;
+  for (std::size_t bi = 0; bi < m.bodies.size(); ++bi) {
+    const NaturalBody& body = m.bodies[bi];
     const Index O = body.basis[0];
     struct Diff {
       Index x0, x1;
@@ -296,6 +328,8 @@ NaturalModel NaturalModelBuilder::finalize() {
     for (const auto& [i, j] : pairs) {
       const Diff &a = diffs[i], &b = diffs[j];
       if (!(moving(a.x0) || moving(a.x1) || moving(b.x0) || moving(b.x1))) continue;
+      // The angle's two equations fix x = (A - alpha O) / r11 to a unit vector: a.a is implied.
+      if (has_angle[bi]) continue;
       auto key = i == j ? std::make_tuple(std::min(a.x0, a.x1), std::max(a.x0, a.x1),
                                           std::min(a.x0, a.x1), std::max(a.x0, a.x1))
                         : std::make_tuple(a.x0, a.x1, b.x0, b.x1);
@@ -306,7 +340,13 @@ NaturalModel NaturalModelBuilder::finalize() {
   }
   m.n_rigidity = static_cast<Index>(m.constraints.size());
   for (const DotConstraint& c : user_constraints_) m.constraints.push_back(c);
-  m.nc = static_cast<Index>(m.constraints.size());
+  for (const NaturalAngle& a : m.angles) {
+    const NaturalBody& body = m.bodies[static_cast<std::size_t>(a.body)];
+    CATENA_CHECK(moving(body.basis[0]) || moving(body.basis[1]),
+                 "angle '" << a.name << "': body '" << body.name
+                           << "' has no moving basic point/vector, so its angle is a constant");
+  }
+  m.nc = static_cast<Index>(m.constraints.size() + 2 * m.angles.size());
   CATENA_CHECK(m.nq >= 1, "the mechanism has no coordinates (no moving points/vectors)");
   CATENA_CHECK(m.nc <= m.nq, "more constraints (" << m.nc << ") than coordinates (" << m.nq
                                                   << "): the mechanism is overconstrained");

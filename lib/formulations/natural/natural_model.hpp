@@ -80,6 +80,20 @@ struct DotConstraint {
   std::string origin;  ///< e.g. "rigidity of OA" or "user"
 };
 
+/// An explicit angle in q (the paper's sec. 4.1.1, eq. 33; 2D): the scalar coordinate theta is the
+/// angle from the reference frame's x axis (the WF, or body `reference`) to `body`'s x axis,
+/// tracked as a continuous quantity (theta and theta + 2 pi differ). Two equations
+/// x_body = cos(theta) x_ref + sin(theta) y_ref make it so; they imply |x_body| = 1, so they
+/// replace the body's rigidity equation. A constant torque on the body (its reaction on the
+/// reference) adds V = -torque theta [N m].
+struct NaturalAngle {
+  std::string name;
+  Index scalar = -1;     ///< index into NaturalModel::scalars
+  Index body = -1;       ///< the body whose x axis is measured
+  Index reference = -1;  ///< the body it is measured from, or -1 (the WF)
+  double torque = 0.0;   ///< N m, on `body` about e_z
+};
+
 /// One step of the evaluation order: compute a PV (dependent/assigned) or a body's frame.
 struct EvalStep {
   bool is_body = false;
@@ -95,15 +109,18 @@ struct NaturalModel {
   std::vector<NaturalBody> bodies;
   std::vector<NaturalSpring> springs;
   std::vector<NaturalParticle> particles;
-  std::vector<DotConstraint> constraints;  ///< rigidity first, then user constraints
-  std::vector<EvalStep> order;             ///< frames and derived PVs in dependency order
-  Index nq = 0, nc = 0, n_rigidity = 0;
+  std::vector<DotConstraint> constraints;     ///< rigidity first, then user constraints
+  std::vector<NaturalAngle> angles;           ///< each adds 2 equations after `constraints`
+  std::vector<EvalStep> order;                ///< frames and derived PVs in dependency order
+  Index nq = 0, nc = 0, n_rigidity = 0;       ///< nc = constraints + 2 angles
   std::vector<std::string> coordinate_names;  ///< nq names, e.g. "A.x", "mu"
 
   Index findPv(const std::string& name) const;      ///< -1 if absent
   Index findScalar(const std::string& name) const;  ///< -1 if absent
   Index findBody(const std::string& name) const;    ///< -1 if absent
   Index findCoordinate(const std::string& name) const;
+  /// What row i of C is, for messages: "rigidity of OA", "user constraint 2", "angle th (x)".
+  std::string constraintName(Index row) const;
 };
 
 /// Builds a NaturalModel; each add* checks its input (CATENA_CHECK: throws catena::Error).
@@ -116,6 +133,8 @@ class NaturalModelBuilder {
   Index addFixed(const std::string& name, PvKind kind, const Vec3& value);
   Index addMoving(const std::string& name, PvKind kind);
   Index addScalar(const std::string& name);
+  /// An explicit angle (2D only): adds the scalar coordinate `name`; reference -1 is the WF.
+  Index addAngle(const std::string& name, Index body, Index reference, double torque);
   Index addBody(NaturalBody body);  ///< basis, a_local, b_local, dynamics set by the caller
   Index addDependent(const std::string& name, PvKind kind, Index body, const Vec3& local);
   Index addAssigned(const std::string& name, PvKind kind, std::vector<AssignTerm> terms);

@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "formulations/natural/natural_mechanism.hpp"
+
 namespace catena::natural {
 
 namespace {
@@ -114,9 +116,10 @@ NaturalInput readNaturalInput(std::istream& in, const std::string& file) {
     throw InputError(file, e.mark.line + 1, e.mark.column + 1, e.msg);
   }
   if (!root.IsMap()) r.fail(root.Mark(), "the input must be a map");
-  r.allowKeys(root, "top level",
-              {"formulation", "title", "dimension", "gravity", "fixed", "moving", "scalars",
-               "bodies", "dependent", "assign", "springs", "particles", "constraints", "problem"});
+  r.allowKeys(
+      root, "top level",
+      {"formulation", "title", "dimension", "gravity", "fixed", "moving", "scalars", "bodies",
+       "dependent", "assign", "angles", "springs", "particles", "constraints", "problem"});
   if (!root["formulation"] || r.string(root["formulation"], "formulation") != "natural")
     r.fail(root.Mark(), "expected 'formulation: natural'");
   if (!root["dimension"]) r.fail(root.Mark(), "missing 'dimension' (2 or 3)");
@@ -294,6 +297,25 @@ NaturalInput readNaturalInput(std::istream& in, const std::string& file) {
     pending = std::move(left);
   }
 
+  // Explicit angles (eq. 33): scalar coordinates after the `scalars`, in q order.
+  if (const YAML::Node angles = section("angles"))
+    for (const auto& kv : angles) {
+      const std::string name = kv.first.as<std::string>(), what = "angle '" + name + "'";
+      r.allowKeys(kv.second, what, {"body", "reference", "torque"});
+      if (!kv.second["body"]) r.fail(kv.second.Mark(), what + ": missing 'body'");
+      auto bodyIndex = [&](const YAML::Node& n) {
+        const std::string s = r.string(n, what + " body");
+        const Index bi = b.draft().findBody(s);
+        if (bi < 0) r.fail(n.Mark(), what + ": '" + s + "' is not a body");
+        return bi;
+      };
+      const Index body = bodyIndex(kv.second["body"]);
+      const Index ref = kv.second["reference"] ? bodyIndex(kv.second["reference"]) : -1;
+      const double torque = kv.second["torque"] ? r.number(kv.second["torque"], what) : 0.0;
+      build(r, kv.first.Mark(), [&] { return b.addAngle(name, body, ref, torque); });
+      scalar_names.insert(name);
+    }
+
   auto pvIndex = [&](const YAML::Node& n, const std::string& what) {
     const std::string s = r.string(n, what);
     if (!pv_names.count(s)) r.fail(n.Mark(), what + ": '" + s + "' is not defined");
@@ -393,6 +415,26 @@ NaturalInput readNaturalInput(std::istream& in, const std::string& file) {
   std::vector<bool> given(static_cast<std::size_t>(m.nq), false);
   if (!prob["positions"]) r.fail(prob.Mark(), "problem: missing 'positions'");
   readValues(prob["positions"], "positions", pb.q0, &given);
+  // An angle not given is measured from the given positions (atan2, in (-pi, pi]).
+  for (const NaturalAngle& a : m.angles) {
+    const Index off = m.scalars[static_cast<std::size_t>(a.scalar)].offset;
+    if (given[static_cast<std::size_t>(off)]) continue;
+    bool ready = true;
+    for (Index i = 0; i < m.nq; ++i)
+      ready = ready && (given[static_cast<std::size_t>(i)] ||
+                        m.findScalar(m.coordinate_names[static_cast<std::size_t>(i)]) >= 0);
+    if (!ready) continue;  // the error below names the missing coordinate
+    NaturalKinematics<double> k;
+    computeNaturalKinematics<double>(m, pb.q0, pb.v0, k);
+    const Vec3 x = k.frames[static_cast<std::size_t>(a.body)].x;
+    Vec3 xr = Vec3::UnitX(), yr = Vec3::UnitY();
+    if (a.reference >= 0) {
+      xr = k.frames[static_cast<std::size_t>(a.reference)].x;
+      yr = k.frames[static_cast<std::size_t>(a.reference)].y;
+    }
+    pb.q0(off) = std::atan2(x.dot(yr), x.dot(xr));
+    given[static_cast<std::size_t>(off)] = true;
+  }
   for (Index i = 0; i < m.nq; ++i)
     if (!given[static_cast<std::size_t>(i)])
       r.fail(prob["positions"].Mark(), "positions: no initial value for coordinate " +
@@ -420,6 +462,16 @@ NaturalInput loadNaturalInput(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw InputError(path, 0, 0, "cannot open the file");
   return readNaturalInput(in, path);
+}
+
+bool declaresNaturalFormulation(const std::string& path) {
+  try {
+    const YAML::Node root = YAML::LoadFile(path);
+    return root.IsMap() && root["formulation"] && root["formulation"].IsScalar() &&
+           root["formulation"].Scalar() == "natural";
+  } catch (const YAML::Exception&) {
+    return false;  // the mixed-basis reader reports what is wrong with the file
+  }
 }
 
 }  // namespace catena::natural

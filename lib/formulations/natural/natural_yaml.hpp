@@ -30,4 +30,8 @@ struct NaturalInput {
 NaturalInput readNaturalInput(std::istream& in, const std::string& file);
 NaturalInput loadNaturalInput(const std::string& path);
 
+/// True if the file is YAML whose top level says `formulation: natural` (a peek for drivers
+/// that read both formats; any other file, readable or not, is left to the other reader).
+bool declaresNaturalFormulation(const std::string& path);
+
 }  // namespace catena::natural

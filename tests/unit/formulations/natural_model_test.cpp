@@ -60,7 +60,8 @@ BOOST_AUTO_TEST_CASE(paper_examples_have_table_4_counts) {
   };
   // RSCR and robot (b): the paper's Table 4 (NPNCs); the others by the construction.
   for (const Case& c : {Case{"mechanism0", 4, 1}, Case{"free_top", 6, 3}, Case{"rscr", 7, 6},
-                        Case{"closed_chain_robot", 18, 12}, Case{"bar_double_pendulum", 12, 6}}) {
+                        Case{"closed_chain_robot", 18, 12}, Case{"bar_double_pendulum", 12, 6},
+                        Case{"mechanism0_torque", 5, 2}}) {
     const NaturalInput in = load(c.stem);
     BOOST_TEST(in.model.nq == c.nq, c.stem);
     BOOST_TEST(in.model.nc == c.nc, c.stem);
@@ -132,7 +133,8 @@ BOOST_AUTO_TEST_CASE(mechanism0_and_free_top_equal_the_hand_written_functors) {
 }
 
 BOOST_AUTO_TEST_CASE(ad_derivatives_match_central_differences) {
-  for (const char* stem : {"mechanism0", "free_top", "rscr", "bar_double_pendulum"}) {
+  for (const char* stem :
+       {"mechanism0", "free_top", "rscr", "bar_double_pendulum", "mechanism0_torque"}) {
     const NaturalInput in = load(stem);
     const auto model = std::make_shared<const NaturalModel>(in.model);
     const auto sys = makeNaturalLagrangianSystem(model);
@@ -186,10 +188,20 @@ BOOST_AUTO_TEST_CASE(ad_derivatives_match_central_differences) {
   }
 }
 
-BOOST_AUTO_TEST_CASE(too_large_model_is_refused) {
+BOOST_AUTO_TEST_CASE(large_model_takes_the_dynamic_ad_path) {
+  // nq = 18 > kMaxPaddedNaturalCoordinates: the dynamic-size AD (natural_ad_dynamic_test).
   const NaturalInput in = load("closed_chain_robot");
-  BOOST_CHECK_THROW(makeNaturalLagrangianSystem(std::make_shared<const NaturalModel>(in.model)),
-                    Error);
+  const auto sys = makeNaturalLagrangianSystem(std::make_shared<const NaturalModel>(in.model));
+  BOOST_TEST(sys.nq == 18);
+  BOOST_TEST(sys.nc == 12);
+  lagrangian::LagrangianFirstOrder d1;
+  d1.resize(sys.nq, sys.nc);
+  sys.evaluateFirst(in.problem.q0, VecX::Zero(sys.nq), d1);
+  VecX C;
+  MatX C_q;
+  computeNaturalConstraints(in.model, in.problem.q0, C, C_q);
+  BOOST_TEST((d1.C - C).cwiseAbs().maxCoeff() == 0.0);
+  BOOST_TEST((d1.C_q - C_q).cwiseAbs().maxCoeff() == 0.0);
 }
 
 BOOST_AUTO_TEST_CASE(yaml_errors_name_file_and_line) {
@@ -209,6 +221,15 @@ BOOST_AUTO_TEST_CASE(yaml_errors_name_file_and_line) {
            Bad{"moving:\n  A: point\nbodies:\n  OA: {basis: [A, O], geometry: [[0]]}\n", 8,
                "r11 != 0"},
            Bad{"moving:\n  A: point\nparticles:\n  A: -1\n", 8, "mass must be > 0"},
+           Bad{"moving:\n  A: point\nbodies:\n  OA: {basis: [O, A], geometry: [[1]]}\n"
+               "angles:\n  th: {body: OB}\n",
+               10, "'OB' is not a body"},
+           Bad{"moving:\n  A: point\nbodies:\n  OA: {basis: [O, A], geometry: [[1]]}\n"
+               "angles:\n  th: {body: OA}\n  th2: {body: OA, torque: 1}\n",
+               11, "already has the angle 'th'"},
+           Bad{"moving:\n  A: point\nbodies:\n  OA: {basis: [O, A], geometry: [[1]]}\n"
+               "angles:\n  th: {body: OA, torque: x}\n",
+               10, "must be a finite number"},
        }) {
     std::istringstream in(head + b.text + tail);
     try {

@@ -1,0 +1,276 @@
+// catena simulate on a `formulation: natural` input (docs/natural-coordinates.md).
+//
+// Sample runs:
+//   catena simulate inputs/natural/rscr.yaml                       (IDA, GGL index 2, the file's
+//   t_end) catena simulate inputs/natural/mechanism0.yaml --formulation index3 --rtol 1e-8 --atol
+//   1e-10 catena simulate inputs/natural/closed_chain_robot.yaml         (no mass: kinematics)
+//
+// A mechanism with mass: the Lagrangian facility's DAE (momentum form, derivatives by AD)
+// integrated by IDA from the problem's initial guess made consistent (its `fixed` coordinates
+// kept). Without mass: a kinematic run in which the `fixed` coordinates are drivers moving at
+// their given velocities (natural_kinematics_run.hpp). Either way: a CSV time history (t, q,
+// q', energy, |C|, |C_q q'|), a JSON summary, and exit status 1 with the reason (time, worst
+// constraints) if the run stopped early; the files then hold everything up to there.
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/check.hpp"
+#include "formulations/lagrangian/lagrangian_ida.hpp"
+#include "formulations/natural/natural_kinematics_run.hpp"
+#include "formulations/natural/natural_mechanism.hpp"
+#include "formulations/natural/natural_yaml.hpp"
+#include "io/json_writer.hpp"
+#include "simulate.hpp"
+
+namespace {
+
+using namespace catena;
+using namespace catena::natural;
+
+/// The time history: t, every coordinate and its rate, the energy, the constraint residuals.
+class NaturalHistory {
+ public:
+  NaturalHistory(const std::string& path, const NaturalModel& m) : path_(path), os_(path) {
+    CATENA_CHECK(os_, "cannot write the time history " << path);
+    os_ << "t_s";
+    for (const std::string& n : m.coordinate_names) os_ << "," << n;
+    for (const std::string& n : m.coordinate_names) os_ << "," << n << "_rate";
+    os_ << ",energy_J,max_abs_C,max_abs_Cq_qdot\n" << std::setprecision(17);
+  }
+  void write(double t, const VecX& q, const VecX& v, double energy, double c, double cv) {
+    os_ << t;
+    for (Index i = 0; i < q.size(); ++i) os_ << "," << q(i);
+    for (Index i = 0; i < v.size(); ++i) os_ << "," << v(i);
+    os_ << "," << energy << "," << c << "," << cv << "\n";
+    max_c_ = std::max(max_c_, c);
+    max_cv_ = std::max(max_cv_, cv);
+    rows_++;
+  }
+  double maxPositionDrift() const { return max_c_; }
+  double maxVelocityDrift() const { return max_cv_; }
+  long rows() const { return rows_; }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::ofstream os_;
+  double max_c_ = 0.0, max_cv_ = 0.0;
+  long rows_ = 0;
+};
+
+/// What one run produced, whichever way it ran.
+struct NaturalRun {
+  std::string method;
+  Status status;
+  double t_reached = 0.0;
+  long steps = 0, newton_iterations = 0, residual_evaluations = 0, jacobian_evaluations = 0,
+       error_test_failures = 0, convergence_failures = 0;
+  double energy_initial = std::numeric_limits<double>::quiet_NaN(),
+         energy_final = std::numeric_limits<double>::quiet_NaN(), max_kinetic = 0.0;
+  Index rank = -1, free_dof = -1;  ///< kinematic runs
+  std::vector<std::string> worst_rows;
+};
+
+NaturalRun runDynamics(const NaturalInput& in, const NaturalSimulateOptions& o, double t_end,
+                       double interval, NaturalHistory& history) {
+  NaturalRun run;
+  const auto model = std::make_shared<const NaturalModel>(in.model);
+  const lagrangian::LagrangianSystem sys = makeNaturalLagrangianSystem(model);
+  lagrangian::LagrangianState s0;
+  lagrangian::ConsistencyOptions copt;
+  copt.fixed = in.problem.fixed;
+  run.status = computeConsistentLagrangianState(sys, in.problem.q0, in.problem.v0, copt, s0);
+  run.method = std::string("IDA on the Lagrangian DAE (momentum form, AD), ") +
+               (o.index3 ? "index 3" : "stabilized index 2 (GGL)");
+  run.t_reached = in.problem.t0;
+  if (!run.status.ok()) {
+    run.status.message = "the initial state is not consistent: " + run.status.message;
+    return run;
+  }
+  s0.t = in.problem.t0;
+  lagrangian::LagrangianIdaOptions io;
+  io.form = o.index3 ? lagrangian::LagrangianForm::kIndex3
+                     : lagrangian::LagrangianForm::kStabilizedIndex2;
+  io.t_end = t_end;
+  io.output_interval = interval;
+  io.rtol = o.rtol;
+  io.atol = o.atol;
+  lagrangian::LagrangianFirstOrder first;
+  first.resize(sys.nq, sys.nc);
+  const lagrangian::LagrangianRunResult r =
+      integrateLagrangianIda(sys, s0, io, [&](const lagrangian::LagrangianState& s) {
+        sys.evaluateFirst(s.q, s.v, first);
+        const double e = computeLagrangianEnergy(sys, s.q, s.v);
+        if (std::isnan(run.energy_initial)) run.energy_initial = e;
+        run.energy_final = e;
+        // T = (v . L_v - L + V) / ... : for L = T - V with T quadratic in v, T = v . L_v / 2.
+        run.max_kinetic = std::max(run.max_kinetic, 0.5 * s.v.dot(first.L_v));
+        history.write(s.t, s.q, s.v, e, first.C.size() ? first.C.lpNorm<Eigen::Infinity>() : 0.0,
+                      first.C.size() ? (first.C_q * s.v).lpNorm<Eigen::Infinity>() : 0.0);
+        return true;
+      });
+  run.status = r.status;
+  run.t_reached = r.state.t;
+  run.steps = r.stats.steps;
+  run.newton_iterations = r.stats.newton_iterations;
+  run.residual_evaluations = r.stats.residual_evaluations;
+  run.jacobian_evaluations = r.stats.jacobian_evaluations;
+  run.error_test_failures = r.stats.error_test_failures;
+  run.convergence_failures = r.stats.convergence_failures;
+  if (!r.status.ok() && r.state.q.size() == sys.nq) {
+    sys.evaluateFirst(r.state.q, r.state.v, first);
+    run.worst_rows.clear();
+    for (Index i = 0; i < sys.nc; ++i)
+      if (std::abs(first.C(i)) > 1e-6)
+        run.worst_rows.push_back(in.model.constraintName(i) + ": residual " +
+                                 std::to_string(first.C(i)));
+  }
+  return run;
+}
+
+NaturalRun runKinematics(const NaturalInput& in, double t_end, double interval,
+                         NaturalHistory& history) {
+  NaturalRun run;
+  run.method =
+      "kinematics (no mass): the problem's fixed coordinates driven at their given "
+      "velocities, the others by Newton on C(q) = 0";
+  NaturalKinematicsOptions ko;
+  ko.t_end = t_end;
+  ko.output_interval = interval;
+  VecX C;
+  MatX C_q;
+  const NaturalKinematicsResult r =
+      runNaturalKinematics(in.model, in.problem, ko, [&](double t, const VecX& q, const VecX& v) {
+        computeNaturalConstraints(in.model, q, C, C_q);
+        history.write(t, q, v, 0.0, C.size() ? C.lpNorm<Eigen::Infinity>() : 0.0,
+                      C.size() ? (C_q * v).lpNorm<Eigen::Infinity>() : 0.0);
+        return true;
+      });
+  run.status = r.status;
+  run.t_reached = r.t;
+  run.steps = r.stats.steps;
+  run.newton_iterations = r.stats.newton_iterations;
+  run.rank = r.stats.rank;
+  run.free_dof = r.stats.free_dof;
+  run.worst_rows = r.worst_rows;
+  return run;
+}
+
+}  // namespace
+
+int runSimulateNatural(const NaturalSimulateOptions& o) {
+  const NaturalInput in = loadNaturalInput(o.file);
+  const NaturalModel& m = in.model;
+  const double duration = o.duration > 0.0 ? o.duration : in.problem.t_end - in.problem.t0;
+  const double t_end = in.problem.t0 + duration;
+  const double interval = o.output_interval > 0.0 ? o.output_interval : duration / 500.0;
+  const std::string stem = std::filesystem::path(o.file).stem().string();
+  const std::string csv = o.csv.empty() ? stem + ".trajectory.csv" : o.csv;
+  const std::string json = o.json.empty() ? stem + ".simulate.json" : o.json;
+  CATENA_CHECK(csv.size() < 4 || csv.substr(csv.size() - 4) != ".bin",
+               o.file << ": binary time histories (--csv *.bin) are for mixed-basis inputs; "
+                         "give a .csv name");
+  const bool kinematic = isMassless(m);
+  NaturalHistory history(csv, m);
+  const auto t0 = std::chrono::steady_clock::now();
+  const NaturalRun run = kinematic ? runKinematics(in, t_end, interval, history)
+                                   : runDynamics(in, o, t_end, interval, history);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+  // The Jacobi integral v . L_v - L is conserved (L does not depend on t): its change, relative
+  // to the largest kinetic energy, says whether to trust the trajectory.
+  std::vector<std::string> warnings;
+  const double change = std::abs(run.energy_final - run.energy_initial);
+  if (!kinematic && run.max_kinetic > 0.0 && change > 1e-2 * run.max_kinetic)
+    warnings.push_back("the energy (Jacobi integral) changed by " +
+                       std::to_string(100.0 * change / run.max_kinetic) +
+                       " % of the largest kinetic energy: the trajectory is not accurate "
+                       "(tighten --rtol/--atol, or use --formulation index2)");
+
+  std::ofstream js(json);
+  CATENA_CHECK(js, "cannot write the JSON summary " << json);
+  JsonWriter j(js);
+  j.beginObject();
+  j.key("input")
+      .value(o.file)
+      .key("analysis")
+      .value("simulate")
+      .key("formulation")
+      .value("natural");
+  j.key("method").value(run.method);
+  j.key("model").beginObject();
+  j.key("title").value(m.title).key("dimension").value(m.dimension);
+  j.key("nq").value(static_cast<long>(m.nq)).key("nc").value(static_cast<long>(m.nc));
+  j.key("bodies").value(static_cast<long>(m.bodies.size()));
+  j.key("coordinates").beginArray();
+  for (const std::string& n : m.coordinate_names) j.value(n);
+  j.endArray().endObject();
+  j.key("success").value(run.status.ok()).key("message").value(run.status.message);
+  j.key("warnings").beginArray();
+  for (const std::string& w : warnings) j.value(w);
+  j.endArray();
+  j.key("worst_rows").beginArray();
+  for (const std::string& w : run.worst_rows) j.value(w);
+  j.endArray();
+  j.key("t_reached_s").value(run.t_reached).key("t_end_s").value(t_end);
+  j.key("statistics").beginObject();
+  j.key("steps").value(run.steps).key("newton_iterations").value(run.newton_iterations);
+  if (!kinematic) {
+    j.key("residual_evaluations").value(run.residual_evaluations);
+    j.key("jacobian_evaluations").value(run.jacobian_evaluations);
+    j.key("error_test_failures").value(run.error_test_failures);
+    j.key("convergence_failures").value(run.convergence_failures);
+  } else {
+    j.key("rank_free_columns").value(static_cast<long>(run.rank));
+    j.key("undriven_freedom").value(static_cast<long>(run.free_dof));
+  }
+  j.endObject();
+  j.key("max_position_drift").value(history.maxPositionDrift());
+  j.key("max_velocity_drift").value(history.maxVelocityDrift());
+  if (!kinematic)
+    j.key("energy_initial_J")
+        .value(run.energy_initial)
+        .key("energy_final_J")
+        .value(run.energy_final);
+  j.key("wall_seconds").value(seconds);
+  j.endObject();
+  js << "\n";
+
+  if (o.terse) {
+    std::cout << "reached_end " << (run.status.ok() ? "yes" : "no") << "\nwarnings "
+              << warnings.size() << "\n";
+    if (kinematic) std::cout << "undriven_freedom " << run.free_dof << "\n";
+  } else {
+    std::cout << "simulation of '" << m.title << "' (natural coordinates, nq " << m.nq << ", nc "
+              << m.nc << "; " << run.method << "): " << (run.status.ok() ? "reached" : "STOPPED at")
+              << " t = " << run.t_reached << " s\n"
+              << "  steps " << run.steps << ", Newton iterations " << run.newton_iterations
+              << "\n  largest constraint drift: position " << history.maxPositionDrift()
+              << ", velocity " << history.maxVelocityDrift() << "\n";
+    if (!kinematic)
+      std::cout << "  energy " << run.energy_initial << " J -> " << run.energy_final
+                << " J (change " << run.energy_final - run.energy_initial << " J)\n";
+    else
+      std::cout << "  rank of C_q in the free coordinates " << run.rank << ", freedom the drivers "
+                << "leave " << run.free_dof << " (minimum-norm motion there)\n";
+    std::cout << "  wall time " << seconds << " s\ntime history written to " << csv
+              << "\nsummary written to " << json << "\n";
+  }
+  for (const std::string& w : warnings) std::cerr << o.file << ": warning: " << w << "\n";
+  if (!run.status.ok()) {
+    std::cerr << o.file << ": " << run.status.message << "\n";
+    for (const std::string& w : run.worst_rows) std::cerr << "  " << w << "\n";
+    return 1;
+  }
+  return 0;
+}
