@@ -4,20 +4,25 @@
 //   Runs one analysis of one model family for each size, `repeats` times, on the ranks it was
 //   started with, and writes one JSON line per run: size, ranks, threads, wall time by phase,
 //   peak memory per rank (max and sum over the ranks), iterations and the physical check values
-//   (sag, support reactions, and whether the vertical reactions carry the chain's weight), so a
-//   wrong answer can never pass as a fast one. Only rank 0 writes. The study checkpoints which
+//   (sag, support reactions, and whether the vertical reactions carry the chain's weight; for
+//   `--analysis modal`, the statics then the lowest undamped modes at its equilibrium, their
+//   frequencies and whether every mode's residual is small), so a wrong answer can never pass
+//   as a fast one. Only rank 0 writes. The study checkpoints which
 //   runs are done (io/checkpoint.hpp): at intervals and when SIGTERM arrives (Slurm sends it
 //   before the time limit), after which it exits with status 3; --restart skips the finished
-//   runs and appends the rest. PETSc options pass through (-statics_pc_factor_mat_solver_type,
-//   -statics_mat_mumps_icntl_14, ...).
+//   runs and appends the rest. PETSc and SLEPc options pass through
+//   (-statics_pc_factor_mat_solver_type, -statics_mat_mumps_icntl_14, -modal_eps_tol,
+//   -modal_st_mat_mumps_icntl_14, ...).
 //
 // Sample runs:
 //   mpirun -np 2 catena-scale --family chain --sizes 1000,10000 --repeats 3 --json out.jsonl
 //   mpirun -np 2 catena-scale --study benchmarks/cluster/chain_statics.yaml
 //   mpirun -np 2 catena-scale --study study.yaml --restart        (after a SIGTERM)
+//   mpirun -np 2 catena-scale --analysis modal --modes 4 --sizes 1000,10000 --json modal.jsonl
 //
 // Exit status: 0 every run done and its check passed, 1 a failed check (statics not converged,
-// reactions off the weight; the JSON lines are written all the same) or another failure
+// reactions off the weight, modes not converged or with a large residual; the JSON lines are
+// written all the same) or another failure
 // (unreadable study or checkpoint, an I/O error), 2 bad command line, 3 stopped by a signal
 // after writing the checkpoint.
 
@@ -25,6 +30,7 @@
 #include <omp.h>
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cmath>
 #include <csignal>
 #include <cstdlib>
@@ -39,6 +45,7 @@
 #include "io/json_writer.hpp"
 #include "io/scaling_study.hpp"
 #include "model/generators.hpp"
+#include "parallel/distributed_modal.hpp"
 #include "parallel/distributed_statics.hpp"
 #include "parallel/petsc_session.hpp"
 
@@ -53,7 +60,9 @@ constexpr const char* kUsage =
     "                             options given on the command line override it\n"
     "  --family chain             model family (lattice: pending)\n"
     "  --sizes N,N,...            chain links (even, >= 2)\n"
-    "  --analysis statics         analysis (modal, dynamics: pending)\n"
+    "  --analysis statics|modal   analysis (dynamics: pending); modal: statics, then the\n"
+    "                             lowest undamped modes at the equilibrium\n"
+    "  --modes K                  modal: modes per run (default 4; study file: modes)\n"
     "  --repeats K                runs per size (default 1)\n"
     "  --json FILE                JSON lines, rewritten atomically after every run (default:\n"
     "                             stdout at the end)\n"
@@ -132,6 +141,8 @@ Options parseOptions(int argc, char** argv) {
       o.study.checkpoint_interval = seconds(k, v);
     else if (k == "--stop-after")
       o.stop_after = integer(k, v);
+    else if (k == "--modes")
+      o.study.modes = integer(k, v);
     else
       CATENA_CHECK(false, "unknown option '" << k << "' (see --help)");
   }
@@ -144,11 +155,13 @@ Options parseOptions(int argc, char** argv) {
 }
 
 /// What identifies a study's runs: a checkpoint may only be continued by the same study.
-std::string signature(const ScalingStudy& s, int ranks, int threads) {
+std::string signature(const Options& o, int ranks, int threads) {
+  const ScalingStudy& s = o.study;
   std::ostringstream os;
   os << "family=" << s.family << " analysis=" << s.analysis << " sizes=";
   for (std::size_t k = 0; k < s.sizes.size(); ++k) os << (k ? "," : "") << s.sizes[k];
   os << " repeats=" << s.repeats << " ranks=" << ranks << " threads=" << threads;
+  if (s.analysis == "modal") os << " modes=" << s.modes;
   return os.str();
 }
 
@@ -163,8 +176,14 @@ double sumOver(double x) {
   return y;
 }
 
-/// One distributed statics of a chain of N links; the JSON line (meaningful on rank 0).
-std::string runChainStatics(long N, int repeat, int ranks, int rank) {
+/// Largest mode residual (force or constraint rows, DistributedMode) that passes the modal
+/// check. SLEPc stops at a relative residual of 1e-10 of the shifted-inverted operator; the
+/// measured residuals of the pencil are 1e-14..1e-10 (docs/parallel.md), a wrong pair's O(1).
+constexpr double kModeResidualBound = 1e-8;
+
+/// One distributed statics of a chain of N links, and with modes > 0 the lowest modes at its
+/// equilibrium; the JSON line (meaningful on rank 0).
+std::string runChain(long N, int repeat, int ranks, int rank, int modes) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the chain, its numbering and ghosts, the assembly plan.
@@ -177,10 +196,20 @@ std::string runChainStatics(long N, int repeat, int ranks, int rank) {
 
   // 2. Newton (assembly, factorization, solves are timed inside).
   const DistributedStaticsResult r = solveDistributedStatics(as);
+
+  // 3. Modal: the lowest modes at the equilibrium (pencil, factorization, Krylov-Schur).
+  DistributedModalResult modal;
+  if (modes > 0 && r.status.ok()) {
+    ModalOptions mo;
+    mo.modes = modes;
+    modal = solveDistributedModal(as, r.q, r.lambda, mo);
+  } else if (modes > 0) {
+    modal.status = Status::failure(Status::Code::kNotConverged, "no equilibrium");
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   const double total = MPI_Wtime() - start;
 
-  // 3. Check values: sag, support reactions, and the vertical reactions against the weight.
+  // 4. Check values: sag, support reactions, and the vertical reactions against the weight.
   const double sag = -lowestMarkerHeight(dm, r.q);
   const JointReaction a = distributedJointReaction(as, r.q, 0.0, r.lambda, 0);
   const JointReaction b = distributedJointReaction(as, r.q, 0.0, r.lambda, N);
@@ -198,7 +227,7 @@ std::string runChainStatics(long N, int repeat, int ranks, int rank) {
   std::ostringstream os;
   JsonWriter j(os);
   j.beginObject();
-  j.key("family").value("chain").key("analysis").value("statics");
+  j.key("family").value("chain").key("analysis").value(modes > 0 ? "modal" : "statics");
   j.key("size").value(N).key("repeat").value(repeat);
   j.key("ranks").value(ranks).key("threads").value(omp_get_max_threads());
   j.key("unknowns").value(static_cast<long>(dm.globalNv() + dm.globalNc()));
@@ -218,6 +247,31 @@ std::string runChainStatics(long N, int repeat, int ranks, int rank) {
   j.key("weight_n").value(weight);
   j.key("check_weight_residual").value(residual);
   j.key("check_weight_pass").value(r.status.ok() && residual <= kTolerance);
+  if (modes > 0) {
+    // Modal: the statics fields above, then the eigensolver's (times: maximum over the ranks).
+    std::vector<double> frequencies, residuals;
+    double worst = 0.0;
+    for (const DistributedMode& m : modal.modes) {
+      frequencies.push_back(m.frequency_hz);
+      residuals.push_back(std::max(m.residual, m.constraint_residual));
+      worst = std::max(worst, residuals.back());
+    }
+    j.key("modes").value(modes);
+    j.key("modal_status").value(modal.status.ok() ? std::string("ok") : modal.status.message);
+    j.key("eigen_method").value(modal.method).key("eigen_iterations").value(modal.iterations);
+    j.key("eigen_solves").value(modal.solves);
+    j.key("time_eigen_s")
+        .value(maxOver(modal.setup_seconds + modal.assembly_seconds + modal.factor_seconds +
+                       modal.solve_seconds));
+    j.key("time_eigen_factorization_s").value(maxOver(modal.factor_seconds));
+    j.key("time_eigen_solve_s").value(maxOver(modal.solve_seconds));
+    j.key("frequencies_hz").array(frequencies);
+    j.key("mode_residuals").array(residuals);
+    j.key("check_mode_residual_max").value(worst);
+    j.key("check_modes_pass")
+        .value(modal.status.ok() && static_cast<int>(modal.modes.size()) == modes &&
+               worst <= kModeResidualBound);
+  }
   j.endObject();
   return os.str();
 }
@@ -249,7 +303,7 @@ int main(int argc, char** argv) {
   installTerminationHandler();
 
   // 2. Restart: the finished runs' lines from the checkpoint (read on rank 0, count broadcast).
-  const std::string sig = signature(s, ranks, threads);
+  const std::string sig = signature(o, ranks, threads);
   std::vector<std::string> lines;
   int failed = 0;
   if (o.restart && rank == 0) {
@@ -299,10 +353,13 @@ int main(int argc, char** argv) {
       const long N = s.sizes[run / s.repeats];
       CATENA_CHECK(N >= ranks, "size " << N << ": a chain needs at least one link per rank ("
                                        << ranks << " ranks)");
-      const std::string line = runChainStatics(N, run % s.repeats, ranks, rank);
+      const std::string line =
+          runChain(N, run % s.repeats, ranks, rank, s.analysis == "modal" ? s.modes : 0);
       if (rank == 0) {
         lines.push_back(line);
         if (line.find("\"check_weight_pass\":true") == std::string::npos) all_pass = 0;
+        if (s.analysis == "modal" && line.find("\"check_modes_pass\":true") == std::string::npos)
+          all_pass = 0;
         std::cerr << "catena-scale: run " << run + 1 << "/" << total << " (N = " << N << ", "
                   << ranks << " ranks, " << threads << " threads) done\n";
       }
@@ -332,6 +389,7 @@ int main(int argc, char** argv) {
     for (const std::string& l : lines) std::cout << l << "\n";
   MPI_Bcast(&all_pass, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!all_pass && rank == 0)
-    std::cerr << "catena-scale: some runs failed their check (check_weight_pass: false)\n";
+    std::cerr << "catena-scale: some runs failed their check (check_weight_pass or "
+                 "check_modes_pass: false)\n";
   return all_pass ? 0 : 1;
 }

@@ -6,7 +6,8 @@
 #   catena_scale_study LAUNCH P SIZES REPEATS JSON
 #     LAUNCH   launcher prefix, e.g. "srun --ntasks" or "mpirun -np" (P is appended)
 #     SIZES    comma-separated chain links; REPEATS runs per size; JSON the output file
-# Environment: CATENA_SCALE (the executable), FAMILY (chain), ANALYSIS (statics),
+# Environment: CATENA_SCALE (the executable), FAMILY (chain), ANALYSIS (statics or modal),
+# MODES (modal: default 4),
 # CHECKPOINT_INTERVAL (seconds, default 600), CATENA_PETSC_OPTIONS (passed through).
 
 catena_scale_study() {
@@ -14,7 +15,8 @@ catena_scale_study() {
   [ -f "$json.ckpt" ] && restart=(--restart)
   # shellcheck disable=SC2086  # LAUNCH and the PETSc options are word lists
   $launch "$np" "${CATENA_SCALE:?set CATENA_SCALE to the catena-scale executable}" \
-    --family "${FAMILY:-chain}" --analysis "${ANALYSIS:-statics}" --sizes "$sizes" \
+    --family "${FAMILY:-chain}" --analysis "${ANALYSIS:-statics}" --modes "${MODES:-4}" \
+    --sizes "$sizes" \
     --repeats "$repeats" --json "$json" --checkpoint-interval "${CHECKPOINT_INTERVAL:-600}" \
     "${restart[@]}" ${CATENA_PETSC_OPTIONS:-} || rc=$?
   if [ "$rc" -eq 3 ]; then

@@ -17,11 +17,12 @@ ScalingStudy readScalingStudy(const std::string& file) {
   io::Reader reader(file);
   const YAML::Node root = io::parseSingleDocument(reader, text.str());
   const io::Map map(reader, root, "study");
-  map.allowKeys(
-      {"family", "analysis", "sizes", "repeats", "json", "checkpoint", "checkpoint_interval"});
+  map.allowKeys({"family", "analysis", "modes", "sizes", "repeats", "json", "checkpoint",
+                 "checkpoint_interval"});
   ScalingStudy s;
   s.family = map.string("family", s.family);
   s.analysis = map.string("analysis", s.analysis);
+  s.modes = static_cast<int>(map.integer("modes", 1, 1000000, s.modes));
   const YAML::Node& sizes = map.require("sizes");
   if (!sizes.IsSequence() || sizes.size() == 0)
     map.fail("sizes",
@@ -41,10 +42,11 @@ void checkScalingStudy(const ScalingStudy& s) {
                "family: expected 'chain' (the distributed lattice is not "
                "built yet), got '"
                    << s.family << "'");
-  CATENA_CHECK(s.analysis == "statics",
-               "analysis: expected 'statics' (distributed modal and dynamics are not built yet), "
+  CATENA_CHECK(s.analysis == "statics" || s.analysis == "modal",
+               "analysis: expected 'statics' or 'modal' (distributed dynamics is not built yet), "
                "got '"
                    << s.analysis << "'");
+  CATENA_CHECK(s.modes >= 1, "modes: expected an integer >= 1, got " << s.modes);
   CATENA_CHECK(!s.sizes.empty(), "sizes: expected at least one size, got none");
   for (long n : s.sizes)
     CATENA_CHECK(n >= 2 && n % 2 == 0,

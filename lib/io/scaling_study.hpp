@@ -4,7 +4,8 @@
 /// study file with the same keys as the driver's options:
 ///
 ///   family: chain            # model family (chain; lattice pending)
-///   analysis: statics        # statics (modal, dynamics pending)
+///   analysis: statics        # statics or modal (statics, then the lowest modes; dynamics pending)
+///   modes: 4                 # modal: how many modes
 ///   sizes: [10000, 100000]   # links of the chain, each even and >= 2
 ///   repeats: 3               # runs per size
 ///   json: results.jsonl      # one JSON line per run (optional; stdout otherwise)
@@ -19,6 +20,7 @@ namespace catena {
 struct ScalingStudy {
   std::string family = "chain";
   std::string analysis = "statics";
+  int modes = 4;  ///< modal: the lowest modes computed
   std::vector<long> sizes;
   int repeats = 1;
   std::string json;

@@ -94,6 +94,13 @@ void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& l
   petsc_->A->set(a_.valuePtr());
 }
 
+void DistributedAssembly::assembleMass(const VecX& q) {
+  if (m_.nonZeros() == 0) m_ = makeBodyMatrix(plan_);
+  catena::assembleMass(dm_.local(), plan_, q, m_);
+  const int ghost_start = m_.outerIndexPtr()[dm_.ownedVelocities()];
+  std::fill(m_.valuePtr() + ghost_start, m_.valuePtr() + m_.nonZeros(), 0.0);
+}
+
 void DistributedAssembly::constraintForces(const VecX& lambda, VecX& out) const {
   Petsc& p = *petsc_;
   PetscScalar* a = nullptr;

@@ -42,6 +42,10 @@ class DistributedAssembly {
   void constraintForces(const VecX& lambda, VecX& out) const;
   /// max |a_ij| of the assembled global tangent.
   double maxAbsTangent() const;
+  /// The mass matrix M at q into the local body pattern (M fills the bodies' diagonal blocks;
+  /// the ghost bodies' rows are zeroed, their owners count them); the distributed modal
+  /// analysis moves it into its MatMPIAIJ pencil. Allocated on the first call. Local.
+  void assembleMass(const VecX& q);
 
   const VecX& C() const { return c_; }  ///< owned rows
   const VecX& f() const { return f_; }  ///< owned velocity entries
@@ -49,6 +53,10 @@ class DistributedAssembly {
   /// contributions only).
   const SparseMatrixCSR& localCq() const { return cq_; }
   const SparseMatrixCSR& localTangent() const { return a_; }
+  /// M of the last assembleMass (owned rows; ghost rows zero).
+  const SparseMatrixCSR& localMass() const { return m_; }
+  /// D = -df/dv of the last assembleTangent (ghost rows hold the ghost bodies' terms).
+  const SparseMatrixCSR& localDamping() const { return d_; }
 
   /// Owned rows of the assembled global matrices, global columns (comparisons, output).
   SparseMatrixCSR ownedRowsOfCq() const;
@@ -58,7 +66,7 @@ class DistributedAssembly {
  private:
   const DistributedModel& dm_;
   AssemblyPlan plan_;
-  SparseMatrixCSR cq_, kc_, k_, d_, a_;
+  SparseMatrixCSR cq_, kc_, k_, d_, a_, m_;
   VecX c_, f_, f_local_, v_zero_;
   struct Petsc;  // PETSc objects stay out of this header
   std::unique_ptr<Petsc> petsc_;

@@ -9,6 +9,8 @@
            field but the timings and memory; a one-rank study sent SIGTERM from outside
            stops with status 3 and its restart finishes it
   options  bad options end with status 2 and say what was expected
+  modal    --analysis modal on 1 and 2 ranks: every line passes its checks (weight, mode
+           residuals) and the lowest frequencies agree to 1e-8 relative
 """
 import argparse
 import json
@@ -161,7 +163,9 @@ def test_options(args):
         (["--sizes", "41"], "even"),
         (["--sizes", "4x"], "positive integers"),
         (["--sizes", "40", "--family", "lattice"], "family: expected 'chain'"),
-        (["--sizes", "40", "--analysis", "modal"], "analysis: expected 'statics'"),
+        (["--sizes", "40", "--analysis", "dynamics"], "analysis: expected 'statics' or 'modal'"),
+        (["--sizes", "40", "--analysis", "modal", "--modes", "0"],
+         "modes: expected an integer >= 1"),
         (["--sizes", "40", "--repeats", "zero"], "--repeats: expected an integer"),
         (["--sizes", "40", "--bogus", "1"], "unknown option '--bogus'"),
         (["--sizes", "40", "--restart"], "--restart needs a checkpoint"),
@@ -172,15 +176,52 @@ def test_options(args):
         check(message in p.stderr, f"{extra}: message '{message}' missing from: {p.stderr}")
 
 
+def test_modal(args):
+    sizes = "40,42"
+    results = {}
+    for np in (1, 2):
+        out = os.path.join(args.work, f"modal_np{np}.jsonl")
+        if os.path.exists(out):
+            os.remove(out)
+        run(args, np, ["--family", "chain", "--sizes", sizes, "--analysis", "modal", "--modes",
+                       "4", "--json", out])
+        lines = read_lines(out)
+        check(len(lines) == 2, f"{np} ranks: {len(lines)} lines, expected 2")
+        for l in lines:
+            check(l["analysis"] == "modal", f"{np} ranks: analysis {l['analysis']}")
+            check(l["status"] == "ok" and l["modal_status"] == "ok",
+                  f"{np} ranks: status {l['status']}, modal status {l['modal_status']}")
+            check(l["check_weight_pass"] is True, f"{np} ranks: weight check failed")
+            check(l["check_modes_pass"] is True, f"{np} ranks: modes check failed: {l}")
+            check(l["modes"] == 4 and len(l["frequencies_hz"]) == 4,
+                  f"{np} ranks: {len(l['frequencies_hz'])} frequencies, expected 4")
+            check(all(r <= 1e-8 for r in l["mode_residuals"]),
+                  f"{np} ranks: mode residuals {l['mode_residuals']}")
+            check(l["frequencies_hz"] == sorted(l["frequencies_hz"]) and
+                  l["frequencies_hz"][0] > 0.0, f"{np} ranks: frequencies {l['frequencies_hz']}")
+            for k in ("time_eigen_s", "time_eigen_factorization_s", "time_eigen_solve_s"):
+                check(l[k] > 0.0, f"{np} ranks: {k} = {l[k]}")
+        results[np] = lines
+    worst = 0.0
+    for one, two in zip(results[1], results[2]):
+        check(one["size"] == two["size"], "run order differs")
+        for x, y in zip(one["frequencies_hz"], two["frequencies_hz"]):
+            worst = max(worst, relative(x, y))
+        print(f"N = {one['size']}: frequencies {one['frequencies_hz']} Hz (1 rank)")
+    print(f"worst relative difference of the frequencies, 1 vs 2 ranks: {worst:.3g}")
+    check(worst <= 1e-8, f"frequencies differ between 1 and 2 ranks by {worst}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("mode", choices=["ranks", "restart", "options"])
+    ap.add_argument("mode", choices=["ranks", "restart", "options", "modal"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
-    {"ranks": test_ranks, "restart": test_restart, "options": test_options}[args.mode](args)
+    {"ranks": test_ranks, "restart": test_restart, "options": test_options,
+     "modal": test_modal}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")
         sys.exit(1)
