@@ -56,9 +56,12 @@ struct GeneralizedAlphaOptions {
   bool reuse_iteration_matrix = true;
   int max_newton_iterations = 12;
   /// Newton converges when the estimated error of the configuration (the displacement it
-  /// causes relative to the length scale, as the error test), |C| / length scale and the
-  /// residual of the force balance (relative to its largest term) are below this.
-  double newton_tolerance = 1e-10;
+  /// causes relative to the length scale, as the error test) and the residual of the force
+  /// balance (relative to its largest term) are below this, and |C| / length scale below
+  /// constraint_tolerance. 0 (default): a hundredth of error_tolerance, at least 1e-10 (1e-10
+  /// with a fixed step): Newton's error then stays well inside the local error.
+  double newton_tolerance = 0.0;
+  double constraint_tolerance = 1e-10;  ///< |C| / length scale at every accepted step
   /// Local error per step, as a displacement relative to the length scale; 0: fixed step.
   double error_tolerance = 1e-5;
   long max_steps = 100'000'000;
@@ -67,7 +70,7 @@ struct GeneralizedAlphaOptions {
 
 /// Integrates from `initial` (consistent: positions and velocities satisfy the constraints;
 /// analysis/initial_state.hpp assembles one) to options.t_end. The observer gets t0 and every
-/// output time (the step is shortened to land on output times).
+/// output time (the steps are divided evenly to land on output times).
 DynamicsResult integrateGeneralizedAlpha(const Model& model, const AssemblyPlan& plan,
                                          const State& initial,
                                          const GeneralizedAlphaOptions& options,
