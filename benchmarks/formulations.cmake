@@ -12,3 +12,11 @@ target_compile_definitions(bench_double_pendulum_formulations PRIVATE
 add_executable(bench_lagrangian_examples lagrangian_examples.cpp)
 target_link_libraries(bench_lagrangian_examples PRIVATE catena_lagrangian catena_reference)
 target_include_directories(bench_lagrangian_examples PRIVATE ${PROJECT_SOURCE_DIR}/tests/support)
+# Every formulation on the examples it can express, at the same accuracy: a tolerance sweep per
+# formulation against each example's independent reference, the cheapest run that reaches the
+# target (issue 7; docs/formulation-comparison.md, results/formulation_comparison.md).
+add_executable(bench_formulation_comparison formulation_comparison.cpp)
+target_link_libraries(bench_formulation_comparison PRIVATE catena_rotation_matrix catena_natural
+                      catena_lagrangian catena_analysis catena_reference)
+target_compile_definitions(bench_formulation_comparison PRIVATE
+  CATENA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
