@@ -2,6 +2,7 @@
 
 #include <Eigen/QR>
 #include <algorithm>
+#include <sstream>
 
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
@@ -53,6 +54,33 @@ ConstraintRank analyzeConstraintRank(const Model& model, const AssemblyPlan& pla
   SparseMatrixCSR Cq = makeConstraintMatrix(plan);
   assembleConstraints(model, plan, q, t, nullptr, &Cq);
   return analyzeConstraintRank(MatX(Cq), tolerance);
+}
+
+std::string diagnoseSingularSaddlePoint(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                        double t) {
+  std::ostringstream os;
+  if (model.nv > kMaxDiagnosedCoordinates) {
+    os << "either constraints are redundant (`catena mobility` lists them) or a free motion "
+          "carries no mass";
+    return os.str();
+  }
+  const ConstraintRank r = analyzeConstraintRank(model, plan, q, t);
+  if (r.rank == r.m) {
+    os << "C_q has full rank (" << r.rank << " of " << r.m
+       << " rows), so a free motion carries no mass or inertia: give every body mass and "
+          "inertia in the directions its joints leave free";
+    return os.str();
+  }
+  const std::vector<Index> rows = r.redundantRows();
+  os << "the constraints are redundant: C_q has rank " << r.rank << " of " << r.m
+     << " rows, and these depend on the others:";
+  for (std::size_t k = 0; k < std::min<std::size_t>(rows.size(), 5); ++k)
+    os << (k ? ", " : " ") << "[" << model.rowName(rows[k]) << "]";
+  if (rows.size() > 5) os << " and " << rows.size() - 5 << " more";
+  os << " (`catena mobility` lists them all). Generalized-alpha and IDA need independent "
+        "constraints: remove the redundant rows (a joint's `mask`), or integrate with "
+        "--formulation mcs, which projects them away";
+  return os.str();
 }
 
 }  // namespace catena

@@ -54,4 +54,12 @@ ConstraintRank analyzeConstraintRank(const MatX& A, double tolerance = kDefaultR
 ConstraintRank analyzeConstraintRank(const Model& model, const AssemblyPlan& plan, const VecX& q,
                                      double t, double tolerance = kDefaultRankTolerance);
 
+/// Why the saddle-point matrix [M C_q^T; C_q 0] of the dynamics could not be factored at (q, t),
+/// as a sentence for the user: redundant constraints (the rank of C_q, the first redundant rows
+/// by name, and what to do), or, if C_q has full rank, a motion without mass. Dense QRCP up to
+/// kMaxDiagnosedCoordinates velocity coordinates; above, both causes are named without the rank.
+std::string diagnoseSingularSaddlePoint(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                        double t);
+inline constexpr Index kMaxDiagnosedCoordinates = 3000;
+
 }  // namespace catena

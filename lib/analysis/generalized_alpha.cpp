@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "analysis/constraint_rank.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
@@ -92,7 +93,7 @@ Status initialAccelerations(const Model& m, const AssemblyPlan& plan, const std:
   if (st.ok()) st = kkt.solve(w.f, w.gamma, x.vdot, x.s.lambda);
   if (!st.ok())
     st.message = "generalized-alpha: the initial accelerations could not be computed (" +
-                 st.message + "): is every free motion carrying mass?";
+                 st.message + "): " + diagnoseSingularSaddlePoint(m, plan, x.s.q, x.s.t);
   x.a = x.vdot;
   return st;
 }

@@ -13,6 +13,7 @@
 #include <span>
 #include <sstream>
 
+#include "analysis/constraint_rank.hpp"
 #include "analysis/initial_state.hpp"
 #include "analysis/multibody_dae.hpp"
 #include "analysis/scales.hpp"
@@ -557,13 +558,14 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   VecX vdot;
   {
     Status st = kkt.accelerations(s, vdot, s.lambda);
-    if (!st.ok())
-      return fail(st.code,
-                  "IDA: the initial accelerations and multipliers could not be computed (" +
-                      st.message +
-                      "); [M C_q^T; C_q 0] is singular when constraints are "
-                      "redundant or the mass matrix is singular on the constraint manifold",
-                  s);
+    if (!st.ok()) {
+      fail(st.code,
+           "IDA: the initial accelerations and multipliers could not be computed (" + st.message +
+               "): " + diagnoseSingularSaddlePoint(model, plan, s.q, s.t),
+           s);
+      out.worst_rows.clear();  // C = 0 here: the message names the rows that matter
+      return out;
+    }
   }
 
   // 2. The DAE and IDA.
