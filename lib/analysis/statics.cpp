@@ -11,24 +11,27 @@
 namespace catena {
 namespace {
 
-/// Matrices and vectors of one statics evaluation, allocated once.
+/// Matrices and vectors of one statics evaluation, allocated once. Two nv x nv matrices: the
+/// tangent K + K_c is summed into K (they share the body pattern), and K also holds the
+/// identity of the multiplier estimate; statics has no use for D. Each body matrix costs
+/// 1.3 kB per link of a chain, so the three that are not kept matter at 10^6 links.
 struct Workspace {
-  SparseMatrixCSR Cq, Kc, K, D, A, I;
+  SparseMatrixCSR Cq, K, Kc;
   VecX C, f, cforce;
-  explicit Workspace(const Model& m, const AssemblyPlan& plan)
+  Workspace(const Model& m, const AssemblyPlan& plan, bool constraint_stiffness)
       : Cq(makeConstraintMatrix(plan)),
-        Kc(makeBodyMatrix(plan)),
         K(makeBodyMatrix(plan)),
-        D(makeBodyMatrix(plan)),
-        A(makeBodyMatrix(plan)),
-        I(makeBodyMatrix(plan)),
+        Kc(constraint_stiffness ? makeBodyMatrix(plan) : SparseMatrixCSR()),
         C(m.nc),
         f(m.nv),
-        cforce(m.nv) {
-    for (int r = 0; r < I.outerSize(); ++r)
-      for (SparseMatrixCSR::InnerIterator it(I, r); it; ++it) it.valueRef() = it.col() == r;
-  }
+        cforce(m.nv) {}
 };
+
+/// The identity in the pattern of A (square, with its diagonal).
+void setIdentity(SparseMatrixCSR& A) {
+  for (int r = 0; r < A.outerSize(); ++r)
+    for (SparseMatrixCSR::InnerIterator it(A, r); it; ++it) it.valueRef() = it.col() == r;
+}
 
 double maxAbs(const VecX& x) {
   return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
@@ -65,8 +68,8 @@ void addCost(const SaddlePointSolver& kkt, StaticsResult& out) {
 StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
                            const StaticsOptions& o) {
   StaticsResult out;
-  Workspace w(m, plan);
-  SaddlePointSolver kkt(w.A, w.Cq, o.petsc_prefix);
+  Workspace w(m, plan, o.constraint_stiffness);
+  SaddlePointSolver kkt(w.K, w.Cq, o.petsc_prefix);
   out.linear_solver = kkt.package();
   s.v.setZero();
   if (s.lambda.size() != m.nc) s.lambda = VecX::Zero(m.nc);
@@ -79,13 +82,15 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
   const double fs = out.force_scale, ls = out.length_scale;
   assembleConstraints(m, plan, s.q, s.t, &w.C, &w.Cq);
   if (m.nc > 0) {
-    // A solver of its own: a package may fix its ordering, pivots or scaling from the first
-    // matrix it analyses, and [I C_q^T; C_q 0] is a poor model of the tangents.
-    SaddlePointSolver lsq(w.I, w.Cq, o.petsc_prefix);
-    Status st = lsq.factor(w.I, w.Cq, 1.0);
+    // [I C_q^T; C_q 0] through the Newton solver, which then forgets its analysis: a package
+    // may fix its ordering, pivots or scaling from the first matrix it analyses, and this one
+    // is a poor model of the tangents. The same results as a solver of its own, without a
+    // second factorization (and through PETSc a second matrix) alive at the peak.
+    setIdentity(w.K);
+    Status st = kkt.factor(w.K, w.Cq, 1.0);
     VecX x, lam;
-    if (st.ok()) st = lsq.solve(w.f, VecX::Zero(m.nc), x, lam);
-    addCost(lsq, out);
+    if (st.ok()) st = kkt.solve(w.f, VecX::Zero(m.nc), x, lam);
+    kkt.forgetAnalysis();
     if (!st.ok()) {
       std::ostringstream os;
       os << "statics: the least-squares estimate of the multipliers failed (" << st.message << ")";
@@ -96,6 +101,7 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
       out.worst_rows = worstRows(m, w.C, 5);
       out.state = s;
       out.history.push_back({maxAbs(w.f) / fs, maxAbs(w.C) / ls, 0.0});
+      addCost(kkt, out);
       return out;
     }
     s.lambda = lam;
@@ -113,15 +119,13 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
       addCost(kkt, out);
       return out;
     }
-    assembleForceJacobians(m, plan, s.q, s.v, s.t, nullptr, w.K, w.D);
-    // K and K_c share the body pattern, so the tangent is a sum of value arrays.
+    assembleForceStiffness(m, plan, s.q, s.v, s.t, w.K);
+    // K and K_c share the body pattern, so the tangent is a sum of value arrays, made in K.
     if (o.constraint_stiffness) {
       assembleConstraintStiffness(m, plan, s.q, s.t, s.lambda, w.Kc);
-      values(w.A) = values(w.K) + values(w.Kc);
-    } else {
-      values(w.A) = values(w.K);
+      values(w.K) += values(w.Kc);
     }
-    Status st = kkt.factor(w.A, w.Cq, constraintRowScale(w.A, w.Cq));
+    Status st = kkt.factor(w.K, w.Cq, constraintRowScale(w.K, w.Cq));
     VecX dq, lam;
     if (st.ok()) st = kkt.solve(VecX(w.f - w.cforce), VecX(-w.C), dq, lam);
     // The solve gives the new multipliers' change; lambda + dlambda is the Newton update.

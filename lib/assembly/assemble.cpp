@@ -536,13 +536,15 @@ void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
   }
 }
 
-void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q,
-                            const VecX& v, double t, const VecX* accel, SparseMatrixCSR& K,
-                            SparseMatrixCSR& D) {
+namespace {
+
+/// K = -df/dq (+ d(M a)/dq) and, when D is not null, D = -df/dv: the two share the kernels' calls.
+void forceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
+                    double t, const VecX* accel, SparseMatrixCSR& K, SparseMatrixCSR* D) {
   zero(K);
-  zero(D);
+  if (D) zero(*D);
   double* kv = K.valuePtr();
-  double* dv = D.valuePtr();
+  double* dv = D ? D->valuePtr() : nullptr;
   const bool d3 = model.dimension == 3;
   forEachBody(model, [&](Index b) {
     const Body& body = model.bodies[b];
@@ -552,13 +554,13 @@ void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const 
       const Twist3 w = twist3(v.data() + model.vOffset(b));
       const Vec6 a = accel ? Vec6(accel->segment<6>(model.vOffset(b))) : Vec6::Zero();
       addBlock<6>(kv, s, computeBodyStiffness3(body, p.R, w.w, a, model.gravity), 0, 0);
-      addBlock<6>(dv, s, computeBodyInertialDamping3(body, p.R, w.w), 0, 0);
+      if (dv) addBlock<6>(dv, s, computeBodyInertialDamping3(body, p.R, w.w), 0, 0);
     } else {
       const Pose2 p = pose2(q.data() + model.qOffset(b));
       const Twist2 w = twist2(v.data() + model.vOffset(b));
       const Vec3 a = accel ? Vec3(accel->segment<3>(model.vOffset(b))) : Vec3::Zero();
       addBlock<3>(kv, s, computeBodyStiffness2(body, p.R, w.w, a, model.gravity.head<2>()), 0, 0);
-      addBlock<3>(dv, s, computeBodyInertialDamping2(body, p.R, w.w), 0, 0);
+      if (dv) addBlock<3>(dv, s, computeBodyInertialDamping2(body, p.R, w.w), 0, 0);
     }
   });
   forEachPairForceColoured(model, plan, [&](bool is_spring, Index i) {
@@ -577,7 +579,7 @@ void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const 
       else
         computeRotationalSpringJacobians3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2, J);
       addPair<6>(kv, ps, J.K);
-      addPair<6>(dv, ps, J.D);
+      if (dv) addPair<6>(dv, ps, J.D);
     } else {
       const Pose2 p1 = bodyPose2(model, q.data(), ps.body1),
                   p2 = bodyPose2(model, q.data(), ps.body2);
@@ -589,7 +591,7 @@ void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const 
       else
         computeRotationalSpringJacobians2(model.rotational_springs[i], J);
       addPair<3>(kv, ps, J.K);
-      addPair<3>(dv, ps, J.D);
+      if (dv) addPair<3>(dv, ps, J.D);
     }
   });
   for (const MarkerLoad& l : model.loads) {
@@ -606,6 +608,19 @@ void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const 
                                               pose2(q.data() + model.qOffset(b)), t),
                   0, 0);
   }
+}
+
+}  // namespace
+
+void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                            const VecX& v, double t, const VecX* accel, SparseMatrixCSR& K,
+                            SparseMatrixCSR& D) {
+  forceJacobians(model, plan, q, v, t, accel, K, &D);
+}
+
+void assembleForceStiffness(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                            const VecX& v, double t, SparseMatrixCSR& K) {
+  forceJacobians(model, plan, q, v, t, nullptr, K, nullptr);
 }
 
 }  // namespace catena

@@ -55,5 +55,9 @@ void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
 void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q,
                             const VecX& v, double t, const VecX* accel, SparseMatrixCSR& K,
                             SparseMatrixCSR& D);
+/// K = -df/dq alone, equal to assembleForceJacobians' K (no accel): for statics, which has no
+/// use for D and need not keep an nv x nv matrix for it.
+void assembleForceStiffness(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                            const VecX& v, double t, SparseMatrixCSR& K);
 
 }  // namespace catena

@@ -2,7 +2,9 @@
 
 #include <klu.h>
 
+#include <algorithm>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include "core/check.hpp"
@@ -23,15 +25,23 @@ struct KluLu::Klu {
 };
 
 KluLu::KluLu(int n, const int* row_start, const int* columns)
+    : KluLu(n, std::vector<int>(row_start, row_start + n + 1),
+            std::vector<int>(columns, columns + row_start[n])) {}
+
+KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns)
     : klu_(std::make_unique<Klu>()), n_(n) {
   Klu& k = *klu_;
+  CATENA_CHECK(n >= 0 && row_start.size() == static_cast<std::size_t>(n) + 1 &&
+                   columns.size() == static_cast<std::size_t>(row_start[n]),
+               "KLU pattern of " << n << " rows: " << row_start.size() << " row pointers and "
+                                 << columns.size() << " columns");
   klu_defaults(&k.common);
   // No row scaling, as PETSc's KLU interface (the callers scale their constraint rows), and no
   // check of the values on every factorization (the pattern is checked once, here): the check
   // alone cost 6 % of a chain's integration.
   k.common.scale = -1;
-  k.row_start.assign(row_start, row_start + n + 1);
-  k.columns.assign(columns, columns + row_start[n]);
+  k.row_start = std::move(row_start);
+  k.columns = std::move(columns);
   k.values.resize(k.columns.size());
   k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
   CATENA_CHECK(k.symbolic != nullptr, "KLU could not analyse the " << n << " x " << n
@@ -59,9 +69,17 @@ Status failure(const klu_common& c, int n, const char* what) {
 
 }  // namespace
 
+double* KluLu::values() {
+  return klu_->values.data();
+}
+
 Status KluLu::factor(const double* values) {
+  std::copy(values, values + klu_->values.size(), klu_->values.begin());
+  return factor();
+}
+
+Status KluLu::factor() {
   Klu& k = *klu_;
-  std::copy(values, values + k.values.size(), k.values.begin());
   if (k.numeric && !new_pivots_) {
     const int ok = klu_refactor(k.row_start.data(), k.columns.data(), k.values.data(), k.symbolic,
                                 k.numeric, &k.common);

@@ -17,6 +17,7 @@
 /// factored and A x = b solved with klu_tsolve (as PETSc's interface does).
 
 #include <memory>
+#include <vector>
 
 #include "core/status.hpp"
 
@@ -28,6 +29,9 @@ class KluLu {
   /// arrays are copied. Runs the symbolic analysis (AMD ordering, block triangular form).
   /// Throws catena::Error if KLU cannot analyse the pattern.
   KluLu(int n, const int* row_start, const int* columns);
+  /// The same, taking the arrays over instead of copying them: a caller that builds the pattern
+  /// for KLU alone (the saddle-point solver) keeps no second copy of it.
+  KluLu(int n, std::vector<int> row_start, std::vector<int> columns);
   ~KluLu();
   KluLu(const KluLu&) = delete;
   KluLu& operator=(const KluLu&) = delete;
@@ -37,6 +41,11 @@ class KluLu {
   /// factorization with partial pivoting. A singular matrix returns kSingular naming the zero
   /// pivot's column, exhausted memory kResources.
   Status factor(const double* values);
+  /// The same with the values already written into values() (no copy).
+  Status factor();
+  /// KLU's value array (row_start[n] entries, the pattern's order), for a caller that scatters
+  /// its values straight into it and then calls factor(): one value array instead of two.
+  double* values();
   /// The next factor() chooses new pivots (after a failed iteration that used this one).
   void forgetPivots() { new_pivots_ = true; }
   /// Overwrites b (n entries) with A^-1 b, using the last successful factor().

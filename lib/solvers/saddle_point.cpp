@@ -2,6 +2,7 @@
 
 #include <petscksp.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <sstream>
@@ -48,7 +49,7 @@ bool defaultKlu(KSP ksp, const std::string& prefix) {
 }  // namespace
 
 struct SaddlePointSolver::Petsc {
-  Mat K = nullptr;
+  Mat K = nullptr;  // without storage when KLU is called directly: sizes and type only
   KSP ksp = nullptr;
   Vec rhs = nullptr, sol = nullptr;
   std::unique_ptr<KluLu> klu;  // the default direct solve, called without PETSc
@@ -68,43 +69,44 @@ SaddlePointSolver::SaddlePointSolver(const SparseMatrixCSR& A, const SparseMatri
                "saddle-point blocks do not fit: A is " << A.rows() << " x " << A.cols() << ", B is "
                                                        << B.rows() << " x " << B.cols());
   const int n = static_cast<int>(n_), m = static_cast<int>(m_), N = n + m;
-  // Pattern of B^T: column counts of B, then rows of B in increasing order keep columns sorted.
+  // Row i < n of the KKT matrix is row i of A followed by the B^T entries of column i of B (in
+  // B's row order, which keeps the columns sorted); row n + r is row r of B. factor() scatters
+  // the values by the same walk, so no per-entry slot array is kept. Built as int, KLU's index
+  // type; converted to PetscInt only when PETSc factors.
   std::vector<int> bt_count(n + 1, 0);
   for (int k = 0; k < B.nonZeros(); ++k) ++bt_count[B.innerIndexPtr()[k] + 1];
-  std::vector<PetscInt> row(N + 1, 0);
+  row_.assign(N + 1, 0);
   for (int i = 0; i < n; ++i)
-    row[i + 1] = row[i] + (A.outerIndexPtr()[i + 1] - A.outerIndexPtr()[i]) + bt_count[i + 1];
+    row_[i + 1] = row_[i] + (A.outerIndexPtr()[i + 1] - A.outerIndexPtr()[i]) + bt_count[i + 1];
   for (int r = 0; r < m; ++r)
-    row[n + r + 1] = row[n + r] + (B.outerIndexPtr()[r + 1] - B.outerIndexPtr()[r]);
-  std::vector<PetscInt> col(row[N]);
-  slot_a_.resize(A.nonZeros());
-  slot_b_.resize(B.nonZeros());
-  slot_bt_.resize(B.nonZeros());
-  std::vector<int> next(n);  // next free position of B^T entries in row i
+    row_[n + r + 1] = row_[n + r] + (B.outerIndexPtr()[r + 1] - B.outerIndexPtr()[r]);
+  bt_count = {};
+  std::vector<int> row = row_, col(row_[N]);
+  next_.resize(n);
   for (int i = 0; i < n; ++i) {
-    int k = static_cast<int>(row[i]);
-    for (int a = A.outerIndexPtr()[i]; a < A.outerIndexPtr()[i + 1]; ++a) {
-      slot_a_[a] = k;
+    int k = row_[i];
+    for (int a = A.outerIndexPtr()[i]; a < A.outerIndexPtr()[i + 1]; ++a)
       col[k++] = A.innerIndexPtr()[a];
-    }
-    next[i] = k;
+    next_[i] = k;
   }
   for (int r = 0; r < m; ++r) {
-    int k = static_cast<int>(row[n + r]);
+    int k = row_[n + r];
     for (int b = B.outerIndexPtr()[r]; b < B.outerIndexPtr()[r + 1]; ++b) {
       const int c = B.innerIndexPtr()[b];
-      slot_b_[b] = k;
       col[k++] = c;
-      slot_bt_[b] = next[c];
-      col[next[c]++] = n + r;
+      col[next_[c]++] = n + r;
     }
   }
+  a_nonzeros_ = A.nonZeros();
+  b_nonzeros_ = B.nonZeros();
+  nnz_ = row[N];
+  // The KSP is set up from the options on a matrix that has sizes and a type but no storage
+  // yet: when the options leave the default KLU, KLU gets the pattern and PETSc never stores
+  // the matrix (a copy of 12 bytes per nonzero, as large as KLU's own).
   Petsc& p = *petsc_;
   CATENA_PETSC(MatCreate(PETSC_COMM_SELF, &p.K));
   CATENA_PETSC(MatSetSizes(p.K, N, N, N, N));
   CATENA_PETSC(MatSetType(p.K, MATSEQAIJ));
-  CATENA_PETSC(MatSeqAIJSetPreallocationCSR(p.K, row.data(), col.data(), nullptr));
-  CATENA_PETSC(MatCreateVecs(p.K, &p.sol, &p.rhs));
   CATENA_PETSC(KSPCreate(PETSC_COMM_SELF, &p.ksp));
   if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(p.ksp, prefix.c_str()));
   CATENA_PETSC(KSPSetType(p.ksp, KSPPREONLY));
@@ -115,18 +117,21 @@ SaddlePointSolver::SaddlePointSolver(const SparseMatrixCSR& A, const SparseMatri
   CATENA_PETSC(KSPSetOperators(p.ksp, p.K, p.K));
   CATENA_PETSC(KSPSetFromOptions(p.ksp));
   if (defaultKlu(p.ksp, prefix)) {
-    std::vector<int> row32(row.begin(), row.end()), col32(col.begin(), col.end());
-    p.klu = std::make_unique<KluLu>(N, row32.data(), col32.data());
+    p.klu = std::make_unique<KluLu>(N, std::move(row), std::move(col));
     p.work.resize(N);
+    return;
   }
+  const std::vector<PetscInt> row_p(row.begin(), row.end()), col_p(col.begin(), col.end());
+  row = {};
+  col = {};
+  CATENA_PETSC(MatSeqAIJSetPreallocationCSR(p.K, row_p.data(), col_p.data(), nullptr));
+  CATENA_PETSC(MatCreateVecs(p.K, &p.sol, &p.rhs));
 }
 
 SaddlePointSolver::~SaddlePointSolver() = default;
 
 long SaddlePointSolver::nonZeros() const {
-  MatInfo info;
-  MatGetInfo(petsc_->K, MAT_LOCAL, &info);
-  return static_cast<long>(info.nz_used);
+  return nnz_;
 }
 
 std::string SaddlePointSolver::package() const {
@@ -138,26 +143,39 @@ std::string SaddlePointSolver::package() const {
 }
 
 Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale) {
-  CATENA_CHECK(A.nonZeros() == static_cast<long>(slot_a_.size()) &&
-                   B.nonZeros() == static_cast<long>(slot_b_.size()),
+  CATENA_CHECK(A.rows() == n_ && B.rows() == m_ && A.nonZeros() == a_nonzeros_ &&
+                   B.nonZeros() == b_nonzeros_,
                "saddle-point refill with matrices of another pattern");
   const auto t0 = std::chrono::steady_clock::now();
   ++stats_.factorizations;
   scale_ = scale;
   Petsc& p = *petsc_;
-  PetscScalar* v = nullptr;
-  CATENA_PETSC(MatSeqAIJGetArray(p.K, &v));
-  for (std::size_t a = 0; a < slot_a_.size(); ++a) v[slot_a_[a]] = A.valuePtr()[a];
-  for (std::size_t b = 0; b < slot_b_.size(); ++b) {
-    v[slot_b_[b]] = scale * B.valuePtr()[b];
-    v[slot_bt_[b]] = scale * B.valuePtr()[b];
-  }
-  if (p.klu) {
-    const Status st = p.klu->factor(v);
-    CATENA_PETSC(MatSeqAIJRestoreArray(p.K, &v));
+  auto fill = [&](double* v) {  // the constructor's walk of the layout
+    const int* a_row = A.outerIndexPtr();
+    const int* b_row = B.outerIndexPtr();
+    const int* b_col = B.innerIndexPtr();
+    for (long i = 0; i < n_; ++i) {
+      std::copy(A.valuePtr() + a_row[i], A.valuePtr() + a_row[i + 1], v + row_[i]);
+      next_[i] = row_[i] + (a_row[i + 1] - a_row[i]);
+    }
+    for (long r = 0; r < m_; ++r) {
+      int k = row_[n_ + r];
+      for (int b = b_row[r]; b < b_row[r + 1]; ++b) {
+        const double x = scale * B.valuePtr()[b];
+        v[k++] = x;
+        v[next_[b_col[b]]++] = x;
+      }
+    }
+  };
+  if (p.klu) {  // straight into KLU's value array
+    fill(p.klu->values());
+    const Status st = p.klu->factor();
     stats_.factor_seconds += secondsSince(t0);
     return st;
   }
+  PetscScalar* v = nullptr;
+  CATENA_PETSC(MatSeqAIJGetArray(p.K, &v));
+  fill(v);
   CATENA_PETSC(MatSeqAIJRestoreArray(p.K, &v));
   // A new matrix state makes KSPSetUp refactor.
   CATENA_PETSC(KSPSetOperators(p.ksp, p.K, p.K));
@@ -172,6 +190,18 @@ Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR
 
 void SaddlePointSolver::forgetPivots() {
   if (petsc_->klu) petsc_->klu->forgetPivots();
+}
+
+void SaddlePointSolver::forgetAnalysis() {
+  Petsc& p = *petsc_;
+  if (p.klu) {
+    p.klu->forgetPivots();  // KLU's analysis (ordering, block triangular form) is the pattern's
+    return;
+  }
+  // Frees the factors; factor() sets the operators again and KSPSetUp analyses anew.
+  PC pc;
+  CATENA_PETSC(KSPGetPC(p.ksp, &pc));
+  CATENA_PETSC(PCReset(pc));
 }
 
 Status SaddlePointSolver::solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {

@@ -6,9 +6,9 @@
 /// through PETSc (KSP preonly + LU, KLU by default: solvers/factorization.hpp; every PETSc
 /// option applies under the options prefix, e.g. -statics_pc_factor_mat_solver_type mumps).
 /// When the options leave that default, KLU is called directly (solvers/klu_lu.hpp) so that
-/// a refactorization reuses the pivot order: twice as fast, same package and ordering.
-/// The pattern is built once
-/// from the two assembly patterns; factor() refills values in place. The constraint rows and
+/// a refactorization reuses the pivot order: twice as fast, same package and ordering; the
+/// matrix is then stored once, in KLU's arrays, and PETSc keeps no copy. The pattern is built
+/// once from the two assembly patterns; factor() refills values in place. The constraint rows and
 /// columns are scaled by s (factor's argument) so that the pivots do not depend on units.
 
 #include <memory>
@@ -45,6 +45,13 @@ class SaddlePointSolver {
   /// when an iteration that used this factorization failed). No effect through PETSc, which
   /// always chooses them anew.
   void forgetPivots();
+  /// The next factor() starts afresh, as a new solver of the same patterns would: new pivots
+  /// and, through PETSc, a new analysis (a package such as MUMPS fixes its ordering and scaling
+  /// from the values of the first matrix it analyses). KLU's analysis depends on the pattern
+  /// only and is kept. For a caller that first solves with another matrix of the same pattern
+  /// (statics' least-squares multipliers) and wants no trace of it in the factorizations that
+  /// follow, without keeping a second solver (and a second factorization) alive.
+  void forgetAnalysis();
   /// Solves with the last factorization. x: n, y: m.
   Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y);
 
@@ -58,11 +65,12 @@ class SaddlePointSolver {
  private:
   struct Petsc;  // PETSc objects stay out of this header (STYLE.md: only solvers/ sees PETSc)
   std::unique_ptr<Petsc> petsc_;
-  long n_ = 0, m_ = 0;
+  long n_ = 0, m_ = 0, nnz_ = 0, a_nonzeros_ = 0, b_nonzeros_ = 0;
   double scale_ = 1.0;
   SaddlePointStats stats_;
-  // Position in the KKT value array of every value of A, of B and of B^T (in B's order).
-  std::vector<int> slot_a_, slot_b_, slot_bt_;
+  // Start of each KKT row (n + m + 1), and the next free B^T position of rows < n while
+  // factor() scatters the values (computed from the patterns, not stored per entry).
+  std::vector<int> row_, next_;
 };
 
 }  // namespace catena

@@ -1,8 +1,11 @@
 #define BOOST_TEST_MODULE statics
 // Static equilibria against closed forms: the paper's pendulum (lower and upper equilibrium,
 // and the reported failure without K_c), the catenary chain's constant horizontal tension, a
-// spring-hung slider, a driven joint holding a pendulum, a torsion-spring pendulum.
+// spring-hung slider, a driven joint holding a pendulum, a torsion-spring pendulum; the chain
+// through a PETSc package against KLU.
 #include "analysis/statics.hpp"
+
+#include <petscsys.h>
 
 #include <cmath>
 #include <vector>
@@ -117,6 +120,27 @@ BOOST_AUTO_TEST_CASE(chain_newton_iterations_do_not_grow_with_the_number_of_link
                      << iterations[0] << ", " << iterations[1] << ", " << iterations[2]);
   BOOST_TEST(iterations[2] <= iterations[0] + 1);
   BOOST_TEST(iterations[2] <= 10u);
+}
+
+// Through PETSc (UMFPACK) instead of KLU called directly. The multiplier estimate and the Newton
+// iterations share one solver, which forgets the estimate's analysis (PCReset) before Newton:
+// the equilibrium is KLU's to round-off, in as many iterations.
+BOOST_AUTO_TEST_CASE(chain_through_petsc_umfpack_equals_klu) {
+  CatenaryChainOptions c;
+  c.links = 40;
+  const Model m = buildCatenaryChain(c);
+  const char* package_option = "-staticsumf_pc_factor_mat_solver_type";
+  BOOST_REQUIRE(PetscOptionsSetValue(nullptr, package_option, "umfpack") == 0);
+  StaticsOptions o;
+  o.petsc_prefix = "staticsumf_";
+  const StaticsResult klu = solve(m), umfpack = solve(m, o);
+  BOOST_REQUIRE_MESSAGE(klu.status.ok(), klu.status.message);
+  BOOST_REQUIRE_MESSAGE(umfpack.status.ok(), umfpack.status.message);
+  BOOST_TEST(klu.linear_solver == "klu");
+  BOOST_TEST(umfpack.linear_solver == "umfpack");
+  BOOST_TEST(umfpack.history.size() == klu.history.size());
+  test::checkClose(umfpack.state.q, klu.state.q, 1e-10, "q, umfpack vs klu");
+  test::checkClose(umfpack.state.lambda, klu.state.lambda, 1e-9, "lambda, umfpack vs klu");
 }
 
 // A slider on a vertical prismatic joint hangs from a spring: extension m g / k.

@@ -335,6 +335,20 @@ BOOST_AUTO_TEST_CASE(inertial_stiffness_with_acceleration) {
   }
 }
 
+// Statics assembles K without D: the same values as assembleForceJacobians' K.
+BOOST_AUTO_TEST_CASE(force_stiffness_alone_equals_the_jacobians_stiffness) {
+  test::Random rnd(506);
+  for (int dim : {3, 2}) {
+    const Model m = test::randomModel(rnd, dim, 5, false);
+    const AssemblyPlan plan = buildAssemblyPlan(m);
+    const State s = test::randomState(rnd, m);
+    SparseMatrixCSR K = makeBodyMatrix(plan), D = makeBodyMatrix(plan), K_alone = K;
+    assembleForceJacobians(m, plan, s.q, s.v, s.t, nullptr, K, D);
+    assembleForceStiffness(m, plan, s.q, s.v, s.t, K_alone);
+    BOOST_TEST((values(K_alone).array() == values(K).array()).all(), dim << "D");
+  }
+}
+
 BOOST_AUTO_TEST_CASE(results_are_bitwise_identical_for_any_thread_count) {
   test::Random rnd(505);
   // Every joint type (random models, small: the assembly runs serially below its thresholds),

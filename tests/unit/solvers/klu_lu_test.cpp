@@ -6,6 +6,7 @@
 // estimate must send them back to a new factorization), forgetPivots, a singular matrix.
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
+#include <algorithm>
 #include <vector>
 
 #include "solvers/klu_lu.hpp"
@@ -95,6 +96,26 @@ BOOST_AUTO_TEST_CASE(spoiled_pivots_are_chosen_again) {
   BOOST_REQUIRE(klu.factor(K1.valuePtr()).ok());
   BOOST_TEST(klu.fullFactorizations() == full + 1);
   BOOST_TEST(solveError(klu, K1, rnd) < 1e-12);
+}
+
+// The saddle-point solver's way: the pattern moved in, the values written into values(), then
+// factor(). Bitwise the same solution as the copying constructor and factor(values).
+BOOST_AUTO_TEST_CASE(values_written_in_place_factor_as_a_copy) {
+  test::Random rnd(5);
+  const Csr K = saddlePoint(30, 10, rnd, 0.3);
+  const int N = static_cast<int>(K.rows());
+  KluLu copied(N, K.outerIndexPtr(), K.innerIndexPtr());
+  KluLu moved(N, std::vector<int>(K.outerIndexPtr(), K.outerIndexPtr() + N + 1),
+              std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()));
+  BOOST_REQUIRE(copied.factor(K.valuePtr()).ok());
+  std::copy(K.valuePtr(), K.valuePtr() + K.nonZeros(), moved.values());
+  BOOST_REQUIRE(moved.factor().ok());
+  VecX b(N);
+  for (int i = 0; i < N; ++i) b(i) = rnd.uniform();
+  VecX x1 = b, x2 = b;
+  BOOST_REQUIRE(copied.solve(x1.data()).ok());
+  BOOST_REQUIRE(moved.solve(x2.data()).ok());
+  BOOST_TEST((x1.array() == x2.array()).all());
 }
 
 BOOST_AUTO_TEST_CASE(a_singular_matrix_is_reported) {
