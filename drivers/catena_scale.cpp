@@ -6,23 +6,26 @@
 //   peak memory per rank (max and sum over the ranks), iterations and the physical check values
 //   (sag, support reactions, and whether the vertical reactions carry the chain's weight; for
 //   `--analysis modal`, the statics then the lowest undamped modes at its equilibrium, their
-//   frequencies and whether every mode's residual is small), so a wrong answer can never pass
-//   as a fast one. Only rank 0 writes. The study checkpoints which
+//   frequencies and whether every mode's residual is small; for `--analysis dynamics`, the chain
+//   released at rest from its 'V' and integrated by distributed IDA to --t-end, its state
+//   there and whether energy and constraints drifted by less than the tolerance allows), so a
+//   wrong answer can never pass as a fast one. Only rank 0 writes. The study checkpoints which
 //   runs are done (io/checkpoint.hpp): at intervals and when SIGTERM arrives (Slurm sends it
 //   before the time limit), after which it exits with status 3; --restart skips the finished
 //   runs and appends the rest. PETSc and SLEPc options pass through
 //   (-statics_pc_factor_mat_solver_type, -statics_mat_mumps_icntl_14, -modal_eps_tol,
-//   -modal_st_mat_mumps_icntl_14, ...).
+//   -modal_st_mat_mumps_icntl_14, -ida_mat_mumps_icntl_14, ...).
 //
 // Sample runs:
 //   mpirun -np 2 catena-scale --family chain --sizes 1000,10000 --repeats 3 --json out.jsonl
 //   mpirun -np 2 catena-scale --study benchmarks/cluster/chain_statics.yaml
 //   mpirun -np 2 catena-scale --study study.yaml --restart        (after a SIGTERM)
 //   mpirun -np 2 catena-scale --analysis modal --modes 4 --sizes 1000,10000 --json modal.jsonl
+//   mpirun -np 2 catena-scale --analysis dynamics --t-end 0.1 --sizes 1000 --json dyn.jsonl
 //
 // Exit status: 0 every run done and its check passed, 1 a failed check (statics not converged,
-// reactions off the weight, modes not converged or with a large residual; the JSON lines are
-// written all the same) or another failure
+// reactions off the weight, modes not converged or with a large residual, dynamics failed or
+// drifted; the JSON lines are written all the same) or another failure
 // (unreadable study or checkpoint, an I/O error), 2 bad command line, 3 stopped by a signal
 // after writing the checkpoint.
 
@@ -36,6 +39,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -44,7 +48,9 @@
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
 #include "io/scaling_study.hpp"
+#include "kernels/pose.hpp"
 #include "model/generators.hpp"
+#include "parallel/distributed_dynamics.hpp"
 #include "parallel/distributed_modal.hpp"
 #include "parallel/distributed_statics.hpp"
 #include "parallel/petsc_session.hpp"
@@ -60,9 +66,14 @@ constexpr const char* kUsage =
     "                             options given on the command line override it\n"
     "  --family chain             model family (lattice: pending)\n"
     "  --sizes N,N,...            chain links (even, >= 2)\n"
-    "  --analysis statics|modal   analysis (dynamics: pending); modal: statics, then the\n"
-    "                             lowest undamped modes at the equilibrium\n"
+    "  --analysis statics|modal|dynamics\n"
+    "                             analysis; modal: statics, then the lowest undamped modes\n"
+    "                             at the equilibrium; dynamics: the chain released at rest\n"
+    "                             from its 'V', distributed IDA (index-2 GGL)\n"
     "  --modes K                  modal: modes per run (default 4; study file: modes)\n"
+    "  --t-end S                  dynamics: simulated time, s (default 0.1; study file: t_end)\n"
+    "  --rtol X                   dynamics: IDA's relative tolerance (default 1e-6; atol is\n"
+    "                             1e-2 rtol in m, m/s)\n"
     "  --repeats K                runs per size (default 1)\n"
     "  --json FILE                JSON lines, rewritten atomically after every run (default:\n"
     "                             stdout at the end)\n"
@@ -123,6 +134,17 @@ Options parseOptions(int argc, char** argv) {
     CATENA_CHECK(used == v.size() && x >= 0.0, k << ": expected seconds >= 0, got '" << v << "'");
     return x;
   };
+  auto number = [](const std::string& k, const std::string& v) {
+    std::size_t used = 0;
+    double x = 0.0;
+    try {
+      x = std::stod(v, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    CATENA_CHECK(used == v.size() && used > 0, k << ": expected a number, got '" << v << "'");
+    return x;
+  };
   for (const auto& [k, v] : given) {
     if (k == "--study") continue;
     if (k == "--family")
@@ -143,6 +165,10 @@ Options parseOptions(int argc, char** argv) {
       o.stop_after = integer(k, v);
     else if (k == "--modes")
       o.study.modes = integer(k, v);
+    else if (k == "--t-end")
+      o.study.t_end = number(k, v);
+    else if (k == "--rtol")
+      o.study.rtol = number(k, v);
     else
       CATENA_CHECK(false, "unknown option '" << k << "' (see --help)");
   }
@@ -162,6 +188,7 @@ std::string signature(const Options& o, int ranks, int threads) {
   for (std::size_t k = 0; k < s.sizes.size(); ++k) os << (k ? "," : "") << s.sizes[k];
   os << " repeats=" << s.repeats << " ranks=" << ranks << " threads=" << threads;
   if (s.analysis == "modal") os << " modes=" << s.modes;
+  if (s.analysis == "dynamics") os << " t_end=" << s.t_end << " rtol=" << s.rtol;
   return os.str();
 }
 
@@ -181,9 +208,118 @@ double sumOver(double x) {
 /// measured residuals of the pencil are 1e-14..1e-10 (docs/parallel.md), a wrong pair's O(1).
 constexpr double kModeResidualBound = 1e-8;
 
+/// A run's JSON line and whether its checks passed (both meaningful on rank 0).
+struct RunResult {
+  std::string line;
+  bool pass = false;
+};
+
+/// Bound of the energy check at IDA's relative tolerance rtol (docs/scaling.md): the chain has
+/// no damping, so |E(t_end) - E(0)| is the integration error (BDF damps a little). Measured
+/// 6e-7..3e-6 of the kinetic energy at t_end at rtol 1e-6 and t_end = 0.1 s.
+double energyDriftBound(double rtol) {
+  return 100.0 * rtol;
+}
+
+/// The start of link `link` at the local state s, on every rank (its owner's value).
+Vec3 linkStart(const DistributedModel& dm, const State& s, long link) {
+  const ModelPart& part = dm.part();
+  const Index local = static_cast<Index>(link) - part.first_body;
+  Vec3 p = Vec3::Zero();
+  if (local >= 0 && local < part.owned_bodies) {
+    const Model& m = dm.local();
+    p = markerPosition(m, s.q.data(), m.findMarker(m.bodies[local].name + "/start"));
+  }
+  return dm.sum(p);
+}
+
+/// The chain of N links released at rest from its 'V' (consistent: the links meet, v = 0),
+/// integrated by distributed IDA (GGL) to t_end; the JSON line.
+RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const ScalingStudy& study) {
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double start = MPI_Wtime();
+  // 1. Set-up: the rank's part of the chain, its numbering and ghosts, the assembly plan.
+  CatenaryChainOptions chain;
+  chain.links = static_cast<int>(N);
+  const ModelPart part = buildCatenaryChainPart(chain, rank, ranks);
+  const DistributedModel dm(part);
+  const DistributedAssembly as(dm);
+  const double setup = MPI_Wtime() - start;
+
+  // 2. The integration (v' and lambda at t0, then IDA's steps; phases timed inside).
+  const State s0 = initialState(part.model);
+  IdaOptions o;
+  o.t_end = study.t_end;
+  o.rtol = study.rtol;
+  o.atol = 1e-2 * study.rtol;
+  const DistributedDynamicsResult r = integrateDistributedIda(as, s0, o);
+  MPI_Barrier(MPI_COMM_WORLD);
+  const double total = MPI_Wtime() - start;
+
+  // 3. Check values: energy and constraint drift; the state at t_end (midpoint, sag, reactions).
+  const Energy e0 = distributedEnergy(as, s0), e1 = distributedEnergy(as, r.state);
+  const double drift =
+      std::abs(e1.total() - e0.total()) / std::max(e1.kinetic, std::numeric_limits<double>::min());
+  const ConstraintDrift c = distributedConstraintDrift(as, r.state);
+  const double span = (chain.end_b - chain.end_a).norm();
+  const Vec3 midpoint = linkStart(dm, r.state, N / 2);
+  const double sag = -lowestMarkerHeight(dm, r.state.q);
+  const JointReaction a = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, 0);
+  const JointReaction b = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, N);
+  double mass = 0.0;
+  for (Index k = 0; k < part.owned_bodies; ++k) mass += part.model.bodies[k].mass;
+  const double weight = dm.sum(mass) * part.model.gravity.norm();
+  const bool energy_pass = r.status.ok() && drift <= energyDriftBound(study.rtol);
+  // C = 0 and C_q v + C_t = 0 are equations of the DAE, held to IDA's Newton tolerance, a
+  // fraction of rtol of the positions and velocities (measured: |C| <= 2e-12 m and
+  // |C_q v| <= 3e-8 m/s at rtol 1e-6).
+  const double speed = std::max(1.0, dm.max(r.state.v.cwiseAbs().maxCoeff()));
+  const bool constraint_pass =
+      r.status.ok() && c.position <= study.rtol * span && c.velocity <= study.rtol * speed;
+
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double rss = usage.ru_maxrss / 1024.0;  // KiB on Linux
+  const DistributedDynamicsTimings& t = r.timings;
+
+  std::ostringstream os;
+  JsonWriter j(os);
+  j.beginObject();
+  j.key("family").value("chain").key("analysis").value("dynamics");
+  j.key("size").value(N).key("repeat").value(repeat);
+  j.key("ranks").value(ranks).key("threads").value(omp_get_max_threads());
+  j.key("unknowns").value(r.unknowns);
+  j.key("status").value(r.status.ok() ? std::string("ok") : r.status.message);
+  j.key("linear_solver").value(r.linear_solver);
+  j.key("t_end_s").value(study.t_end).key("rtol").value(study.rtol);
+  j.key("steps").value(r.stats.steps).key("rejected_steps").value(r.stats.rejected_steps);
+  j.key("newton_iterations").value(r.stats.newton_iterations);
+  j.key("factorizations").value(r.stats.factorizations).key("solves").value(r.stats.linear_solves);
+  // Phase times: the maximum over the ranks of each rank's time in the phase.
+  j.key("time_total_s").value(total);
+  j.key("time_setup_s").value(dm.max(setup + t.setup));
+  j.key("time_initial_s").value(dm.max(t.initial));
+  j.key("time_integration_s").value(dm.max(t.integration));
+  j.key("time_assembly_s").value(dm.max(t.assembly));
+  j.key("time_factorization_s").value(dm.max(t.factorization));
+  j.key("time_solve_s").value(dm.max(t.solve));
+  j.key("max_rss_mib_max").value(dm.max(rss)).key("max_rss_mib_sum").value(dm.sum(rss));
+  j.key("midpoint_m").array(midpoint).key("sag_m").value(sag);
+  j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
+  j.key("weight_n").value(weight);
+  j.key("kinetic_energy_j").value(e1.kinetic);
+  j.key("check_energy_drift").value(drift);
+  j.key("check_energy_pass").value(energy_pass);
+  j.key("check_constraint_position_m").value(c.position);
+  j.key("check_constraint_velocity_m_s").value(c.velocity);
+  j.key("check_constraint_pass").value(constraint_pass);
+  j.endObject();
+  return {os.str(), energy_pass && constraint_pass};
+}
+
 /// One distributed statics of a chain of N links, and with modes > 0 the lowest modes at its
 /// equilibrium; the JSON line (meaningful on rank 0).
-std::string runChain(long N, int repeat, int ranks, int rank, int modes) {
+RunResult runChain(long N, int repeat, int ranks, int rank, int modes) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the chain, its numbering and ghosts, the assembly plan.
@@ -246,7 +382,9 @@ std::string runChain(long N, int repeat, int ranks, int rank, int modes) {
   j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
   j.key("weight_n").value(weight);
   j.key("check_weight_residual").value(residual);
-  j.key("check_weight_pass").value(r.status.ok() && residual <= kTolerance);
+  const bool weight_pass = r.status.ok() && residual <= kTolerance;
+  bool modes_pass = true;
+  j.key("check_weight_pass").value(weight_pass);
   if (modes > 0) {
     // Modal: the statics fields above, then the eigensolver's (times: maximum over the ranks).
     std::vector<double> frequencies, residuals;
@@ -268,12 +406,12 @@ std::string runChain(long N, int repeat, int ranks, int rank, int modes) {
     j.key("frequencies_hz").array(frequencies);
     j.key("mode_residuals").array(residuals);
     j.key("check_mode_residual_max").value(worst);
-    j.key("check_modes_pass")
-        .value(modal.status.ok() && static_cast<int>(modal.modes.size()) == modes &&
-               worst <= kModeResidualBound);
+    modes_pass = modal.status.ok() && static_cast<int>(modal.modes.size()) == modes &&
+                 worst <= kModeResidualBound;
+    j.key("check_modes_pass").value(modes_pass);
   }
   j.endObject();
-  return os.str();
+  return {os.str(), weight_pass && modes_pass};
 }
 
 void writeLines(const std::string& file, const std::vector<std::string>& lines) {
@@ -353,13 +491,13 @@ int main(int argc, char** argv) {
       const long N = s.sizes[run / s.repeats];
       CATENA_CHECK(N >= ranks, "size " << N << ": a chain needs at least one link per rank ("
                                        << ranks << " ranks)");
-      const std::string line =
-          runChain(N, run % s.repeats, ranks, rank, s.analysis == "modal" ? s.modes : 0);
+      const RunResult result =
+          s.analysis == "dynamics"
+              ? runChainDynamics(N, run % s.repeats, ranks, rank, s)
+              : runChain(N, run % s.repeats, ranks, rank, s.analysis == "modal" ? s.modes : 0);
       if (rank == 0) {
-        lines.push_back(line);
-        if (line.find("\"check_weight_pass\":true") == std::string::npos) all_pass = 0;
-        if (s.analysis == "modal" && line.find("\"check_modes_pass\":true") == std::string::npos)
-          all_pass = 0;
+        lines.push_back(result.line);
+        if (!result.pass) all_pass = 0;
         std::cerr << "catena-scale: run " << run + 1 << "/" << total << " (N = " << N << ", "
                   << ranks << " ranks, " << threads << " threads) done\n";
       }
@@ -389,7 +527,7 @@ int main(int argc, char** argv) {
     for (const std::string& l : lines) std::cout << l << "\n";
   MPI_Bcast(&all_pass, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!all_pass && rank == 0)
-    std::cerr << "catena-scale: some runs failed their check (check_weight_pass or "
-                 "check_modes_pass: false)\n";
+    std::cerr << "catena-scale: some runs failed their check (check_weight_pass, "
+                 "check_modes_pass, check_energy_pass or check_constraint_pass: false)\n";
   return all_pass ? 0 : 1;
 }

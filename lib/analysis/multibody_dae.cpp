@@ -75,8 +75,17 @@ Mat4 rateDerivative(const Vec3& u) {
 
 }  // namespace
 
-MultibodyDae::MultibodyDae(const Model& model, const AssemblyPlan& plan, IdaFormulation formulation)
+MultibodyDae::MultibodyDae(const Model& model, const AssemblyPlan& plan, IdaFormulation formulation,
+                           Index own_bodies)
     : m_(model), plan_(plan), formulation_(formulation), d3_(model.dimension == 3) {
+  const Index bodies = static_cast<Index>(model.bodies.size());
+  CATENA_CHECK(own_bodies >= -1 && own_bodies <= bodies,
+               "MultibodyDae: own_bodies must be -1 or 0.." << bodies << ", got " << own_bodies);
+  CATENA_CHECK(own_bodies < 0 || own_bodies == bodies || formulation != IdaFormulation::kIndex1,
+               "MultibodyDae: a model part (own_bodies < bodies) needs the index-3 or the GGL "
+               "formulation: index 1's C_q v' would need the ghost bodies' v'");
+  own_bodies_ = own_bodies < 0 ? bodies : own_bodies;
+  own_nv_ = model.vOffset(own_bodies_);
   DaeLayout& L = layout_;
   L.nq = model.nq;
   L.nv = model.nv;
@@ -145,6 +154,9 @@ void MultibodyDae::load(const double* y, const double* yp) {
   if (L.nmu) mu_ = Eigen::Map<const VecX>(y + L.mu, L.nmu);
   if (L.nnu) nu_ = Eigen::Map<const VecX>(y + L.nu, L.nnu);
   vd_ = Eigen::Map<const VecX>(yp + L.v, L.nv);
+  // Ghost bodies' own unknowns are not read (constructor): their terms belong to their owners.
+  vd_.tail(L.nv - own_nv_).setZero();
+  if (L.nnu) nu_.tail(L.nnu - own_bodies_).setZero();
   if (!d3_) return;
   for (Index b = 0; b < L.nnu; ++b) {
     const Index o = m_.qOffset(b) + 3;
@@ -168,20 +180,24 @@ void MultibodyDae::residual(double t, const double* y, const double* yp, double*
   assembleConstraints(m_, plan_, qh_, t, index1 ? nullptr : &C_, &Cq_);
   assembleMass(m_, plan_, qh_, M_);
   assembleForces(m_, plan_, qh_, v_, t, f_);
+  f_.tail(L.nv - own_nv_).setZero();
 
-  // Kinematics.
+  // Kinematics (a ghost body's rows: - N(q) u with u = - C_q^T mu).
   u_ = v_;
+  u_.tail(L.nv - own_nv_).setZero();
   if (ggl) u_.noalias() -= Cq_.transpose() * mu_;
   const Index nb = static_cast<Index>(m_.bodies.size());
   for (Index b = 0; b < nb; ++b) {
     const Index qo = m_.qOffset(b), vo = m_.vOffset(b);
+    const double* qd = yp + L.q + qo;
+    const bool own = b < own_bodies_;
     if (d3_) {
-      for (int k = 0; k < 3; ++k) F[L.q + qo + k] = yp[L.q + qo + k] - u_(vo + k);
+      for (int k = 0; k < 3; ++k) F[L.q + qo + k] = (own ? qd[k] : 0.0) - u_(vo + k);
       const Vec4 rho(y[L.q + qo + 3], y[L.q + qo + 4], y[L.q + qo + 5], y[L.q + qo + 6]);
       const Vec4 rate = quaternionRate(rho, u_.segment<3>(vo + 3)) + nu_(b) * rho;
-      for (int a = 0; a < 4; ++a) F[L.q + qo + 3 + a] = yp[L.q + qo + 3 + a] - rate(a);
+      for (int a = 0; a < 4; ++a) F[L.q + qo + 3 + a] = (own ? qd[3 + a] : 0.0) - rate(a);
     } else {
-      for (int k = 0; k < 3; ++k) F[L.q + qo + k] = yp[L.q + qo + k] - u_(vo + k);
+      for (int k = 0; k < 3; ++k) F[L.q + qo + k] = (own ? qd[k] : 0.0) - u_(vo + k);
     }
   }
   // Dynamics.
@@ -206,8 +222,9 @@ void MultibodyDae::residual(double t, const double* y, const double* yp, double*
   }
   for (Index b = 0; b < L.nnu; ++b) {
     const Index o = L.q + m_.qOffset(b) + 3;
-    F[L.nu + b] =
-        y[o] * y[o] + y[o + 1] * y[o + 1] + y[o + 2] * y[o + 2] + y[o + 3] * y[o + 3] - 1.0;
+    F[L.nu + b] = b < own_bodies_ ? y[o] * y[o] + y[o + 1] * y[o + 1] + y[o + 2] * y[o + 2] +
+                                        y[o + 3] * y[o + 3] - 1.0
+                                  : 0.0;
   }
 }
 
@@ -246,10 +263,13 @@ void MultibodyDae::fill(Adder& a, double cj) {
   // F_q = q' - N(q) u - nu rho; GGL: u = v - C_q^T mu, du/dq = -K_c(mu) H, du/dmu = -C_q^T.
   for (Index b = 0; b < nb; ++b) {
     const Index qo = L.q + m_.qOffset(b), vo = m_.vOffset(b);
-    for (int k = 0; k < 3; ++k) {  // positions (2D: x, y, theta), mapped by the identity
+    const bool own = b < own_bodies_;  // a ghost body's rows: the joint terms only
+    for (int k = 0; k < 3; ++k) {      // positions (2D: x, y, theta), mapped by the identity
       a.begin(qo + k);
-      a.add(qo + k, cj);
-      a.add(L.v + vo + k, -1.0);
+      if (own) {
+        a.add(qo + k, cj);
+        a.add(L.v + vo + k, -1.0);
+      }
       if (ggl) {
         addThroughH(a, Kmu_, vo + k, 1.0);
         addTransposedCq(a, vo + k, L.mu, 1.0);
@@ -262,9 +282,11 @@ void MultibodyDae::fill(Adder& a, double cj) {
     const Mat4 W = rateDerivative(u_.segment<3>(vo + 3));
     for (int r = 0; r < 4; ++r) {
       a.begin(qo + 3 + r);
-      for (int c = 0; c < 4; ++c) a.add(qo + 3 + c, (r == c ? cj - nu_(b) : 0.0) - W(r, c));
-      for (int k = 0; k < 3; ++k) a.add(L.v + vo + 3 + k, -G(r, k));
-      a.add(L.nu + b, -rho(r));
+      for (int c = 0; c < 4; ++c) a.add(qo + 3 + c, (r == c && own ? cj - nu_(b) : 0.0) - W(r, c));
+      if (own) {
+        for (int k = 0; k < 3; ++k) a.add(L.v + vo + 3 + k, -G(r, k));
+        a.add(L.nu + b, -rho(r));
+      }
       if (ggl)
         for (int k = 0; k < 3; ++k) {
           addThroughH(a, Kmu_, vo + 3 + k, G(r, k));
@@ -278,11 +300,13 @@ void MultibodyDae::fill(Adder& a, double cj) {
   const double* mv = M_.valuePtr();
   const double* dv = D_.valuePtr();
   for (Index i = 0; i < L.nv; ++i) {
+    const bool own = i < own_nv_;
     a.begin(L.v + i);
-    addThroughH(a, K_, i, 1.0);
+    if (own) addThroughH(a, K_, i, 1.0);
     addThroughH(a, Kc_, i, 1.0);
-    for (int k = M_.outerIndexPtr()[i]; k < M_.outerIndexPtr()[i + 1]; ++k)
-      a.add(L.v + M_.innerIndexPtr()[k], cj * mv[k] + dv[k]);
+    if (own)
+      for (int k = M_.outerIndexPtr()[i]; k < M_.outerIndexPtr()[i + 1]; ++k)
+        a.add(L.v + M_.innerIndexPtr()[k], cj * mv[k] + dv[k]);
     addTransposedCq(a, i, L.lambda, 1.0);
     a.end();
   }
@@ -312,8 +336,8 @@ void MultibodyDae::fill(Adder& a, double cj) {
     a.end();
   }
 
-  // F_n = |rho|^2 - 1.
-  for (Index b = 0; b < L.nnu; ++b) {
+  // F_n = |rho|^2 - 1 (own bodies).
+  for (Index b = 0; b < own_bodies_ && b < L.nnu; ++b) {
     const Index qo = L.q + m_.qOffset(b) + 3;
     a.begin(L.nu + b);
     for (int c = 0; c < 4; ++c) a.add(qo + c, 2.0 * rho_[b](c));
@@ -332,6 +356,7 @@ const SparseMatrixCSR& MultibodyDae::newtonMatrix(double t, const double* y, con
   if (!(mass_scale_ > 0.0)) mass_scale_ = 1.0;
   assembleForceJacobians(m_, plan_, qh_, v_, t, &vd_, K_, D_);
   u_ = v_;
+  u_.tail(layout_.nv - own_nv_).setZero();
   switch (formulation_) {
     case IdaFormulation::kIndex2:
       assembleConstraintStiffness(m_, plan_, qh_, t, mu_, Kmu_);

@@ -38,7 +38,15 @@ class MultibodyDae {
  public:
   /// Builds the Newton-matrix pattern (cost O(nnz log nnz), once). model and plan must outlive
   /// the object.
-  MultibodyDae(const Model& model, const AssemblyPlan& plan, IdaFormulation formulation);
+  ///
+  /// own_bodies (the model part of one rank, parallel/distributed_dynamics.hpp): only bodies
+  /// [0, own_bodies) contribute their own terms. The rows F_q, F_v of the other (ghost) bodies
+  /// hold only what the model's joints put there, N(q) C_q^T mu in F_q and C_q^T lambda in F_v,
+  /// with their derivatives; the ghost bodies' q', v', nu and f are not read, their v enters the
+  /// joints' rows only, and their norm rows F_n are zero. The rank that owns a ghost body adds
+  /// these rows to its own. -1 (default): every body, the whole model. Not with kIndex1.
+  MultibodyDae(const Model& model, const AssemblyPlan& plan, IdaFormulation formulation,
+               Index own_bodies = -1);
 
   const DaeLayout& layout() const { return layout_; }
   IdaFormulation formulation() const { return formulation_; }
@@ -75,6 +83,7 @@ class MultibodyDae {
   IdaFormulation formulation_;
   DaeLayout layout_;
   bool d3_;
+  Index own_bodies_ = 0, own_nv_ = 0;  ///< bodies with their own terms, their velocities
   // Current unknowns, quaternions normalized in qh_.
   VecX qh_, v_, vd_, lambda_, mu_, nu_;
   std::vector<Vec4> rho_;  ///< quaternion of each 3D body as IDA holds it (not normalized)

@@ -1,5 +1,6 @@
 #include "io/scaling_study.hpp"
 
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -17,12 +18,14 @@ ScalingStudy readScalingStudy(const std::string& file) {
   io::Reader reader(file);
   const YAML::Node root = io::parseSingleDocument(reader, text.str());
   const io::Map map(reader, root, "study");
-  map.allowKeys({"family", "analysis", "modes", "sizes", "repeats", "json", "checkpoint",
-                 "checkpoint_interval"});
+  map.allowKeys({"family", "analysis", "modes", "t_end", "rtol", "sizes", "repeats", "json",
+                 "checkpoint", "checkpoint_interval"});
   ScalingStudy s;
   s.family = map.string("family", s.family);
   s.analysis = map.string("analysis", s.analysis);
   s.modes = static_cast<int>(map.integer("modes", 1, 1000000, s.modes));
+  s.t_end = map.number("t_end", s.t_end);
+  s.rtol = map.number("rtol", s.rtol);
   const YAML::Node& sizes = map.require("sizes");
   if (!sizes.IsSequence() || sizes.size() == 0)
     map.fail("sizes",
@@ -42,11 +45,13 @@ void checkScalingStudy(const ScalingStudy& s) {
                "family: expected 'chain' (the distributed lattice is not "
                "built yet), got '"
                    << s.family << "'");
-  CATENA_CHECK(s.analysis == "statics" || s.analysis == "modal",
-               "analysis: expected 'statics' or 'modal' (distributed dynamics is not built yet), "
-               "got '"
-                   << s.analysis << "'");
+  CATENA_CHECK(s.analysis == "statics" || s.analysis == "modal" || s.analysis == "dynamics",
+               "analysis: expected 'statics', 'modal' or 'dynamics', got '" << s.analysis << "'");
   CATENA_CHECK(s.modes >= 1, "modes: expected an integer >= 1, got " << s.modes);
+  CATENA_CHECK(s.t_end > 0.0 && std::isfinite(s.t_end),
+               "t_end: expected a simulated time > 0 s, got " << s.t_end);
+  CATENA_CHECK(s.rtol > 0.0 && s.rtol < 1.0,
+               "rtol: expected a tolerance in (0, 1), got " << s.rtol);
   CATENA_CHECK(!s.sizes.empty(), "sizes: expected at least one size, got none");
   for (long n : s.sizes)
     CATENA_CHECK(n >= 2 && n % 2 == 0,

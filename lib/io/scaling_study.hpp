@@ -4,8 +4,11 @@
 /// study file with the same keys as the driver's options:
 ///
 ///   family: chain            # model family (chain; lattice pending)
-///   analysis: statics        # statics or modal (statics, then the lowest modes; dynamics pending)
+///   analysis: statics        # statics, modal (statics, then the lowest modes) or dynamics (the
+///                            # chain released at rest from its 'V', IDA GGL)
 ///   modes: 4                 # modal: how many modes
+///   t_end: 0.1               # dynamics: simulated time, s
+///   rtol: 1e-6               # dynamics: IDA's relative tolerance
 ///   sizes: [10000, 100000]   # links of the chain, each even and >= 2
 ///   repeats: 3               # runs per size
 ///   json: results.jsonl      # one JSON line per run (optional; stdout otherwise)
@@ -20,7 +23,9 @@ namespace catena {
 struct ScalingStudy {
   std::string family = "chain";
   std::string analysis = "statics";
-  int modes = 4;  ///< modal: the lowest modes computed
+  int modes = 4;       ///< modal: the lowest modes computed
+  double t_end = 0.1;  ///< dynamics: simulated time, s
+  double rtol = 1e-6;  ///< dynamics: IDA's relative tolerance
   std::vector<long> sizes;
   int repeats = 1;
   std::string json;

@@ -11,6 +11,11 @@
   options  bad options end with status 2 and say what was expected
   modal    --analysis modal on 1 and 2 ranks: every line passes its checks (weight, mode
            residuals) and the lowest frequencies agree to 1e-8 relative
+  dynamics --analysis dynamics (the chain released from its 'V', distributed IDA) on 1 and 2
+           ranks: every line passes its checks (energy and constraint drift) and the two agree
+           to the integration error: the midpoint to 10 rtol of the span (10 m), the support
+           reactions to 1e-4 of the weight (the multipliers' Newton corrections are weighed
+           with multiplier_atol = 1e-2 N), the step counts to 15 % (docs/parallel.md)
 """
 import argparse
 import json
@@ -21,7 +26,8 @@ import sys
 import time
 
 TIMING = {"time_total_s", "time_setup_s", "time_assembly_s", "time_factorization_s",
-          "time_solve_s", "max_rss_mib_max", "max_rss_mib_sum"}
+          "time_solve_s", "max_rss_mib_max", "max_rss_mib_sum", "time_initial_s",
+          "time_integration_s"}
 FAILURES = []
 
 
@@ -163,7 +169,10 @@ def test_options(args):
         (["--sizes", "41"], "even"),
         (["--sizes", "4x"], "positive integers"),
         (["--sizes", "40", "--family", "lattice"], "family: expected 'chain'"),
-        (["--sizes", "40", "--analysis", "dynamics"], "analysis: expected 'statics' or 'modal'"),
+        (["--sizes", "40", "--analysis", "buckling"],
+         "analysis: expected 'statics', 'modal' or 'dynamics'"),
+        (["--sizes", "40", "--analysis", "dynamics", "--t-end", "0"], "t_end: expected"),
+        (["--sizes", "40", "--analysis", "dynamics", "--rtol", "x"], "--rtol: expected a number"),
         (["--sizes", "40", "--analysis", "modal", "--modes", "0"],
          "modes: expected an integer >= 1"),
         (["--sizes", "40", "--repeats", "zero"], "--repeats: expected an integer"),
@@ -212,16 +221,61 @@ def test_modal(args):
     check(worst <= 1e-8, f"frequencies differ between 1 and 2 ranks by {worst}")
 
 
+def test_dynamics(args):
+    sizes = "40,42"
+    rtol = 1e-6
+    results = {}
+    for np in (1, 2):
+        out = os.path.join(args.work, f"dynamics_np{np}.jsonl")
+        if os.path.exists(out):
+            os.remove(out)
+        run(args, np, ["--family", "chain", "--sizes", sizes, "--analysis", "dynamics",
+                       "--t-end", "0.1", "--rtol", str(rtol), "--json", out])
+        lines = read_lines(out)
+        check(len(lines) == 2, f"{np} ranks: {len(lines)} lines, expected 2")
+        for l in lines:
+            check(l["analysis"] == "dynamics" and l["ranks"] == np,
+                  f"{np} ranks: analysis {l['analysis']}, ranks {l['ranks']}")
+            check(l["status"] == "ok", f"{np} ranks: status {l['status']}")
+            check(l["check_energy_pass"] is True and l["check_constraint_pass"] is True,
+                  f"{np} ranks: a dynamics check failed: {l}")
+            check(l["t_end_s"] == 0.1 and l["rtol"] == rtol, f"{np} ranks: t_end, rtol {l}")
+            check(l["steps"] > 10 and l["newton_iterations"] >= l["steps"],
+                  f"{np} ranks: {l['steps']} steps, {l['newton_iterations']} Newton iterations")
+            check(l["kinetic_energy_j"] > 1.0, f"{np} ranks: kinetic energy {l['kinetic_energy_j']}")
+            for k in ("time_total_s", "time_setup_s", "time_integration_s",
+                      "time_factorization_s", "time_solve_s"):
+                check(l[k] > 0.0, f"{np} ranks: {k} = {l[k]}")
+        results[np] = lines
+    worst_position = worst_reaction = worst_steps = 0.0
+    for one, two in zip(results[1], results[2]):
+        check(one["size"] == two["size"], "run order differs")
+        worst_position = max(worst_position, max(abs(x - y) for x, y in
+                                                 zip(one["midpoint_m"], two["midpoint_m"])) / 10.0)
+        for key in ("reaction_a_n", "reaction_b_n"):
+            worst_reaction = max(worst_reaction, max(abs(x - y) for x, y in
+                                                     zip(one[key], two[key])) / one["weight_n"])
+        worst_steps = max(worst_steps, abs(one["steps"] - two["steps"]) / one["steps"])
+        print(f"N = {one['size']}: {one['steps']} / {two['steps']} steps, midpoint "
+              f"{one['midpoint_m']} m (1 rank), energy drift {one['check_energy_drift']:.3g} / "
+              f"{two['check_energy_drift']:.3g}")
+    print(f"1 vs 2 ranks: midpoint {worst_position:.3g} of the span, reactions "
+          f"{worst_reaction:.3g} of the weight, steps {worst_steps:.3g}")
+    check(worst_position <= 10 * rtol, f"midpoints differ by {worst_position} of the span")
+    check(worst_reaction <= 1e-4, f"reactions differ by {worst_reaction} of the weight")
+    check(worst_steps <= 0.15, f"step counts differ by {worst_steps}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("mode", choices=["ranks", "restart", "options", "modal"])
+    ap.add_argument("mode", choices=["ranks", "restart", "options", "modal", "dynamics"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     {"ranks": test_ranks, "restart": test_restart, "options": test_options,
-     "modal": test_modal}[args.mode](args)
+     "modal": test_modal, "dynamics": test_dynamics}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")
         sys.exit(1)

@@ -1,0 +1,349 @@
+#define BOOST_TEST_MODULE distributed_dynamics
+// The distributed IDA dynamics (parallel/distributed_dynamics.hpp, docs/parallel.md) of the
+// catenary chain against the serial integrateIda (analysis/ida_dynamics.hpp), under mpiexec with
+// 1, 2 and 4 ranks (tests/mpi.cmake). Every rank integrates its part; rank 0 alone runs the
+// serial reference on the whole chain and broadcasts its check values. Every check is reduced
+// over the ranks first, so all ranks pass or fail together.
+//
+// Why the bounds: both runs integrate the same DAE with the same options and the same start, but
+// not with the same round-off. IDA's weighted norms are sums over the unknowns that the parallel
+// N_Vector reduces rank by rank, the distributed residual adds a ghost body's joint terms to its
+// owner's after its own, and MUMPS pivots differently from KLU. While the step sequences agree,
+// the runs differ by round-off amplified by the Newton iterations; once a norm close to a
+// threshold falls on the other side (the first step sizes already differ in the 15th digit),
+// the step sequences part, and from then on the runs differ by their integration errors, and
+// the step counts by up to 10 % (535 to 608 steps against the serial 553 for the release, 348
+// to 385 against 348 for the swing). So the bound is the integration error of either run: at
+// rtol 1e-8 the released chain's midpoint is 8.4e-10 of the span off a run at rtol 1e-11 (its
+// reactions 3.3e-8 of the weight), and the distributed runs are 2.5e-10 to 3.2e-9 of the span
+// off the serial one. The tests allow 1e-7 of the span (10 rtol) in positions and 15 % in step
+// counts. The multipliers are index-2 variables, out of the error test, and their Newton
+// corrections are weighed with multiplier_atol = 1e-2 N, about 7e-5 of the chain's weight:
+// reactions are allowed 1e-4 of the weight (measured: at most 1.4e-7).
+#include <mpi.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+#include "analysis/energy.hpp"
+#include "analysis/ida_dynamics.hpp"
+#include "analysis/reactions.hpp"
+#include "analysis/statics.hpp"
+#include "assembly/assemble.hpp"
+#include "kernels/pose.hpp"
+#include "model/generators.hpp"
+#include "model/state.hpp"
+#include "parallel/distributed_dynamics.hpp"
+#include "parallel/distributed_statics.hpp"
+#include "petsc_fixture.hpp"
+
+using namespace catena;
+
+namespace {
+
+int worldRank() {
+  int r = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+int worldSize() {
+  int s = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &s);
+  return s;
+}
+double allMax(double x) {
+  double y = 0.0;
+  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return y;
+}
+Vec3 allSum(const Vec3& x) {
+  Vec3 y;
+  MPI_Allreduce(x.data(), y.data(), 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return y;
+}
+
+CatenaryChainOptions chainOptions(int N) {
+  CatenaryChainOptions o;
+  o.links = N;
+  return o;
+}
+
+/// The options of every comparison: GGL, rtol 1e-8, PETSc options under -ida_.
+IdaOptions options(double t_end) {
+  IdaOptions o;
+  o.t_end = t_end;
+  o.rtol = 1e-8;
+  o.atol = 1e-10;
+  o.assemble_initial_state = false;  // the 'V' at rest is assembled; the same start for both
+  return o;
+}
+
+/// What is compared: the start of link N/2 (the mid-chain joint point), the support reactions
+/// (world frame), the energy drift, IDA's counters.
+struct Answer {
+  Vec3 midpoint = Vec3::Zero(), reaction_a = Vec3::Zero(), reaction_b = Vec3::Zero();
+  double energy_drift = 0.0;  ///< max |E - E0| / max kinetic energy, over the steps
+  double kinetic = 0.0;       ///< at t_end, J
+  double constraint = 0.0;    ///< max |C| over the steps, m
+  long steps = 0, newton = 0;
+  bool ok = false;
+};
+
+void broadcast(Answer& a) {
+  std::vector<double> v = {a.midpoint.x(),   a.midpoint.y(),   a.midpoint.z(),   a.reaction_a.x(),
+                           a.reaction_a.y(), a.reaction_a.z(), a.reaction_b.x(), a.reaction_b.y(),
+                           a.reaction_b.z(), a.energy_drift,   a.kinetic,        a.constraint,
+                           double(a.steps),  double(a.newton), a.ok ? 1.0 : 0.0};
+  MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  a.midpoint = Vec3(v[0], v[1], v[2]);
+  a.reaction_a = Vec3(v[3], v[4], v[5]);
+  a.reaction_b = Vec3(v[6], v[7], v[8]);
+  a.energy_drift = v[9];
+  a.kinetic = v[10];
+  a.constraint = v[11];
+  a.steps = static_cast<long>(v[12]);
+  a.newton = static_cast<long>(v[13]);
+  a.ok = v[14] != 0.0;
+}
+
+/// The serial run of the whole chain on rank 0 (KLU, the serial default), broadcast.
+Answer serialAnswer(int N, const IdaOptions& o) {
+  Answer a;
+  if (worldRank() == 0) {
+    const Model m = buildCatenaryChain(chainOptions(N));
+    const AssemblyPlan plan = buildAssemblyPlan(m);
+    double e0 = 0.0, kmax = 0.0, drift = 0.0, cmax = 0.0;
+    bool first = true;
+    VecX C(m.nc);
+    const DynamicsResult r = integrateIda(m, plan, initialState(m), o, [&](const State& s) {
+      const Energy e = computeEnergy(m, plan, s);
+      if (first) e0 = e.total();
+      first = false;
+      kmax = std::max(kmax, e.kinetic);
+      drift = std::max(drift, std::abs(e.total() - e0));
+      assembleConstraints(m, plan, s.q, s.t, &C, nullptr);
+      cmax = std::max(cmax, C.cwiseAbs().maxCoeff());
+      return true;
+    });
+    a.ok = r.status.ok();
+    if (!a.ok) BOOST_TEST_MESSAGE("serial: " << r.status.message);
+    a.midpoint = markerPosition(m, r.state.q.data(), m.findMarker(m.bodies[N / 2].name + "/start"));
+    const std::vector<JointReaction> R =
+        computeJointReactions(m, plan, r.state.q, r.state.t, r.state.lambda);
+    a.reaction_a = R.front().force_world;
+    a.reaction_b = R.back().force_world;
+    a.energy_drift = drift / kmax;
+    a.kinetic = computeEnergy(m, plan, r.state).kinetic;
+    a.constraint = cmax;
+    a.steps = r.stats.steps;
+    a.newton = r.stats.newton_iterations;
+  }
+  broadcast(a);
+  return a;
+}
+
+/// The start of link `link` at the local state s (summed: only its owner contributes).
+Vec3 linkStart(const DistributedModel& dm, const State& s, int link) {
+  const ModelPart& part = dm.part();
+  const Index local = link - part.first_body;
+  Vec3 p = Vec3::Zero();
+  if (local >= 0 && local < part.owned_bodies) {
+    const Model& m = dm.local();
+    p = markerPosition(m, s.q.data(), m.findMarker(m.bodies[local].name + "/start"));
+  }
+  return allSum(p);
+}
+
+/// The distributed run of the chain of N links from `start` (the local 'V' by default).
+Answer distributedAnswer(const DistributedAssembly& as, const State& start, const IdaOptions& o,
+                         DistributedDynamicsResult* result = nullptr) {
+  const DistributedModel& dm = as.distributedModel();
+  const int N = static_cast<int>(dm.part().global_bodies);
+  double e0 = 0.0, kmax = 0.0, drift = 0.0, cmax = 0.0;
+  bool first = true;
+  const DistributedDynamicsResult r = integrateDistributedIda(as, start, o, [&](const State& s) {
+    const Energy e = distributedEnergy(as, s);
+    if (first) e0 = e.total();
+    first = false;
+    kmax = std::max(kmax, e.kinetic);
+    drift = std::max(drift, std::abs(e.total() - e0));
+    cmax = std::max(cmax, distributedConstraintDrift(as, s).position);
+    return true;
+  });
+  Answer a;
+  a.ok = r.status.ok();
+  BOOST_TEST(r.status.ok(), r.status.message);
+  a.midpoint = linkStart(dm, r.state, N / 2);
+  a.reaction_a = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, 0).force_world;
+  a.reaction_b = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, N).force_world;
+  a.energy_drift = drift / kmax;
+  a.kinetic = distributedEnergy(as, r.state).kinetic;
+  a.constraint = cmax;
+  a.steps = r.stats.steps;
+  a.newton = r.stats.newton_iterations;
+  if (result) *result = r;
+  return a;
+}
+
+struct Comparison {
+  double position = 0.0;  ///< |midpoint difference| / chain span (10 m)
+  double reaction = 0.0;  ///< |reaction difference| / chain weight
+};
+
+Comparison compare(const Answer& d, const Answer& s, double weight) {
+  Comparison c;
+  c.position = (d.midpoint - s.midpoint).norm() / 10.0;
+  c.reaction =
+      std::max((d.reaction_a - s.reaction_a).norm(), (d.reaction_b - s.reaction_b).norm()) / weight;
+  return c;
+}
+
+double chainWeight() {
+  return 9.81 * 2.0 * std::sqrt(61.0);  // 1 kg/m over |AC| + |CB| = 2 sqrt(61) m
+}
+
+}  // namespace
+
+// The chain of 40 links released at rest from its 'V', to t = 0.3 s (the corner falls 0.21 m):
+// the state at t_end on 1, 2 and 4 ranks equals the serial run's within the bounds of the file's
+// header, and conserves energy as well as the serial run does.
+BOOST_AUTO_TEST_CASE(released_chain_equals_the_serial_run) {
+  const int N = 40;
+  const IdaOptions o = options(0.3);
+  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
+  const DistributedModel dm(part);
+  const DistributedAssembly as(dm);
+  DistributedDynamicsResult r;
+  const Answer d = distributedAnswer(as, initialState(part.model), o, &r);
+  const Answer s = serialAnswer(N, o);
+  BOOST_REQUIRE(d.ok && s.ok);
+  const Comparison c = compare(d, s, chainWeight());
+  if (worldRank() == 0)
+    BOOST_TEST_MESSAGE(worldSize()
+                       << " ranks, N = " << N << ", " << r.method << ", " << r.unknowns
+                       << " unknowns: " << d.steps << " steps, " << d.newton
+                       << " Newton iterations (serial " << s.steps << ", " << s.newton
+                       << "); midpoint " << d.midpoint.transpose() << " m; differences from "
+                       << "serial: midpoint " << c.position << " of the span, reactions "
+                       << c.reaction << " of the weight; energy drift " << d.energy_drift
+                       << " (serial " << s.energy_drift << ") of the largest kinetic energy; "
+                       << "max |C| " << d.constraint << " m (serial " << s.constraint << ")");
+  BOOST_TEST(c.position <= 1e-7, "midpoint differs from serial by " << c.position);
+  BOOST_TEST(c.reaction <= 1e-4, "reactions differ from serial by " << c.reaction);
+  BOOST_TEST(std::abs(d.steps - s.steps) <= 0.15 * s.steps,
+             "steps " << d.steps << " distributed, " << s.steps << " serial");
+  // Physics: no damping, so E = T + V is conserved up to the integration error (BDF damps a
+  // little): 2.3e-8 of the largest kinetic energy at rtol 1e-8 (serial and distributed alike),
+  // 100 rtol allowed. The position constraints hold to the Newton tolerance.
+  BOOST_TEST(d.energy_drift <= 1e-6, "energy drift " << d.energy_drift);
+  BOOST_TEST(s.energy_drift <= 1e-6, "serial energy drift " << s.energy_drift);
+  BOOST_TEST(d.constraint <= 1e-10, "max |C| " << d.constraint);
+  BOOST_TEST(d.kinetic > 10.0, "kinetic energy at t_end " << d.kinetic << " J");
+}
+
+// The chain at its static equilibrium, swung by gravity turned 30 degrees about the line AB
+// (benchmarks/chain_dynamics.cpp, "swing"): distributed statics, then distributed dynamics,
+// against serial statics and serial dynamics.
+BOOST_AUTO_TEST_CASE(swinging_chain_equals_the_serial_run) {
+  const int N = 42;
+  const IdaOptions o = options(0.2);
+  ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
+  State start = initialState(part.model);
+  {
+    const DistributedModel dm(part);
+    DistributedAssembly as(dm);
+    const DistributedStaticsResult eq = solveDistributedStatics(as);
+    BOOST_REQUIRE(eq.status.ok());
+    start.q = eq.q;
+  }
+  const double g = 9.81, turn = M_PI / 6.0;
+  const Vec3 side(0.0, g * std::sin(turn), -g * std::cos(turn));
+  part.model.gravity = side;
+  const DistributedModel dm(part);
+  const DistributedAssembly as(dm);
+  const Answer d = distributedAnswer(as, start, o);
+
+  Answer s;
+  if (worldRank() == 0) {
+    Model m = buildCatenaryChain(chainOptions(N));
+    const AssemblyPlan plan = buildAssemblyPlan(m);
+    const StaticsResult eq = solveStatics(m, plan, initialState(m));
+    State s0 = eq.state;
+    s0.v.setZero();
+    m.gravity = side;
+    const DynamicsResult r = integrateIda(m, plan, s0, o, {});
+    s.ok = eq.status.ok() && r.status.ok();
+    s.midpoint = markerPosition(m, r.state.q.data(), m.findMarker(m.bodies[N / 2].name + "/start"));
+    const std::vector<JointReaction> R =
+        computeJointReactions(m, plan, r.state.q, r.state.t, r.state.lambda);
+    s.reaction_a = R.front().force_world;
+    s.reaction_b = R.back().force_world;
+    s.steps = r.stats.steps;
+    s.newton = r.stats.newton_iterations;
+  }
+  broadcast(s);
+  BOOST_REQUIRE(d.ok && s.ok);
+  const Comparison c = compare(d, s, chainWeight());
+  if (worldRank() == 0)
+    BOOST_TEST_MESSAGE(worldSize()
+                       << " ranks, swing, N = " << N << ": " << d.steps << " steps, " << d.newton
+                       << " Newton iterations (serial " << s.steps << ", " << s.newton
+                       << "); midpoint " << d.midpoint.transpose()
+                       << " m; differences from serial: midpoint " << c.position << ", reactions "
+                       << c.reaction << "; energy drift " << d.energy_drift);
+  BOOST_TEST(c.position <= 1e-7, "midpoint differs from serial by " << c.position);
+  BOOST_TEST(c.reaction <= 1e-4, "reactions differ from serial by " << c.reaction);
+  BOOST_TEST(std::abs(d.steps - s.steps) <= 0.15 * s.steps,
+             "steps " << d.steps << " distributed, " << s.steps << " serial");
+  BOOST_TEST(d.energy_drift <= 1e-6, "energy drift " << d.energy_drift);
+  // It swings: the midpoint leaves the plane of A, B and C (y = 0) towards +y.
+  BOOST_TEST(d.midpoint.y() > 0.05, "midpoint " << d.midpoint.transpose());
+}
+
+// Within a rank the whole integration is bitwise identical for 1 and 2 OpenMP threads: at least
+// 512 links per rank, so that the assembly's parallel regions start (assemble.cpp,
+// kParallelItems).
+// On one rank the final state is compared bit for bit. On several, MUMPS schedules its parallel
+// fronts by the load it measures at run time (distributed_chain_test.cpp), so there the states
+// are compared within the bounds of the comparison with the serial run.
+BOOST_AUTO_TEST_CASE(dynamics_is_bitwise_identical_for_any_thread_count) {
+  const int N = std::max(1024, 512 * worldSize());
+  const IdaOptions o = options(3e-4);
+  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
+  const DistributedModel dm(part);
+  const DistributedAssembly as(dm);
+  const int threads = omp_get_max_threads();
+  std::vector<std::vector<double>> runs;
+  std::vector<long> steps;
+  for (int t : {1, 2}) {
+    omp_set_num_threads(t);
+    const DistributedDynamicsResult r = integrateDistributedIda(as, initialState(part.model), o);
+    BOOST_TEST(r.status.ok(), r.status.message);
+    std::vector<double> v(r.state.q.data(), r.state.q.data() + r.state.q.size());
+    v.insert(v.end(), r.state.v.data(), r.state.v.data() + r.state.v.size());
+    v.insert(v.end(), r.state.lambda.data(), r.state.lambda.data() + r.state.lambda.size());
+    runs.push_back(std::move(v));
+    steps.push_back(r.stats.steps);
+  }
+  omp_set_num_threads(threads);
+  BOOST_REQUIRE(runs[0].size() == runs[1].size());
+  if (worldRank() == 0)
+    BOOST_TEST_MESSAGE(worldSize() << " ranks, N = " << N << ": " << steps[0] << " and " << steps[1]
+                                   << " steps with 1 and 2 threads");
+  if (worldSize() == 1) {
+    BOOST_TEST(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(double)) == 0);
+    BOOST_TEST(steps[0] == steps[1]);
+  } else {
+    // Positions (the first entries) in m and quaternion components, as in the comparison with
+    // the serial run.
+    double diff = 0.0;
+    for (Index i = 0; i < part.model.nq; ++i)
+      diff = std::max(diff, std::abs(runs[0][i] - runs[1][i]));
+    diff = allMax(diff);
+    if (worldRank() == 0) BOOST_TEST_MESSAGE("positions differ by " << diff);
+    BOOST_TEST(diff <= 1e-7 * 10.0, "1 and 2 threads: positions differ by " << diff);
+  }
+}
