@@ -1,20 +1,23 @@
 #!/usr/bin/env bash
 # The batch workflow of strong.sbatch, run locally with mpirun: a catena-scale study of the
-# chain statics on 1 and 2 ranks (RANKS="1 2"), then collect_scaling.py. Checkpoints and
+# chain (ANALYSIS=statics, modal or dynamics) on 1 and 2 ranks (RANKS="1 2") and 1 thread per
+# rank (THREADS="1 2" for both), then collect_scaling.py. Checkpoints and
 # restarts work as on the cluster: interrupt it (Ctrl-C sends SIGINT, which catena-scale treats
 # like SIGTERM) and run it again to continue. Configures and builds Release in build-scale
 # (BUILD_DIR=...), and writes
-#   benchmarks/results/scaling_chain_statics.md      command, machine, table
-#   benchmarks/results/scaling_chain_statics.jsonl   every run's JSON line
-#   benchmarks/results/scaling_chain_statics.csv     one row per size and rank count
-#   benchmarks/results/scaling_chain_statics.png     speedup, efficiency, time per unknown
+#   benchmarks/results/scaling_chain_ANALYSIS.md      command, machine, table
+#   benchmarks/results/scaling_chain_ANALYSIS.jsonl   every run's JSON line
+#   benchmarks/results/scaling_chain_ANALYSIS.csv     one row per size, rank and thread count
+#   benchmarks/results/scaling_chain_ANALYSIS.png     speedup, efficiency, time per unknown
 #
 #   benchmarks/cluster/run_local.sh                              # N = 1e3, 1e4; 1, 2 ranks
 #   SIZES=10000,100000 REPEATS=1 benchmarks/cluster/run_local.sh
+#   ANALYSIS=modal THREADS="1 2" SIZES=1000,10000,100000 benchmarks/cluster/run_local.sh
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
 revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
   git diff --quiet HEAD -- lib drivers benchmarks 2> /dev/null ||
     echo ' with uncommitted changes in lib/, drivers/ or benchmarks/')"
@@ -24,42 +27,50 @@ source benchmarks/cluster/scaling_common.sh
 build="${BUILD_DIR:-build-scale}"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$build" -j2 --target catena_scale > /dev/null
-export CATENA_SCALE="$PWD/$build/bin/catena-scale" OMP_NUM_THREADS="${OMP_NUM_THREADS:-1}"
-SIZES="${SIZES:-1000,10000}" REPEATS="${REPEATS:-3}" RANKS="${RANKS:-1 2}"
+export CATENA_SCALE="$PWD/$build/bin/catena-scale"
+SIZES="${SIZES:-1000,10000}" REPEATS="${REPEATS:-3}" RANKS="${RANKS:-1 2}" THREADS="${THREADS:-1}"
+export ANALYSIS="${ANALYSIS:-statics}"
 work="${WORK:-$build/scaling_local}"
 results=benchmarks/results
-prefix="$results/scaling_chain_statics"
+prefix="$results/scaling_chain_$ANALYSIS"
 mkdir -p "$work" "$results"
 commands=()
-for np in $RANKS; do
-  json="$work/chain_statics_np$np.jsonl"
-  commands+=("mpirun -np $np $CATENA_SCALE --family chain --analysis statics --sizes $SIZES --repeats $REPEATS --json $json")
-  echo "[catena] $np ranks: N = $SIZES, $REPEATS repeats" >&2
-  catena_scale_study "mpirun --allow-run-as-root --oversubscribe -np" "$np" "$SIZES" "$REPEATS" \
-    "$json"
+files=()
+for threads in $THREADS; do
+  for np in $RANKS; do
+    json="$work/chain_${ANALYSIS}_np${np}_t$threads.jsonl"
+    commands+=("OMP_NUM_THREADS=$threads mpirun -np $np $CATENA_SCALE --family chain --analysis $ANALYSIS --sizes $SIZES --repeats $REPEATS --json $json")
+    echo "[catena] $ANALYSIS, $np ranks x $threads threads: N = $SIZES, $REPEATS repeats" >&2
+    OMP_NUM_THREADS=$threads catena_scale_study "mpirun --allow-run-as-root --oversubscribe -x OMP_NUM_THREADS -np" \
+      "$np" "$SIZES" "$REPEATS" "$json"
+    files+=("$json")
+  done
 done
-cat "$work"/chain_statics_np*.jsonl > "$prefix.jsonl"
+cat "${files[@]}" > "$prefix.jsonl"
 /usr/bin/python3 benchmarks/cluster/collect_scaling.py --out "$prefix" \
-  --title "Chain statics, strong scaling on this machine" "$work"/chain_statics_np*.jsonl
+  --title "Chain $ANALYSIS, strong scaling on this machine" "${files[@]}"
 table="$(sed -e '1,/^|---/{/^|---/!{/^| N /!d}}' -e '/^Inputs:/d' "$prefix.md")"
 {
-  echo "# Catenary chain statics: strong scaling on this machine"
+  echo "# Catenary chain $ANALYSIS: strong scaling on this machine"
   echo
   echo "Produced by \`benchmarks/cluster/run_local.sh\` (from the repository root), started"
   echo "$started at git \`$revision\`; $(nproc --all) cores ($(lscpu | sed -n 's/^Model name: *//p'))"
-  echo "shared with other jobs, OMP_NUM_THREADS=$OMP_NUM_THREADS. Commands:"
+  echo "shared with other jobs; load average before: $load_start, after: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo "Commands:"
   echo
   for c in "${commands[@]}"; do echo "    $c"; done
   echo
   echo "Distributed Newton statics (lib/parallel/distributed_statics.hpp) from the 'V', MUMPS"
-  echo "on MatMPIAIJ. Times: best of the repeats, wall seconds; the phases are that run's, each"
+  echo "on MatMPIAIJ (modal: then solveDistributedModal, docs/parallel.md; dynamics: then the"
+  echo "distributed IDA). Times: best of the repeats, wall seconds; the phases are that run's, each"
   echo "the maximum over the ranks. Memory: peak resident set per rank (max / sum over ranks,"
   echo "MiB). Check: the vertical support reactions equal the chain's weight (relative residual"
-  echo "<= 1e-8) in every repeat. Speedup and efficiency are against 1 rank at the same N."
+  echo "<= 1e-8) in every repeat. Speedup and efficiency are against the fewest ranks at the"
+  echo "same N and thread count."
   echo
   echo "$table"
   echo
-  echo "Plot: \`scaling_chain_statics.png\`; every run's JSON line: \`scaling_chain_statics.jsonl\`."
+  echo "Plot: \`scaling_chain_$ANALYSIS.png\`; every run's JSON line: \`scaling_chain_$ANALYSIS.jsonl\`."
 } > "$prefix.md.tmp"
 mv "$prefix.md.tmp" "$prefix.md"
 echo "wrote $prefix.md, $prefix.jsonl, $prefix.csv and $prefix.png" >&2
