@@ -13,6 +13,8 @@
 #   benchmarks/cluster/run_local.sh                              # N = 1e3, 1e4; 1, 2 ranks
 #   SIZES=10000,100000 REPEATS=1 benchmarks/cluster/run_local.sh
 #   ANALYSIS=modal THREADS="1 2" SIZES=1000,10000,100000 benchmarks/cluster/run_local.sh
+#   PER_RANK=10000,50000 THREADS="1 2" benchmarks/cluster/run_local.sh   # weak: N = PER_RANK x P
+# (weak results go to benchmarks/results/scaling_chain_ANALYSIS_weak.*)
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
@@ -32,26 +34,33 @@ SIZES="${SIZES:-1000,10000}" REPEATS="${REPEATS:-3}" RANKS="${RANKS:-1 2}" THREA
 export ANALYSIS="${ANALYSIS:-statics}"
 work="${WORK:-$build/scaling_local}"
 results=benchmarks/results
-prefix="$results/scaling_chain_$ANALYSIS"
+weak="${PER_RANK:+_weak}"
+prefix="$results/scaling_chain_$ANALYSIS$weak"
 mkdir -p "$work" "$results"
 commands=()
 files=()
 for threads in $THREADS; do
   for np in $RANKS; do
-    json="$work/chain_${ANALYSIS}_np${np}_t$threads.jsonl"
-    commands+=("OMP_NUM_THREADS=$threads mpirun -np $np $CATENA_SCALE --family chain --analysis $ANALYSIS --sizes $SIZES --repeats $REPEATS --json $json")
-    echo "[catena] $ANALYSIS, $np ranks x $threads threads: N = $SIZES, $REPEATS repeats" >&2
+    json="$work/chain_${ANALYSIS}${weak}_np${np}_t$threads.jsonl"
+    sizes="$SIZES"
+    if [ -n "$weak" ]; then  # the same links per rank: N = PER_RANK x P
+      sizes="$(echo "$PER_RANK" | tr ',' '\n' | sed "s/\$/ * $np/" | bc | paste -sd,)"
+    fi
+    commands+=("OMP_NUM_THREADS=$threads mpirun -np $np $CATENA_SCALE --family chain --analysis $ANALYSIS --sizes $sizes --repeats $REPEATS --json $json")
+    echo "[catena] $ANALYSIS, $np ranks x $threads threads: N = $sizes, $REPEATS repeats" >&2
     OMP_NUM_THREADS=$threads catena_scale_study "mpirun --allow-run-as-root --oversubscribe -x OMP_NUM_THREADS -np" \
-      "$np" "$SIZES" "$REPEATS" "$json"
+      "$np" "$sizes" "$REPEATS" "$json"
     files+=("$json")
   done
 done
 cat "${files[@]}" > "$prefix.jsonl"
-/usr/bin/python3 benchmarks/cluster/collect_scaling.py --out "$prefix" \
-  --title "Chain $ANALYSIS, strong scaling on this machine" "${files[@]}"
+kind="${weak:+weak}"
+kind="${kind:-strong}"
+/usr/bin/python3 benchmarks/cluster/collect_scaling.py ${weak:+--weak} --out "$prefix" \
+  --title "Chain $ANALYSIS, $kind scaling on this machine" "${files[@]}"
 table="$(sed -e '1,/^|---/{/^|---/!{/^| N /!d}}' -e '/^Inputs:/d' "$prefix.md")"
 {
-  echo "# Catenary chain $ANALYSIS: strong scaling on this machine"
+  echo "# Catenary chain $ANALYSIS: $kind scaling on this machine"
   echo
   echo "Produced by \`benchmarks/cluster/run_local.sh\` (from the repository root), started"
   echo "$started at git \`$revision\`; $(nproc --all) cores ($(lscpu | sed -n 's/^Model name: *//p'))"
@@ -66,11 +75,11 @@ table="$(sed -e '1,/^|---/{/^|---/!{/^| N /!d}}' -e '/^Inputs:/d' "$prefix.md")"
   echo "the maximum over the ranks. Memory: peak resident set per rank (max / sum over ranks,"
   echo "MiB). Check: the vertical support reactions equal the chain's weight (relative residual"
   echo "<= 1e-8) in every repeat. Speedup and efficiency are against the fewest ranks at the"
-  echo "same N and thread count."
+  echo "same N (strong) or the same links per rank (weak: efficiency T(1) / T(P)) and thread count."
   echo
   echo "$table"
   echo
-  echo "Plot: \`scaling_chain_$ANALYSIS.png\`; every run's JSON line: \`scaling_chain_$ANALYSIS.jsonl\`."
+  echo "Plot: \`$(basename "$prefix").png\`; every run's JSON line: \`$(basename "$prefix").jsonl\`."
 } > "$prefix.md.tmp"
 mv "$prefix.md.tmp" "$prefix.md"
 echo "wrote $prefix.md, $prefix.jsonl, $prefix.csv and $prefix.png" >&2
