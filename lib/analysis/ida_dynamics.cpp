@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "analysis/constraint_rank.hpp"
+#include "analysis/ida_glue.hpp"
 #include "analysis/initial_state.hpp"
 #include "analysis/multibody_dae.hpp"
 #include "analysis/scales.hpp"
@@ -28,26 +29,6 @@ namespace {
 double maxAbs(const VecX& x) {
   return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
 }
-
-/// Owner of the SUNDIALS objects of one run (freed in reverse order of creation).
-struct Sundials {
-  SUNContext ctx = nullptr;
-  void* mem = nullptr;
-  N_Vector y = nullptr, yp = nullptr, id = nullptr, atol = nullptr, work = nullptr;
-  SUNMatrix J = nullptr;
-  SUNLinearSolver ls = nullptr;
-  Sundials() = default;
-  Sundials(const Sundials&) = delete;
-  Sundials& operator=(const Sundials&) = delete;
-  ~Sundials() {
-    if (mem) IDAFree(&mem);
-    if (ls) SUNLinSolFree(ls);
-    if (J) SUNMatDestroy(J);
-    for (N_Vector v : {y, yp, id, atol, work})
-      if (v) N_VDestroy(v);
-    if (ctx) SUNContext_Free(&ctx);
-  }
-};
 
 /// What the C callbacks see (IDA's user data and error-handler data).
 struct CallbackData {
@@ -347,19 +328,6 @@ int weightCallback(N_Vector y, N_Vector ewt, void* user) {
   return 0;
 }
 
-void errorHandler(int code, const char* /*module*/, const char* function, char* msg, void* user) {
-  if (code >= 0) return;  // warnings (IDA_WARNING) are not failures
-  auto* data = static_cast<CallbackData*>(user);
-  data->ida_message = std::string(function ? function : "IDA") + ": " + (msg ? msg : "");
-}
-
-std::string flagName(int flag) {
-  char* name = IDAGetReturnFlagName(flag);  // allocated by SUNDIALS
-  std::string s = name ? name : std::to_string(flag);
-  std::free(name);
-  return s;
-}
-
 /// The KKT solves around IDA: consistent accelerations and multipliers
 /// [M C_q^T; C_q 0] [v'; lambda] = [f; gamma], and the mass-weighted projection of q and v
 /// onto C = 0 and C_q v + C_t = 0 (index 1). One factorization per configuration.
@@ -575,13 +543,14 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   dae.pack(s, vdot, y0, yp0);
   CallbackData data;
   data.dae = &dae;
-  Sundials sun;
+  ida_glue::IdaObjects sun;
   const double length_scale = lengthScale(model);
   const double projection_tol =
       o.projection_tolerance > 0.0 ? o.projection_tolerance : 10.0 * o.rtol;
   auto setup_error = [&](const char* what, int flag) {
-    return fail(Status::Code::kResources,
-                std::string("IDA setup failed in ") + what + " (" + flagName(flag) + ")", s);
+    return fail(
+        Status::Code::kResources,
+        std::string("IDA setup failed in ") + what + " (" + ida_glue::idaFlagName(flag) + ")", s);
   };
   if (SUNContext_Create(nullptr, &sun.ctx) != 0)
     return fail(Status::Code::kResources, "IDA: SUNContext_Create failed", s);
@@ -629,7 +598,7 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
     sun.ls = makeScaledKlu(sun.y, sun.J, &data, sun.ctx);
     if (!sun.ls) return fail(Status::Code::kResources, "IDA: SUNLinSol_KLU failed", s);
   }
-  int flag = IDASetErrHandlerFn(sun.mem, errorHandler, &data);
+  int flag = IDASetErrHandlerFn(sun.mem, ida_glue::keepIdaError<CallbackData>, &data);
   if (flag == IDA_SUCCESS) flag = IDAInit(sun.mem, residualCallback, s.t, sun.y, sun.yp);
   if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
   data.mem = sun.mem;
@@ -704,8 +673,8 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
       if ((flag = IDASetStopTime(sun.mem, tstop)) != IDA_SUCCESS) {
         finish(false);
         return fail(Status::Code::kInvalidInput,
-                    "IDA: IDASetStopTime(" + std::to_string(tstop) +
-                        ") failed at t = " + std::to_string(t) + " (" + flagName(flag) + ")",
+                    "IDA: IDASetStopTime(" + std::to_string(tstop) + ") failed at t = " +
+                        std::to_string(t) + " (" + ida_glue::idaFlagName(flag) + ")",
                     current);
       }
       stop_set = tstop;
@@ -720,7 +689,7 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
       std::ostringstream os;
       os.precision(10);
       os << "IDA " << idaFormulationName(o.formulation) << " failed at t = " << tcur
-         << " s (t_end = " << o.t_end << " s) with " << flagName(flag);
+         << " s (t_end = " << o.t_end << " s) with " << ida_glue::idaFlagName(flag);
       if (!data.ida_message.empty()) os << ": " << data.ida_message;
       if (!data.callback_message.empty()) os << " (" << data.callback_message << ")";
       const Status& ls = data.linear_solver_status;
@@ -781,10 +750,10 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
                                      initialStep(model, current, vdot, o, span)))) != IDA_SUCCESS ||
               (flag = IDASetStopTime(sun.mem, stop_set = o.t_end)) != IDA_SUCCESS) {
             finish(false);
-            return fail(
-                Status::Code::kNotConverged,
-                "IDA index-1: the restart after a projection failed (" + flagName(flag) + ")",
-                current);
+            return fail(Status::Code::kNotConverged,
+                        "IDA index-1: the restart after a projection failed (" +
+                            ida_glue::idaFlagName(flag) + ")",
+                        current);
           }
         }
       }

@@ -13,6 +13,7 @@
 #include <sstream>
 #include <vector>
 
+#include "analysis/ida_glue.hpp"
 #include "analysis/multibody_dae.hpp"
 #include "assembly/assemble.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
@@ -544,27 +545,6 @@ double initialStep(const DistributedModel& dm, const State& s, const VecX& vdot,
   return h;
 }
 
-/// Owner of the SUNDIALS objects of one run (freed in reverse order of creation).
-struct Sundials {
-  MPI_Comm comm = PETSC_COMM_WORLD;  // SUNContext_Create keeps a pointer to it
-  SUNContext ctx = nullptr;
-  void* mem = nullptr;
-  N_Vector y = nullptr, yp = nullptr, id = nullptr, atol = nullptr, work = nullptr;
-  SUNMatrix J = nullptr;
-  SUNLinearSolver ls = nullptr;
-  Sundials() = default;
-  Sundials(const Sundials&) = delete;
-  Sundials& operator=(const Sundials&) = delete;
-  ~Sundials() {
-    if (mem) IDAFree(&mem);
-    if (ls) SUNLinSolFree(ls);
-    if (J) SUNMatDestroy(J);
-    for (N_Vector v : {y, yp, id, atol, work})
-      if (v) N_VDestroy(v);
-    if (ctx) SUNContext_Free(&ctx);
-  }
-};
-
 /// What the C callbacks see (IDA's user data, the linear solver's content).
 struct CallbackData {
   DistributedDae* dae = nullptr;
@@ -601,19 +581,6 @@ int jacobianCallback(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector,
     data->callback_message = e.what();
   }
   return -1;
-}
-
-void errorHandler(int code, const char* /*module*/, const char* function, char* msg, void* user) {
-  if (code >= 0) return;  // warnings are not failures
-  auto* data = static_cast<CallbackData*>(user);
-  data->ida_message = std::string(function ? function : "IDA") + ": " + (msg ? msg : "");
-}
-
-std::string flagName(int flag) {
-  char* name = IDAGetReturnFlagName(flag);  // allocated by SUNDIALS
-  std::string s = name ? name : std::to_string(flag);
-  std::free(name);
-  return s;
 }
 
 // The Newton matrix lives in DistributedDae's MatMPIAIJ; IDA gets a placeholder SUNMatrix so
@@ -804,7 +771,8 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
   // 2. The distributed DAE and IDA.
   std::optional<DistributedDae> dae_storage;
   CallbackData data;
-  Sundials sun;
+  MPI_Comm comm = PETSC_COMM_WORLD;  // SUNContext_Create keeps a pointer: outlives sun
+  ida_glue::IdaObjects sun;
   {
     PhaseTimer timer(time.setup);
     dae_storage.emplace(as, o.petsc_prefix);
@@ -817,19 +785,20 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
                out.linear_solver + ")";
   out.unknowns = dae.globalSize();
   auto setup_error = [&](const char* what, int flag) {
-    return fail(
-        Status::Code::kResources,
-        std::string("distributed IDA: setup failed in ") + what + " (" + flagName(flag) + ")", s);
+    return fail(Status::Code::kResources,
+                std::string("distributed IDA: setup failed in ") + what + " (" +
+                    ida_glue::idaFlagName(flag) + ")",
+                s);
   };
   const sunindextype n = dae.localSize(), N = dae.globalSize();
   double h0 = 0.0;
   int flag = IDA_SUCCESS;
   {
     PhaseTimer timer(time.setup);
-    if (SUNContext_Create(&sun.comm, &sun.ctx) != 0)
+    if (SUNContext_Create(&comm, &sun.ctx) != 0)
       return fail(Status::Code::kResources, "distributed IDA: SUNContext_Create failed", s);
     for (N_Vector* v : {&sun.y, &sun.yp, &sun.id, &sun.atol, &sun.work})
-      *v = N_VNew_Parallel(sun.comm, n, N, sun.ctx);
+      *v = N_VNew_Parallel(comm, n, N, sun.ctx);
     if (!sun.y || !sun.yp || !sun.id || !sun.atol || !sun.work)
       return fail(Status::Code::kResources, "distributed IDA: out of memory for the vectors", s);
     dae.pack(s, vdot, N_VGetArrayPointer(sun.y), N_VGetArrayPointer(sun.yp));
@@ -844,7 +813,7 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
     sun.mem = IDACreate(sun.ctx);
     if (!sun.J || !sun.ls || !sun.mem)
       return fail(Status::Code::kResources, "distributed IDA: out of memory", s);
-    flag = IDASetErrHandlerFn(sun.mem, errorHandler, &data);
+    flag = IDASetErrHandlerFn(sun.mem, ida_glue::keepIdaError<CallbackData>, &data);
     if (flag == IDA_SUCCESS) flag = IDAInit(sun.mem, residualCallback, s.t, sun.y, sun.yp);
     if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
     if ((flag = IDASetUserData(sun.mem, &data)) != IDA_SUCCESS ||
@@ -920,7 +889,7 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
       std::ostringstream os;
       os.precision(10);
       os << "distributed IDA " << idaFormulationName(o.formulation) << " failed at t = " << tcur
-         << " s (t_end = " << o.t_end << " s) with " << flagName(flag);
+         << " s (t_end = " << o.t_end << " s) with " << ida_glue::idaFlagName(flag);
       if (!data.ida_message.empty()) os << ": " << data.ida_message;
       if (!data.callback_message.empty()) os << " (" << data.callback_message << ")";
       const Status& ls = data.linear_solver_status;
