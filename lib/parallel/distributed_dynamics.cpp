@@ -16,6 +16,7 @@
 #include "analysis/ida_glue.hpp"
 #include "analysis/multibody_dae.hpp"
 #include "assembly/assemble.hpp"
+#include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "solvers/factorization.hpp"
 
@@ -82,27 +83,9 @@ class DistributedLu {
       : A_(local_rows, local_rows, std::move(rows), std::move(cols)) {
     CATENA_PETSC(MatCreateVecs(A_.mat(), &x_, &b_));
     CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
-    if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(ksp_, prefix.c_str()));
-    CATENA_PETSC(KSPSetType(ksp_, KSPPREONLY));
-    PC pc;
-    CATENA_PETSC(KSPGetPC(ksp_, &pc));
-    CATENA_PETSC(PCSetType(pc, PCLU));
-    // MUMPS pivots across the zero blocks of the constraint rows and runs on any rank count.
-    CATENA_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
-    CATENA_PETSC(KSPSetOperators(ksp_, A_.mat(), A_.mat()));
-    CATENA_PETSC(KSPSetFromOptions(ksp_));
-    // MUMPS delays many pivots on these matrices: its default workspace margin (ICNTL(14),
-    // 20 %) runs out on the Newton matrix of a 1000-link chain (docs/dynamics-ida.md); 400 %
-    // unless set.
-    PetscBool set = PETSC_FALSE;
-    const std::string workspace = "-" + prefix + "mat_mumps_icntl_14";
-    CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, workspace.c_str(), &set));
-    if (!set && package() == MATSOLVERMUMPS) {
-      CATENA_PETSC(PCFactorSetUpMatSolverType(pc));
-      Mat F = nullptr;
-      CATENA_PETSC(PCFactorGetMatrix(pc, &F));
-      CATENA_PETSC(MatMumpsSetIcntl(F, 14, 400));
-    }
+    // MUMPS' default workspace margin (20 %) runs out on the Newton matrix of a 1000-link
+    // chain (docs/dynamics-ida.md); 400 %.
+    setUpDirectLu(ksp_, A_.mat(), prefix, 400);
   }
   ~DistributedLu() {
     VecDestroy(&x_);
@@ -157,13 +140,7 @@ class DistributedLu {
     return worstStatus(st);
   }
 
-  std::string package() const {
-    PC pc;
-    KSPGetPC(ksp_, &pc);
-    MatSolverType type = nullptr;
-    PCFactorGetMatSolverType(pc, &type);
-    return type ? type : "petsc";
-  }
+  std::string package() const { return directLuPackage(ksp_); }
 
  private:
   CooMatrix A_;

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <sstream>
 
+#include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "solvers/factorization.hpp"
 
@@ -254,12 +255,8 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
   CATENA_PETSC(EPSGetST(p.eps, &st));
   CATENA_PETSC(STSetType(st, STSINVERT));
   CATENA_PETSC(STGetKSP(st, &ksp));
-  CATENA_PETSC(KSPSetType(ksp, KSPPREONLY));
+  selectMumpsLu(ksp);
   CATENA_PETSC(KSPGetPC(ksp, &pc));
-  CATENA_PETSC(PCSetType(pc, PCLU));
-  // MUMPS pivots across the zero block and runs on any rank count (KLU, the serial default,
-  // is sequential).
-  CATENA_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
   // A fixed start vector of the global index: the same on any rank count.
   CATENA_PETSC(MatCreateVecs(pencil.A(), &p.xr, &p.xi));
   for (Vec* v : {&p.v0, &p.y, &p.w, &p.z}) CATENA_PETSC(VecDuplicate(p.xr, v));

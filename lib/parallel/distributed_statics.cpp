@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "model/state.hpp"
+#include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "solvers/factorization.hpp"
 
@@ -66,26 +67,8 @@ class DistributedSaddlePoint {
     K_ = std::make_unique<CooMatrix>(local_size_, local_size_, i, j);
     CATENA_PETSC(MatCreateVecs(K_->mat(), &sol_, &rhs_));
     CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
-    if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(ksp_, prefix.c_str()));
-    CATENA_PETSC(KSPSetType(ksp_, KSPPREONLY));
-    PC pc;
-    CATENA_PETSC(KSPGetPC(ksp_, &pc));
-    CATENA_PETSC(PCSetType(pc, PCLU));
-    // MUMPS pivots (zero (2,2) block) and runs on any rank count; KLU is serial only.
-    CATENA_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
-    CATENA_PETSC(KSPSetOperators(ksp_, K_->mat(), K_->mat()));
-    CATENA_PETSC(KSPSetFromOptions(ksp_));
-    // MUMPS delays many pivots on these matrices (solvers/factorization.hpp): from 2000 links on,
-    // its default workspace (ICNTL(14) = 20 % over the estimate) runs out; 100 % unless set.
-    PetscBool set = PETSC_FALSE;
-    const std::string workspace = "-" + prefix + "mat_mumps_icntl_14";
-    CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, workspace.c_str(), &set));
-    if (!set && package() == MATSOLVERMUMPS) {
-      CATENA_PETSC(PCFactorSetUpMatSolverType(pc));
-      Mat F = nullptr;
-      CATENA_PETSC(PCFactorGetMatrix(pc, &F));
-      CATENA_PETSC(MatMumpsSetIcntl(F, 14, 100));
-    }
+    // From 2000 links on MUMPS' default workspace margin (20 %) runs out; 100 %.
+    setUpDirectLu(ksp_, K_->mat(), prefix, 100);
   }
   ~DistributedSaddlePoint() {
     VecDestroy(&sol_);
@@ -144,13 +127,7 @@ class DistributedSaddlePoint {
     return Status::success();
   }
 
-  std::string package() const {
-    PC pc;
-    KSPGetPC(ksp_, &pc);
-    MatSolverType type = nullptr;
-    PCFactorGetMatSolverType(pc, &type);
-    return type ? type : "petsc";
-  }
+  std::string package() const { return directLuPackage(ksp_); }
 
   int factorizations = 0, solves = 0;
 
