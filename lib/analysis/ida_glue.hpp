@@ -56,4 +56,14 @@ inline std::string idaFlagName(int flag) {
   return s;
 }
 
+/// "IDA failed at t = T with NAME (FLAG)", then IDA's own last message and a callback's, if any.
+inline std::string idaFailureMessage(double t, int flag, const std::string& ida_message,
+                                     const std::string& callback_message) {
+  std::string s = "IDA failed at t = " + std::to_string(t) + " with " + idaFlagName(flag) + " (" +
+                  std::to_string(flag) + ")";
+  if (!ida_message.empty()) s += "; " + ida_message;
+  if (!callback_message.empty()) s += "; " + callback_message;
+  return s;
+}
+
 }  // namespace catena::ida_glue

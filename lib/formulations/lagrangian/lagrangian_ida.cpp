@@ -1,11 +1,11 @@
 #include "formulations/lagrangian/lagrangian_ida.hpp"
 
+#include "analysis/ida_glue.hpp"
 #include "formulations/sundials_glue.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <sstream>
 
 namespace catena::lagrangian {
 
@@ -179,13 +179,9 @@ LagrangianRunResult integrateLagrangianIda(const LagrangianSystem& sys,
   }
   collectStats();
   if (flag < 0) {
-    std::ostringstream os;
-    char* name = IDAGetReturnFlagName(flag);
-    os << "IDA failed at t = " << t << " with " << (name ? name : "?") << " (" << flag << ")";
-    std::free(name);
-    if (!run.ida_error.empty()) os << "; " << run.ida_error;
-    if (!run.callback_error.empty()) os << "; " << run.callback_error;
-    return finish(Status::failure(Status::Code::kNotConverged, os.str()));
+    return finish(
+        Status::failure(Status::Code::kNotConverged,
+                        ida_glue::idaFailureMessage(t, flag, run.ida_error, run.callback_error)));
   }
   return finish(Status::success());
 }

@@ -1,11 +1,11 @@
 #include "formulations/rotation_matrix/rm_dae_ida.hpp"
 
+#include "analysis/ida_glue.hpp"
 #include "formulations/sundials_glue.hpp"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
-#include <sstream>
 
 #include "formulations/rotation_matrix/rm_assembly.hpp"
 #include "formulations/rotation_matrix/rm_two_step.hpp"
@@ -204,13 +204,9 @@ RmRunResult integrateRmIda(const RmModel& model, const RmState& initial,
   }
   collectStats();
   if (flag < 0) {
-    std::ostringstream os;
-    char* name = IDAGetReturnFlagName(flag);
-    os << "IDA failed at t = " << t << " with " << (name ? name : "?") << " (" << flag << ")";
-    std::free(name);
-    if (!run.ida_error.empty()) os << "; " << run.ida_error;
-    if (!run.callback_error.empty()) os << "; " << run.callback_error;
-    return finish(Status::failure(Status::Code::kNotConverged, os.str()));
+    return finish(
+        Status::failure(Status::Code::kNotConverged,
+                        ida_glue::idaFailureMessage(t, flag, run.ida_error, run.callback_error)));
   }
   return finish(Status::success());
 }
