@@ -419,11 +419,7 @@ NaturalInput readNaturalInput(std::istream& in, const std::string& file) {
   for (const NaturalAngle& a : m.angles) {
     const Index off = m.scalars[static_cast<std::size_t>(a.scalar)].offset;
     if (given[static_cast<std::size_t>(off)]) continue;
-    bool ready = true;
-    for (Index i = 0; i < m.nq; ++i)
-      ready = ready && (given[static_cast<std::size_t>(i)] ||
-                        m.findScalar(m.coordinate_names[static_cast<std::size_t>(i)]) >= 0);
-    if (!ready) continue;  // the error below names the missing coordinate
+    // (If another coordinate is missing, the error below names it; this value is not used.)
     NaturalKinematics<double> k;
     computeNaturalKinematics<double>(m, pb.q0, pb.v0, k);
     const Vec3 x = k.frames[static_cast<std::size_t>(a.body)].x;
