@@ -102,6 +102,8 @@ constexpr const char* kUsage =
     "  --tolerance E          gen-alpha: local error per step, as a displacement relative to\n"
     "                         the mechanism's size (default 1e-5)\n"
     "  --fixed-step           gen-alpha: no error control, the step --dt throughout\n"
+    "  --newton-tolerance N   gen-alpha: Newton's tolerance (default 0: a hundredth of\n"
+    "                         --tolerance, at least 1e-10)\n"
     "  --full-newton          gen-alpha: a new iteration matrix at every Newton iteration\n"
     "                         (default: modified Newton, the factorization kept while it works)\n"
     "  --linear-solver S      ida: klu (default) or petsc (PETSc KSP/PC under -ida_)\n"

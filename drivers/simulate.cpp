@@ -57,7 +57,7 @@ struct SimulateArguments {
   std::string integrator = "gen-alpha", formulation = "index2", linear_solver = "klu";
   // gen-alpha: error control by default (GeneralizedAlphaOptions), dt the largest step.
   double t_end = 1.0, dt = 1e-2, output_interval = -1.0, rho_inf = 0.5, rtol = 1e-6, atol = 1e-8,
-         tolerance = 1e-5;
+         tolerance = 1e-5, newton_tolerance = 0.0;
   bool no_kc = false, terse = false, fixed_step = false, full_newton = false;
   std::vector<char*> petsc;
   // --formulation mcs (analysis/mcs_dynamics.hpp), and which options were given explicitly.
@@ -77,8 +77,9 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
         s == "--t-end" || s == "--dt" || s == "--output-interval" || s == "--rho-inf" ||
         s == "--csv" || s == "--json" || s == "--vtk" || s == "--bodies" || s == "--joints" ||
         s == "--integrator" || s == "--formulation" || s == "--rtol" || s == "--atol" ||
-        s == "--tolerance" || s == "--linear-solver" || s == "--continuation" ||
-        s == "--continuation-map" || s == "--mcs-csv" || s == "--rank-tolerance";
+        s == "--tolerance" || s == "--newton-tolerance" || s == "--linear-solver" ||
+        s == "--continuation" || s == "--continuation-map" || s == "--mcs-csv" ||
+        s == "--rank-tolerance";
     if (takes_value) {
       if (i + 1 >= argc) {
         std::cerr << "catena simulate: " << s << " needs a value\n";
@@ -93,6 +94,7 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
         if (s == "--rtol") a.rtol = std::stod(v);
         if (s == "--atol") a.atol = std::stod(v);
         if (s == "--tolerance") a.tolerance = std::stod(v);
+        if (s == "--newton-tolerance") a.newton_tolerance = std::stod(v);
         if (s == "--rank-tolerance") a.rank_tolerance = std::stod(v);
       } catch (const std::exception&) {
         std::cerr << "catena simulate: " << s << " expects a number, got '" << v << "'\n";
@@ -169,6 +171,8 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
   if (a.linear_solver != "klu" && a.linear_solver != "petsc")
     problem = "--linear-solver must be klu or petsc, got '" + a.linear_solver + "'";
   if (!(a.rtol > 0.0 && a.atol > 0.0)) problem = "--rtol and --atol must be positive";
+  if (!(a.newton_tolerance >= 0.0))
+    problem = "--newton-tolerance must be >= 0 (0: a hundredth of --tolerance)";
   if (!(a.tolerance > 0.0))
     problem = "--tolerance must be positive (--fixed-step: no error control)";
   if (!problem.empty()) {
@@ -440,6 +444,7 @@ int runSimulate(int argc, char** argv) {
     o.constraint_stiffness = !a.no_kc;
     o.error_tolerance = a.fixed_step ? 0.0 : a.tolerance;
     o.reuse_iteration_matrix = !a.full_newton;
+    o.newton_tolerance = a.newton_tolerance;
     r = integrateGeneralizedAlpha(m, plan, init.state, o, observer);
   }
   const double seconds =
