@@ -7,7 +7,9 @@
 #
 #   benchmarks/cluster/machine_ceiling.sh              # N = 20000, 3 rounds
 #   N=100000 ROUNDS=1 benchmarks/cluster/machine_ceiling.sh
-# Prints one line per round and the best ratio; needs a Release build (BUILD_DIR, default build).
+# Prints one line per round and the best ratio and writes them, with the command, revision and
+# machine, to benchmarks/results/machine_ceiling.md; needs a Release build (BUILD_DIR, default
+# build).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 build="${BUILD_DIR:-build}" n="${N:-20000}" rounds="${ROUNDS:-3}"
@@ -19,6 +21,7 @@ sed "s/links: 20\$/links: $n/" inputs/catenary_chain.yaml > "$work/chain.yaml"
 export OMP_NUM_THREADS=1
 job() { "$catena" statics "$work/chain.yaml" --terse --json "$work/$1.json" > /dev/null; }
 now() { date +%s.%N; }
+measure() {
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); N = $n links; $(nproc --all) CPUs"
 best=0
 for r in $(seq "$rounds"); do
@@ -33,3 +36,15 @@ for r in $(seq "$rounds"); do
 done
 printf 'best throughput of two concurrent jobs: %.2fx\n' "$best"
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+}
+log="$(measure)"
+echo "$log"
+{
+  echo "# Machine ceiling: two serial jobs at once"
+  echo
+  echo "Produced by \`benchmarks/cluster/machine_ceiling.sh\` (N=$n ROUNDS=$rounds),"
+  echo "$(date -u '+%Y-%m-%d %H:%M UTC'), git \`$(git rev-parse --short HEAD)\`,"
+  echo "$(lscpu | sed -n 's/^Model name: *//p'), $(nproc --all) CPUs:"
+  echo
+  echo "$log" | sed 's/^/    /'
+} > benchmarks/results/machine_ceiling.md
