@@ -6,26 +6,13 @@
 #include <vector>
 
 #include "core/check.hpp"
+#include "model/generator_support.hpp"
 
 namespace catena {
 namespace {
 
-Marker marker(std::string name, Index body, const Vec3& p) {
-  Marker m;
-  m.name = std::move(name);
-  m.body = body;
-  m.position = p;
-  return m;
-}
-
-Joint joint(std::string name, JointType type, Index m1, Index m2) {
-  Joint j;
-  j.name = std::move(name);
-  j.type = type;
-  j.marker1 = m1;
-  j.marker2 = m2;
-  return j;
-}
+using generator_support::joint;
+using generator_support::marker;
 
 }  // namespace
 
@@ -175,107 +162,10 @@ void addNodeChain(ModelBuilder& b, const NodeChainOptions& o) {
   hinge("end_b", count - 1, o.end_b);
 }
 
-void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
-  CATENA_CHECK(b.dimension() == 2, "the four-bar lattice is a planar (2D) model");
-  CATENA_CHECK(o.levels >= 1 && o.cells >= 1,
-               "a four-bar lattice needs at least 1 level and 1 cell, got L = "
-                   << o.levels << ", K = " << o.cells);
-  CATENA_CHECK(o.cell_width > 0.0 && o.crank_length > 0.0 && o.mass_per_length > 0.0,
-               "a four-bar lattice needs positive cell width, crank length and mass per length");
-  CATENA_CHECK(o.level_angles.empty() || o.level_angles.size() == std::size_t(o.levels),
-               "a four-bar lattice of " << o.levels << " levels needs as many level angles, got "
-                                        << o.level_angles.size());
-  CATENA_CHECK(o.level_rates.empty() || o.level_rates.size() == std::size_t(o.levels),
-               "a four-bar lattice of " << o.levels << " levels needs as many level rates, got "
-                                        << o.level_rates.size());
-  const int K = o.cells;
-  const double w = o.cell_width, h = o.crank_length;
-
-  auto bar = [&](const std::string& name, double length, const Vec2& centre, double angle,
-                 const Vec2& velocity, double rate) {
-    Body body;
-    body.name = name;
-    body.mass = o.mass_per_length * length;
-    body.inertia(2, 2) = body.mass * length * length / 12.0;
-    body.position = Vec3(centre.x(), centre.y(), 0.0);
-    body.orientation = Quat(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
-    body.velocity = Vec3(velocity.x(), velocity.y(), 0.0);
-    body.angular_velocity = Vec3(0.0, 0.0, rate);
-    return b.addBody(std::move(body));
-  };
-  auto mark = [&](const std::string& name, Index body, double x) {
-    return b.addMarker(marker(name, body, Vec3(x, 0.0, 0.0)));
-  };
-
-  // Markers where level l-1's couplers receive the bottoms of level l's cranks (j = 0..K).
-  std::vector<Index> below(K + 1);
-  for (int j = 0; j <= K; ++j)
-    below[j] = b.addMarker(marker("ground/" + std::to_string(j), kGround, Vec3(j * w, 0.0, 0.0)));
-  Vec2 base_velocity = Vec2::Zero();  // velocity of the couplers below (translation only)
-  Vec2 origin = Vec2::Zero();         // bottom of the level's first crank
-  for (int l = 0; l < o.levels; ++l) {
-    const std::string L = std::to_string(l);
-    const double angle = o.level_angles.empty() ? o.crank_angle : o.level_angles[l];
-    const double rate = o.level_rates.empty() ? o.crank_rate : o.level_rates[l];
-    const Vec2 u(std::cos(angle), std::sin(angle));
-    const Vec2 Eu(-u.y(), u.x());
-    std::vector<Index> crank_top(K + 1);
-    for (int j = 0; j <= K; ++j) {
-      const std::string name = "crank_" + L + "_" + std::to_string(j);
-      const Vec2 bottom = origin + Vec2(j * w, 0.0);
-      const Index c =
-          bar(name, h, bottom + 0.5 * h * u, angle, base_velocity + 0.5 * h * rate * Eu, rate);
-      const Index foot = mark(name + "/bottom", c, -0.5 * h);
-      crank_top[j] = mark(name + "/top", c, 0.5 * h);
-      b.addJoint(joint("hinge_" + name + "_bottom", JointType::kRevolute, foot, below[j]));
-    }
-    const Vec2 top_velocity = base_velocity + h * rate * Eu;
-    const Vec2 top_left = origin + h * u;
-    std::vector<Index> next(K + 1);
-    if (o.merged_couplers) {
-      const std::string name = "coupler_" + L;
-      const Index c = bar(name, K * w, top_left + Vec2(0.5 * K * w, 0.0), 0.0, top_velocity, 0.0);
-      for (int j = 0; j <= K; ++j) {
-        next[j] = mark(name + "/" + std::to_string(j), c, (j - 0.5 * K) * w);
-        b.addJoint(joint("hinge_crank_" + L + "_" + std::to_string(j) + "_top",
-                         JointType::kRevolute, crank_top[j], next[j]));
-      }
-    } else {
-      std::vector<Index> left(K), right(K);
-      for (int k = 0; k < K; ++k) {
-        const std::string name = "coupler_" + L + "_" + std::to_string(k);
-        const Index c = bar(name, w, top_left + Vec2((k + 0.5) * w, 0.0), 0.0, top_velocity, 0.0);
-        left[k] = mark(name + "/left", c, -0.5 * w);
-        right[k] = mark(name + "/right", c, 0.5 * w);
-      }
-      for (int j = 0; j <= K; ++j) {
-        const std::string crank = "crank_" + L + "_" + std::to_string(j);
-        if (j > 0)
-          b.addJoint(joint("hinge_" + crank + "_top_left", JointType::kRevolute, crank_top[j],
-                           right[j - 1]));
-        if (j < K)
-          b.addJoint(
-              joint("hinge_" + crank + "_top_right", JointType::kRevolute, crank_top[j], left[j]));
-        next[j] = j < K ? left[j] : right[K - 1];
-      }
-    }
-    below = next;
-    base_velocity = top_velocity;
-    origin = top_left;
-  }
-}
-
 Model buildCatenaryChain(const CatenaryChainOptions& options) {
   ModelBuilder b(3, "catenary_chain");
   b.setGravity(Vec3(0.0, 0.0, -9.81));
   addCatenaryChain(b, options);
-  return b.finalize();
-}
-
-Model buildFourBarLattice(const FourBarLatticeOptions& options) {
-  ModelBuilder b(2, "four_bar_lattice");
-  b.setGravity(Vec3(0.0, -9.81, 0.0));
-  addFourBarLattice(b, options);
   return b.finalize();
 }
 

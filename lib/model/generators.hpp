@@ -13,16 +13,12 @@
 /// markers "link_k/start" and "link_k/end"; joints "joint_k" (between links k-1 and k), "end_a",
 /// "end_b". Mobility 2N - 3: that of N rods joined by ball joints with both ends fixed.
 ///
-/// Four-bar lattice (QRCP paper, sections 3.2-3.5): L levels of K parallelogram cells in the x-y
-/// plane. Level l has K + 1 cranks "crank_l_j" of length h at angle phi and, on top, either K
-/// couplers "coupler_l_k" of width w (unmerged) or one coupler "coupler_l" of length K w
-/// (merged). Level-0 cranks hinge to the ground, level-l cranks to the coupler(s) of level l-1.
-/// L=1, K=2 unmerged is the paper's double four-bar; merged L=1,K=2 / L=1,K=3 / L=2,K=2 are its
-/// modified double, modified triple and modified 2x2 mechanisms. Bars are slender (I = m l^2/12).
+/// The four-bar lattice is in four_bar_lattice.hpp.
 
 #include <string>
 #include <vector>
 
+#include "model/four_bar_lattice.hpp"
 #include "model/model_builder.hpp"
 #include "model/model_part.hpp"
 
@@ -57,21 +53,6 @@ struct NodeChainOptions {
   double node_inertia = 10.0;             ///< kg m^2, about every axis
 };
 
-struct FourBarLatticeOptions {
-  int levels = 1;                           ///< L >= 1
-  int cells = 2;                            ///< K >= 1
-  bool merged_couplers = false;             ///< one coupler body per level
-  double cell_width = 1.0;                  ///< w, m
-  double crank_length = 1.0;                ///< h, m
-  double crank_angle = 1.5707963267948966;  ///< phi, rad from +x (initial configuration)
-  double crank_rate = 0.0;                  ///< initial d(phi)/dt of every crank, rad/s
-  double mass_per_length = 1.0;             ///< kg/m
-  /// Per level l: the cranks' angle phi_l (rad from +x) and rate (rad/s); empty: crank_angle
-  /// and crank_rate for every level. A level's cranks stand on the couplers of the level below,
-  /// so the levels of a merged lattice move independently (the paper's 2 x 2 has 2 DOF).
-  std::vector<double> level_angles, level_rates;
-};
-
 /// Adds the chain to a 3D builder (gravity is not touched).
 void addCatenaryChain(ModelBuilder& builder, const CatenaryChainOptions& options);
 /// Adds links [first, last) of the chain (0 <= first < last <= N) to a 3D builder, with the
@@ -88,12 +69,8 @@ void addCatenaryChainPart(ModelBuilder& builder, const CatenaryChainOptions& opt
 ModelPart buildCatenaryChainPart(const CatenaryChainOptions& options, int rank, int size);
 /// Adds the node chain to a 3D builder (gravity is not touched).
 void addNodeChain(ModelBuilder& builder, const NodeChainOptions& options);
-/// Adds the lattice to a 2D builder (gravity is not touched).
-void addFourBarLattice(ModelBuilder& builder, const FourBarLatticeOptions& options);
 
 /// Convenience: a finalized chain with gravity (0, 0, -9.81).
 Model buildCatenaryChain(const CatenaryChainOptions& options);
-/// Convenience: a finalized lattice with gravity (0, -9.81).
-Model buildFourBarLattice(const FourBarLatticeOptions& options);
 
 }  // namespace catena
