@@ -1,5 +1,8 @@
 #include "parallel/direct_lu.hpp"
 
+#include <algorithm>
+
+#include "solvers/factorization.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace catena {
@@ -12,21 +15,72 @@ void selectMumpsLu(KSP ksp) {
   CATENA_PETSC(PCFactorSetMatSolverType(pc, MATSOLVERMUMPS));
 }
 
+namespace {
+
+/// Whether the options give MUMPS' workspace margin for ksp (-PREFIXmat_mumps_icntl_14).
+bool userSetWorkspace(KSP ksp) {
+  const char* prefix = nullptr;
+  CATENA_PETSC(KSPGetOptionsPrefix(ksp, &prefix));
+  std::string name = "-";
+  (name += prefix ? prefix : "") += "mat_mumps_icntl_14";
+  PetscBool set = PETSC_FALSE;
+  CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, name.c_str(), &set));
+  return set;
+}
+
+}  // namespace
+
 void setUpDirectLu(KSP ksp, Mat A, const std::string& prefix, int workspace_percent) {
   if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(ksp, prefix.c_str()));
   selectMumpsLu(ksp);
   CATENA_PETSC(KSPSetOperators(ksp, A, A));
   CATENA_PETSC(KSPSetFromOptions(ksp));
-  PetscBool set = PETSC_FALSE;
-  const std::string workspace = "-" + prefix + "mat_mumps_icntl_14";
-  CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, workspace.c_str(), &set));
-  if (set || directLuPackage(ksp) != MATSOLVERMUMPS) return;
+  if (userSetWorkspace(ksp) || directLuPackage(ksp) != MATSOLVERMUMPS) return;
   PC pc;
   CATENA_PETSC(KSPGetPC(ksp, &pc));
   CATENA_PETSC(PCFactorSetUpMatSolverType(pc));
   Mat F = nullptr;
   CATENA_PETSC(PCFactorGetMatrix(pc, &F));
   CATENA_PETSC(MatMumpsSetIcntl(F, 14, workspace_percent));
+}
+
+Status factorDirectLu(KSP ksp, Mat A) {
+  PC pc;
+  CATENA_PETSC(KSPGetPC(ksp, &pc));
+  PetscInt N = 0;
+  CATENA_PETSC(MatGetSize(A, &N, nullptr));
+  CATENA_PETSC(KSPSetOperators(ksp, A, A));
+  for (;;) {
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a singular matrix is a status
+    const PetscErrorCode ierr = KSPSetUp(ksp);
+    PetscPopErrorHandler();
+    const Status st = factorizationStatus(pc, N, ierr);
+    if (st.ok() || !mumpsWorkspaceShort(pc)) return st;
+    Mat F = nullptr;
+    CATENA_PETSC(PCFactorGetMatrix(pc, &F));
+    PetscInt margin = 0;
+    CATENA_PETSC(MatMumpsGetIcntl(F, 14, &margin));
+    if (margin >= 6400 || userSetWorkspace(ksp)) return st;
+    // MUMPS keeps its error and skips a repeated numeric factorization: start afresh (PCReset
+    // drops the factor and the operators; options are read again at the symbolic factorization).
+    CATENA_PETSC(PCReset(pc));
+    CATENA_PETSC(KSPSetOperators(ksp, A, A));
+    CATENA_PETSC(PCFactorSetUpMatSolverType(pc));
+    CATENA_PETSC(PCFactorGetMatrix(pc, &F));
+    CATENA_PETSC(MatMumpsSetIcntl(F, 14, 2 * std::max<PetscInt>(margin, 20)));
+  }
+}
+
+bool mumpsWorkspaceShort(PC pc) {
+  MatSolverType type = nullptr;
+  PCFactorGetMatSolverType(pc, &type);
+  Mat F = nullptr;
+  if (!type || std::string(type) != MATSOLVERMUMPS || PCFactorGetMatrix(pc, &F) || !F) return false;
+  PetscInt info = 0;
+  if (MatMumpsGetInfog(F, 1, &info)) return false;
+  for (PetscInt code : {-8, -9, -11, -14, -15, -17, -20})
+    if (info == code) return true;
+  return false;
 }
 
 std::string directLuPackage(KSP ksp) {

@@ -8,6 +8,8 @@
 
 #include <string>
 
+#include "core/status.hpp"
+
 namespace catena {
 
 /// Preonly + LU with MUMPS, before any options are applied (the modes' KSP inside SLEPc's
@@ -19,6 +21,18 @@ void selectMumpsLu(KSP ksp);
 /// workspace margin ICNTL(14) (default 20 % over its estimate) is `workspace_percent` unless
 /// -PREFIXmat_mumps_icntl_14 is given. Collective.
 void setUpDirectLu(KSP ksp, Mat A, const std::string& prefix, int workspace_percent);
+
+/// Sets A as ksp's operator and factors it (KSPSetUp), a failure returned as a Status
+/// (solvers/factorization.hpp's factorizationStatus). When MUMPS runs out of its workspace, its
+/// margin ICNTL(14) is doubled and the factorization repeated, up to 6400 %: the delayed pivots
+/// of a saddle-point matrix depend on its values (the multipliers' least-squares matrix of a
+/// 24 x 24 lattice needs more than 100 %), so no fixed margin fits every model. Collective.
+Status factorDirectLu(KSP ksp, Mat A);
+
+/// Whether pc's last MUMPS factorization failed for want of workspace (INFOG(1) -8, -9, -11,
+/// -14, -15, -17 or -20: MUMPS' manual says to raise ICNTL(14) for each). False for other
+/// packages and before any factorization.
+bool mumpsWorkspaceShort(PC pc);
 
 /// The factorization package of ksp ("mumps", ...; "petsc" for PETSc's own).
 std::string directLuPackage(KSP ksp);

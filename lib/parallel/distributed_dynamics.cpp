@@ -100,15 +100,7 @@ class DistributedLu {
   /// Refills the matrix with values (one per COO entry, summed) and factors it.
   Status factor(const double* values) {
     A_.set(values);
-    CATENA_PETSC(KSPSetOperators(ksp_, A_.mat(), A_.mat()));
-    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a singular matrix is a status
-    const PetscErrorCode ierr = KSPSetUp(ksp_);
-    PetscPopErrorHandler();
-    PC pc;
-    CATENA_PETSC(KSPGetPC(ksp_, &pc));
-    PetscInt N = 0;
-    CATENA_PETSC(MatGetSize(A_.mat(), &N, nullptr));
-    return worstStatus(factorizationStatus(pc, N, ierr));
+    return worstStatus(factorDirectLu(ksp_, A_.mat()));
   }
 
   /// x = A^-1 b on the owned entries (they may alias).

@@ -239,57 +239,66 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
 
   // 3. Krylov-Schur, shift-and-invert with MUMPS, as solvers/eigen_solver.cpp on one rank.
   t0 = MPI_Wtime();
-  EpsObjects p;
-  CATENA_PETSC(EPSCreate(PETSC_COMM_WORLD, &p.eps));
-  if (!o.petsc_prefix.empty()) CATENA_PETSC(EPSSetOptionsPrefix(p.eps, o.petsc_prefix.c_str()));
-  CATENA_PETSC(EPSSetOperators(p.eps, pencil.A(), pencil.B()));
-  CATENA_PETSC(EPSSetProblemType(p.eps, EPS_GNHEP));  // K_c makes the pencil non-symmetric
-  CATENA_PETSC(EPSSetType(p.eps, EPSKRYLOVSCHUR));
-  CATENA_PETSC(EPSSetDimensions(p.eps, o.modes, PETSC_DEFAULT, PETSC_DEFAULT));
-  CATENA_PETSC(EPSSetTolerances(p.eps, o.tolerance, 1000));
-  CATENA_PETSC(EPSSetTarget(p.eps, sigma));
-  CATENA_PETSC(EPSSetWhichEigenpairs(p.eps, EPS_TARGET_MAGNITUDE));
+  // MUMPS delays many pivots on these matrices (distributed_statics.cpp): a 100 % workspace
+  // margin unless set, doubled while the factorization runs short (parallel/direct_lu.hpp).
+  // ICNTL(14) is read when the factorization is set up inside EPSSetUp, hence an option under
+  // the ST's prefix rather than MatMumpsSetIcntl, and a new eigensolver for every try.
+  const SaddleNumbering& n = pencil.numbering();
+  std::unique_ptr<EpsObjects> p;
   ST st;
   KSP ksp;
   PC pc;
-  CATENA_PETSC(EPSGetST(p.eps, &st));
-  CATENA_PETSC(STSetType(st, STSINVERT));
-  CATENA_PETSC(STGetKSP(st, &ksp));
-  selectMumpsLu(ksp);
-  CATENA_PETSC(KSPGetPC(ksp, &pc));
-  // A fixed start vector of the global index: the same on any rank count.
-  CATENA_PETSC(MatCreateVecs(pencil.A(), &p.xr, &p.xi));
-  for (Vec* v : {&p.v0, &p.y, &p.w, &p.z}) CATENA_PETSC(VecDuplicate(p.xr, v));
-  const SaddleNumbering& n = pencil.numbering();
-  {
-    PetscScalar* v;
-    CATENA_PETSC(VecGetArray(p.v0, &v));
-    for (Index i = 0; i < n.local_size; ++i)
-      v[i] = 1.0 + 0.5 * std::sin(0.7 * static_cast<double>(n.first + i) + 0.3);
-    CATENA_PETSC(VecRestoreArray(p.v0, &v));
-  }
-  CATENA_PETSC(EPSSetInitialSpace(p.eps, 1, &p.v0));
-  CATENA_PETSC(EPSSetFromOptions(p.eps));
-  // MUMPS delays many pivots on these matrices (distributed_statics.cpp): 100 % workspace
-  // margin unless set. ICNTL(14) is read when the factorization is set up inside EPSSetUp, hence
-  // an option under the ST's prefix rather than MatMumpsSetIcntl.
-  {
+  PetscErrorCode ierr = 0;
+  for (int margin = 100;; margin *= 2) {
+    p = std::make_unique<EpsObjects>();
+    CATENA_PETSC(EPSCreate(PETSC_COMM_WORLD, &p->eps));
+    if (!o.petsc_prefix.empty()) CATENA_PETSC(EPSSetOptionsPrefix(p->eps, o.petsc_prefix.c_str()));
+    CATENA_PETSC(EPSSetOperators(p->eps, pencil.A(), pencil.B()));
+    CATENA_PETSC(EPSSetProblemType(p->eps, EPS_GNHEP));  // K_c makes the pencil non-symmetric
+    CATENA_PETSC(EPSSetType(p->eps, EPSKRYLOVSCHUR));
+    CATENA_PETSC(EPSSetDimensions(p->eps, o.modes, PETSC_DEFAULT, PETSC_DEFAULT));
+    CATENA_PETSC(EPSSetTolerances(p->eps, o.tolerance, 1000));
+    CATENA_PETSC(EPSSetTarget(p->eps, sigma));
+    CATENA_PETSC(EPSSetWhichEigenpairs(p->eps, EPS_TARGET_MAGNITUDE));
+    CATENA_PETSC(EPSGetST(p->eps, &st));
+    CATENA_PETSC(STSetType(st, STSINVERT));
+    CATENA_PETSC(STGetKSP(st, &ksp));
+    selectMumpsLu(ksp);
+    CATENA_PETSC(KSPGetPC(ksp, &pc));
+    // A fixed start vector of the global index: the same on any rank count.
+    CATENA_PETSC(MatCreateVecs(pencil.A(), &p->xr, &p->xi));
+    for (Vec* v : {&p->v0, &p->y, &p->w, &p->z}) CATENA_PETSC(VecDuplicate(p->xr, v));
+    {
+      PetscScalar* v;
+      CATENA_PETSC(VecGetArray(p->v0, &v));
+      for (Index i = 0; i < n.local_size; ++i)
+        v[i] = 1.0 + 0.5 * std::sin(0.7 * static_cast<double>(n.first + i) + 0.3);
+      CATENA_PETSC(VecRestoreArray(p->v0, &v));
+    }
+    CATENA_PETSC(EPSSetInitialSpace(p->eps, 1, &p->v0));
+    CATENA_PETSC(EPSSetFromOptions(p->eps));
     const char* prefix = nullptr;
     CATENA_PETSC(PCGetOptionsPrefix(pc, &prefix));
-    const std::string name = "-" + std::string(prefix ? prefix : "") + "mat_mumps_icntl_14";
+    std::string name = "-";
+    (name += prefix ? prefix : "") += "mat_mumps_icntl_14";
     PetscBool set = PETSC_FALSE;
     CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, name.c_str(), &set));
     if (!set) {
-      CATENA_PETSC(PetscOptionsSetValue(nullptr, name.c_str(), "100"));
-      p.option = name;
+      CATENA_PETSC(PetscOptionsSetValue(nullptr, name.c_str(), std::to_string(margin).c_str()));
+      p->option = name;
     }
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a singular pencil is a status
+    ierr = EPSSetUp(p->eps);
+    PetscPopErrorHandler();
+    if (!ierr || p->option.empty() || margin >= 6400 || !mumpsWorkspaceShort(pc)) break;
   }
-  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a singular pencil is a status
-  PetscErrorCode ierr = EPSSetUp(p.eps);
   out.factor_seconds = MPI_Wtime() - t0;
   t0 = MPI_Wtime();
-  if (!ierr) ierr = EPSSolve(p.eps);
-  PetscPopErrorHandler();
+  if (!ierr) {
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+    ierr = EPSSolve(p->eps);
+    PetscPopErrorHandler();
+  }
   PetscInt N = 0;
   CATENA_PETSC(MatGetSize(pencil.A(), &N, nullptr));
   if (ierr) {
@@ -306,8 +315,8 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
     return out;
   }
   PetscInt nconv = 0, its = 0, solves = 0;
-  CATENA_PETSC(EPSGetConverged(p.eps, &nconv));
-  CATENA_PETSC(EPSGetIterationNumber(p.eps, &its));
+  CATENA_PETSC(EPSGetConverged(p->eps, &nconv));
+  CATENA_PETSC(EPSGetIterationNumber(p->eps, &its));
   CATENA_PETSC(KSPGetTotalIterations(ksp, &solves));  // preonly: one per application
   out.iterations = static_cast<int>(its);
   out.solves = static_cast<int>(solves);
@@ -315,7 +324,7 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
     EPSType type;
     STType sttype;
     MatSolverType package = nullptr;
-    CATENA_PETSC(EPSGetType(p.eps, &type));
+    CATENA_PETSC(EPSGetType(p->eps, &type));
     CATENA_PETSC(STGetType(st, &sttype));
     PCFactorGetMatSolverType(pc, &package);
     out.method = std::string(type) + " + " + sttype + " (" + (package ? package : "petsc") + ")";
@@ -326,7 +335,7 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
   std::vector<std::complex<double>> values(nconv);
   for (PetscInt i = 0; i < nconv; ++i) {
     PetscScalar kr, ki;
-    CATENA_PETSC(EPSGetEigenvalue(p.eps, i, &kr, &ki));
+    CATENA_PETSC(EPSGetEigenvalue(p->eps, i, &kr, &ki));
     values[i] = {kr, ki};
   }
   std::vector<PetscInt> order(nconv);
@@ -340,36 +349,36 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
     if (values[i].imag() < 0.0) continue;  // one of each conjugate pair
     DistributedMode mode;
     PetscScalar kr, ki;
-    CATENA_PETSC(EPSGetEigenpair(p.eps, i, &kr, &ki, p.xr, p.xi));
+    CATENA_PETSC(EPSGetEigenpair(p->eps, i, &kr, &ki, p->xr, p->xi));
     mode.mu = {kr, ki};
     std::complex<double> s = std::sqrt(-mode.mu);
     if (s.imag() < 0.0 || (s.imag() == 0.0 && s.real() < 0.0)) s = -s;
     mode.s = s;
     mode.frequency_hz = std::abs(s.imag()) / two_pi;
     PetscReal err = 0.0;
-    CATENA_PETSC(EPSComputeError(p.eps, i, EPS_ERROR_RELATIVE, &err));
+    CATENA_PETSC(EPSComputeError(p->eps, i, EPS_ERROR_RELATIVE, &err));
     mode.slepc_error = err;
     // A x, B x, and A (phi, 0) for K_t phi; checked on the real part of a complex pair.
-    CATENA_PETSC(MatMult(pencil.A(), p.xr, p.y));
-    CATENA_PETSC(MatMult(pencil.B(), p.xr, p.w));
-    CATENA_PETSC(VecCopy(p.xr, p.z));
+    CATENA_PETSC(MatMult(pencil.A(), p->xr, p->y));
+    CATENA_PETSC(MatMult(pencil.B(), p->xr, p->w));
+    CATENA_PETSC(VecCopy(p->xr, p->z));
     {
       PetscScalar* z;
-      CATENA_PETSC(VecGetArray(p.z, &z));
+      CATENA_PETSC(VecGetArray(p->z, &z));
       for (Index r = 0; r < m.nc; ++r) z[n.kr[r] - n.first] = 0.0;
-      CATENA_PETSC(VecRestoreArray(p.z, &z));
+      CATENA_PETSC(VecRestoreArray(p->z, &z));
     }
-    CATENA_PETSC(MatMult(pencil.A(), p.z, p.v0));
+    CATENA_PETSC(MatMult(pencil.A(), p->z, p->v0));
     const PetscScalar *x, *ax, *bx, *az;
-    CATENA_PETSC(VecGetArrayRead(p.xr, &x));
-    CATENA_PETSC(VecGetArrayRead(p.y, &ax));
-    CATENA_PETSC(VecGetArrayRead(p.w, &bx));
-    CATENA_PETSC(VecGetArrayRead(p.v0, &az));
+    CATENA_PETSC(VecGetArrayRead(p->xr, &x));
+    CATENA_PETSC(VecGetArrayRead(p->y, &ax));
+    CATENA_PETSC(VecGetArrayRead(p->w, &bx));
+    CATENA_PETSC(VecGetArrayRead(p->v0, &az));
     checkValues(dm, M, n, x, ax, bx, az, kr, mode);
-    CATENA_PETSC(VecRestoreArrayRead(p.v0, &az));
-    CATENA_PETSC(VecRestoreArrayRead(p.w, &bx));
-    CATENA_PETSC(VecRestoreArrayRead(p.y, &ax));
-    CATENA_PETSC(VecRestoreArrayRead(p.xr, &x));
+    CATENA_PETSC(VecRestoreArrayRead(p->v0, &az));
+    CATENA_PETSC(VecRestoreArrayRead(p->w, &bx));
+    CATENA_PETSC(VecRestoreArrayRead(p->y, &ax));
+    CATENA_PETSC(VecRestoreArrayRead(p->xr, &x));
     out.modes.push_back(std::move(mode));
     if (static_cast<int>(out.modes.size()) == o.modes) break;
   }

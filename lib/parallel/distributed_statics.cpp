@@ -8,6 +8,7 @@
 #include <optional>
 #include <sstream>
 
+#include "analysis/scales.hpp"
 #include "model/state.hpp"
 #include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
@@ -86,15 +87,7 @@ class DistributedSaddlePoint {
     std::copy_n(A.valuePtr(), na, values_.data());
     for (long k = 0; k < nb; ++k) values_[na + k] = values_[na + nb + k] = scale * B.valuePtr()[k];
     K_->set(values_.data());
-    CATENA_PETSC(KSPSetOperators(ksp_, K_->mat(), K_->mat()));
-    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a singular matrix is a status
-    const PetscErrorCode ierr = KSPSetUp(ksp_);
-    PetscPopErrorHandler();
-    PC pc;
-    CATENA_PETSC(KSPGetPC(ksp_, &pc));
-    PetscInt N = 0;
-    CATENA_PETSC(MatGetSize(K_->mat(), &N, nullptr));
-    return factorizationStatus(pc, N, ierr);
+    return factorDirectLu(ksp_, K_->mat());
   }
 
   /// x (owned velocities), y (owned rows) from f (owned velocities), g (owned rows). Collective.
@@ -184,13 +177,8 @@ double distributedLengthScale(const DistributedModel& dm) {
 
 /// analysis/scales.hpp's naturalNorm of an owned variation, over the ranks.
 double naturalNorm(const DistributedModel& dm, const VecX& dq, double ls) {
-  const int per = dm.local().nv_body;
-  double s = 0.0;
-  for (Index i = 0; i < dq.size(); ++i) {
-    const double x = (i % per) < 3 ? dq(i) / ls : dq(i);
-    s += x * x;
-  }
-  return std::sqrt(dm.sum(s));
+  const double local = catena::naturalNorm(dm.local(), dq, ls);
+  return std::sqrt(dm.sum(local * local));
 }
 
 /// C, C_q, f and C_q^T lambda at (q, lambda); the scaled residual norms over the ranks.
@@ -395,10 +383,13 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
 
 double lowestMarkerHeight(const DistributedModel& dm, const VecX& q) {
   const Model& m = dm.local();
+  const double g = m.gravity.norm();
+  const Vec3 up = g > 0.0 ? Vec3(-m.gravity / g) : Vec3::UnitZ();
   double z = std::numeric_limits<double>::infinity();
   for (Index k = 0; k < static_cast<Index>(m.markers.size()); ++k) {
     const Index b = m.markers[k].body;
-    if (b >= 0 && b < dm.part().owned_bodies) z = std::min(z, markerPosition(m, q.data(), k).z());
+    if (b >= 0 && b < dm.part().owned_bodies)
+      z = std::min(z, markerPosition(m, q.data(), k).dot(up));
   }
   return -dm.max(-z);
 }

@@ -45,8 +45,8 @@ struct DistributedStaticsResult {
 DistributedStaticsResult solveDistributedStatics(DistributedAssembly& assembly,
                                                  const StaticsOptions& options = {});
 
-/// Lowest z of the markers on owned bodies, minimum over the ranks (a chain's sag below its
-/// supports at z = 0 is minus this). Collective.
+/// Lowest height (along -gravity; z without gravity) of the markers on the bodies, minimum over
+/// the ranks (a chain's sag below its supports at z = 0 is minus this). Collective.
 double lowestMarkerHeight(const DistributedModel& dm, const VecX& q);
 
 /// Reaction of the joint with global index `joint` (analysis/reactions.hpp), on every rank.
