@@ -1,10 +1,13 @@
 // catena-scale: scaling studies of the distributed analyses (docs/scaling.md, docs/parallel.md).
 //
 // Description:
-//   Runs one analysis of one model family for each size, `repeats` times, on the ranks it was
+//   Runs one analysis of one model family (the catenary chain, or the four-bar lattice of K x K
+//   cells partitioned by PT-Scotch) for each size, `repeats` times, on the ranks it was
 //   started with, and writes one JSON line per run: size, ranks, threads, wall time by phase,
 //   peak memory per rank (max and sum over the ranks), iterations and the physical check values
 //   (sag, support reactions, and whether the vertical reactions carry the chain's weight; for
+//   the lattice, its lowest point and weight against the closed-form hanging lattice and, with
+//   modes, its frequencies against the closed form; for
 //   `--analysis modal`, the statics then the lowest undamped modes at its equilibrium, their
 //   frequencies and whether every mode's residual is small; for `--analysis dynamics`, the chain
 //   released at rest from its 'V' and integrated by distributed IDA to --t-end, its state
@@ -22,6 +25,7 @@
 //   mpirun -np 2 catena-scale --study study.yaml --restart        (after a SIGTERM)
 //   mpirun -np 2 catena-scale --analysis modal --modes 4 --sizes 1000,10000 --json modal.jsonl
 //   mpirun -np 2 catena-scale --analysis dynamics --t-end 0.1 --sizes 1000 --json dyn.jsonl
+//   mpirun -np 2 catena-scale --family lattice --analysis modal --sizes 50,100 --json lat.jsonl
 //
 // Exit status: 0 every run done and its check passed, 1 a failed check (statics not converged,
 // reactions off the weight, modes not converged or with a large residual, dynamics failed or
@@ -40,10 +44,12 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <numbers>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "analysis/reactions.hpp"
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
@@ -53,6 +59,7 @@
 #include "parallel/distributed_dynamics.hpp"
 #include "parallel/distributed_modal.hpp"
 #include "parallel/distributed_statics.hpp"
+#include "parallel/lattice_part.hpp"
 #include "parallel/petsc_session.hpp"
 
 using namespace catena;
@@ -64,8 +71,11 @@ constexpr const char* kUsage =
     "\n"
     "  --study FILE               YAML study file (keys as below, with '_' for '-');\n"
     "                             options given on the command line override it\n"
-    "  --family chain             model family (lattice: pending)\n"
-    "  --sizes N,N,...            chain links (even, >= 2)\n"
+    "  --family chain|lattice     model family: the catenary chain (contiguous ranges of\n"
+    "                             links per rank) or the four-bar lattice (graph partition,\n"
+    "                             PT-Scotch); lattice: statics and modal only\n"
+    "  --sizes N,N,...            chain: links (even, >= 2); lattice: K for K x K cells\n"
+    "                             (2 K (3 K + 1) constraints), K >= 1\n"
     "  --analysis statics|modal|dynamics\n"
     "                             analysis; modal: statics, then the lowest undamped modes\n"
     "                             at the equilibrium; dynamics: the chain released at rest\n"
@@ -207,6 +217,19 @@ double sumOver(double x) {
 /// check. SLEPc stops at a relative residual of 1e-10 of the shifted-inverted operator; the
 /// measured residuals of the pencil are 1e-14..1e-10 (docs/parallel.md), a wrong pair's O(1).
 constexpr double kModeResidualBound = 1e-8;
+/// Relative residual of the supports' vertical reactions against the weight (and of the
+/// lattice's lowest point against its closed form) that passes: Newton's tolerances are 1e-10.
+constexpr double kWeightTolerance = 1e-8;
+/// Relative difference of a lattice's frequencies from the closed form that passes (SLEPc's
+/// tolerance 1e-10 on omega^2; measured 1e-15 on the 6 x 8 lattice).
+constexpr double kFrequencyTolerance = 1e-8;
+
+/// Mass of the rank's owned bodies, kg.
+double ownedMass(const DistributedModel& dm) {
+  double mass = 0.0;
+  for (Index k = 0; k < dm.part().owned_bodies; ++k) mass += dm.local().bodies[k].mass;
+  return mass;
+}
 
 /// A run's JSON line and whether its checks passed (both meaningful on rank 0).
 struct RunResult {
@@ -266,9 +289,7 @@ RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const Scalin
   const double sag = -lowestMarkerHeight(dm, r.state.q);
   const JointReaction a = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, 0);
   const JointReaction b = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, N);
-  double mass = 0.0;
-  for (Index k = 0; k < part.owned_bodies; ++k) mass += part.model.bodies[k].mass;
-  const double weight = dm.sum(mass) * part.model.gravity.norm();
+  const double weight = dm.sum(ownedMass(dm)) * part.model.gravity.norm();
   const bool energy_pass = r.status.ok() && drift <= energyDriftBound(study.rtol);
   // C = 0 and C_q v + C_t = 0 are equations of the DAE, held to IDA's Newton tolerance, a
   // fraction of rtol of the positions and velocities (measured: |C| <= 2e-12 m and
@@ -317,15 +338,83 @@ RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const Scalin
   return {os.str(), energy_pass && constraint_pass};
 }
 
-/// One distributed statics of a chain of N links, and with modes > 0 the lowest modes at its
-/// equilibrium; the JSON line (meaningful on rank 0).
-RunResult runChain(long N, int repeat, int ranks, int rank, int modes) {
+/// The lattice of a scaling study of size K: K x K cells (K levels of K cells, 2 K (3 K + 1)
+/// constraints), every level leaning from hanging by its own angle of at most 0.02 rad so that
+/// Newton swings each one down (from much farther, 0.5 rad, Newton finds no equilibrium of a
+/// 24-level lattice: tests/mpi/distributed_lattice_test.cpp).
+FourBarLatticeOptions studyLattice(long K) {
+  FourBarLatticeOptions o;
+  o.levels = o.cells = static_cast<int>(K);
+  for (int l = 0; l < o.levels; ++l)
+    o.level_angles.push_back(-0.5 * std::numbers::pi + 0.02 * std::sin(1.0 + l));
+  return o;
+}
+
+/// The check values of a chain's equilibrium: sag, support reactions and whether the vertical
+/// reactions carry the chain's weight.
+bool chainChecks(JsonWriter& j, const DistributedAssembly& as, const DistributedStaticsResult& r,
+                 long N) {
+  const DistributedModel& dm = as.distributedModel();
+  const double sag = -lowestMarkerHeight(dm, r.q);
+  const JointReaction a = distributedJointReaction(as, r.q, 0.0, r.lambda, 0);
+  const JointReaction b = distributedJointReaction(as, r.q, 0.0, r.lambda, N);
+  const double weight = dm.sum(ownedMass(dm)) * dm.local().gravity.norm();
+  const double residual = std::abs(a.force_world.z() + b.force_world.z() - weight) / weight;
+  j.key("sag_m").value(sag);
+  j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
+  j.key("weight_n").value(weight);
+  j.key("check_weight_residual").value(residual);
+  const bool pass = r.status.ok() && residual <= kWeightTolerance;
+  j.key("check_weight_pass").value(pass);
+  return pass;
+}
+
+/// The check values of a lattice's equilibrium against the closed-form hanging lattice: the
+/// lowest point K h below the ground hinges, and the ground hinges carrying the weight.
+bool latticeChecks(JsonWriter& j, const DistributedAssembly& as, const DistributedStaticsResult& r,
+                   const FourBarLatticeOptions& o) {
+  const DistributedModel& dm = as.distributedModel();
+  const Model& m = dm.local();
+  const double lowest = lowestMarkerHeight(dm, r.q);
+  const double drop = o.levels * o.crank_length;
+  const std::vector<JointReaction> R = computeJointReactions(m, as.plan(), r.q, 0.0, r.lambda);
+  double vertical = 0.0;
+  for (std::size_t k = 0; k < m.joints.size(); ++k)
+    if (m.markers[m.joints[k].marker2].body == kGround) vertical += R[k].force_world.y();
+  vertical = dm.sum(vertical);
+  const double weight = dm.sum(ownedMass(dm)) * m.gravity.norm();
+  const double residual = std::abs(vertical - weight) / weight;
+  const double lowest_residual = std::abs(lowest + drop) / drop;
+  j.key("lowest_point_m").value(lowest).key("closed_form_lowest_point_m").value(-drop);
+  j.key("ground_reactions_n").value(vertical).key("weight_n").value(weight);
+  j.key("check_weight_residual").value(residual);
+  j.key("check_lowest_point_residual").value(lowest_residual);
+  const bool pass =
+      r.status.ok() && residual <= kWeightTolerance && lowest_residual <= kWeightTolerance;
+  j.key("check_weight_pass").value(pass);
+  return pass;
+}
+
+/// One distributed statics of the family's model of the given size, and with modes > 0 the
+/// lowest modes at its equilibrium; the JSON line (meaningful on rank 0).
+RunResult runStatics(const std::string& family, long size, int repeat, int ranks, int rank,
+                     int modes) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  // 1. Set-up: the rank's part of the chain, its numbering and ghosts, the assembly plan.
-  CatenaryChainOptions chain;
-  chain.links = static_cast<int>(N);
-  const ModelPart part = buildCatenaryChainPart(chain, rank, ranks);
+  // 1. Set-up: the rank's part of the model (a contiguous range of the chain's links, a graph
+  // partition of the lattice's bodies), its numbering and ghosts, the assembly plan.
+  ModelPart part;
+  std::string partitioner = "contiguous";
+  const FourBarLatticeOptions lattice = studyLattice(family == "lattice" ? size : 1);
+  if (family == "chain") {
+    CatenaryChainOptions chain;
+    chain.links = static_cast<int>(size);
+    part = buildCatenaryChainPart(chain, rank, ranks);
+  } else {
+    DistributedLatticePart d = buildDistributedFourBarLattice(lattice);
+    part = std::move(d.part);
+    partitioner = d.partitioner;
+  }
   const DistributedModel dm(part);
   DistributedAssembly as(dm);
   const double setup = MPI_Wtime() - start;
@@ -345,16 +434,6 @@ RunResult runChain(long N, int repeat, int ranks, int rank, int modes) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double total = MPI_Wtime() - start;
 
-  // 4. Check values: sag, support reactions, and the vertical reactions against the weight.
-  const double sag = -lowestMarkerHeight(dm, r.q);
-  const JointReaction a = distributedJointReaction(as, r.q, 0.0, r.lambda, 0);
-  const JointReaction b = distributedJointReaction(as, r.q, 0.0, r.lambda, N);
-  double mass = 0.0;
-  for (Index k = 0; k < part.owned_bodies; ++k) mass += part.model.bodies[k].mass;
-  const double weight = sumOver(mass) * part.model.gravity.norm();
-  const double residual = std::abs(a.force_world.z() + b.force_world.z() - weight) / weight;
-  constexpr double kTolerance = 1e-8;
-
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double rss = usage.ru_maxrss / 1024.0;  // KiB on Linux
@@ -363,10 +442,13 @@ RunResult runChain(long N, int repeat, int ranks, int rank, int modes) {
   std::ostringstream os;
   JsonWriter j(os);
   j.beginObject();
-  j.key("family").value("chain").key("analysis").value(modes > 0 ? "modal" : "statics");
-  j.key("size").value(N).key("repeat").value(repeat);
+  j.key("family").value(family).key("analysis").value(modes > 0 ? "modal" : "statics");
+  j.key("size").value(size).key("repeat").value(repeat);
   j.key("ranks").value(ranks).key("threads").value(omp_get_max_threads());
   j.key("unknowns").value(static_cast<long>(dm.globalNv() + dm.globalNc()));
+  j.key("constraints").value(static_cast<long>(dm.globalNc()));
+  j.key("partitioner").value(partitioner);
+  j.key("ghost_bodies").value(static_cast<long>(sumOver(part.ghost_bodies.size())));
   j.key("status").value(r.status.ok() ? std::string("ok") : r.status.message);
   j.key("linear_solver").value(r.linear_solver);
   j.key("newton_iterations").value(static_cast<int>(r.history.size()) - 1);
@@ -378,13 +460,10 @@ RunResult runChain(long N, int repeat, int ranks, int rank, int modes) {
   j.key("time_factorization_s").value(maxOver(t.factorization));
   j.key("time_solve_s").value(maxOver(t.solve));
   j.key("max_rss_mib_max").value(maxOver(rss)).key("max_rss_mib_sum").value(sumOver(rss));
-  j.key("sag_m").value(sag);
-  j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
-  j.key("weight_n").value(weight);
-  j.key("check_weight_residual").value(residual);
-  const bool weight_pass = r.status.ok() && residual <= kTolerance;
+  // 4. Check values: the equilibrium against the weight (and the lattice's closed form).
+  const bool statics_pass =
+      family == "chain" ? chainChecks(j, as, r, size) : latticeChecks(j, as, r, lattice);
   bool modes_pass = true;
-  j.key("check_weight_pass").value(weight_pass);
   if (modes > 0) {
     // Modal: the statics fields above, then the eigensolver's (times: maximum over the ranks).
     std::vector<double> frequencies, residuals;
@@ -408,10 +487,22 @@ RunResult runChain(long N, int repeat, int ranks, int rank, int modes) {
     j.key("check_mode_residual_max").value(worst);
     modes_pass = modal.status.ok() && static_cast<int>(modal.modes.size()) == modes &&
                  worst <= kModeResidualBound;
+    if (family == "lattice" && modes_pass) {
+      // The closed-form hanging lattice (an independent formulation in the levels' angles).
+      std::sort(frequencies.begin(), frequencies.end());
+      const std::vector<double> exact = hangingFourBarLatticeFrequencies(
+          lattice, dm.local().gravity.norm(), std::min(modes, lattice.levels));
+      double error = 0.0;
+      for (std::size_t k = 0; k < exact.size(); ++k)
+        error = std::max(error, std::abs(frequencies[k] - exact[k]) / exact[k]);
+      j.key("closed_form_frequencies_hz").array(exact);
+      j.key("check_frequency_residual").value(error);
+      modes_pass = exact.size() == frequencies.size() && error <= kFrequencyTolerance;
+    }
     j.key("check_modes_pass").value(modes_pass);
   }
   j.endObject();
-  return {os.str(), weight_pass && modes_pass};
+  return {os.str(), statics_pass && modes_pass};
 }
 
 void writeLines(const std::string& file, const std::vector<std::string>& lines) {
@@ -489,12 +580,12 @@ int main(int argc, char** argv) {
   try {
     for (int run = done; run < total; ++run) {
       const long N = s.sizes[run / s.repeats];
-      CATENA_CHECK(N >= ranks, "size " << N << ": a chain needs at least one link per rank ("
+      CATENA_CHECK(N >= ranks, "size " << N << ": a model needs at least one body per rank ("
                                        << ranks << " ranks)");
-      const RunResult result =
-          s.analysis == "dynamics"
-              ? runChainDynamics(N, run % s.repeats, ranks, rank, s)
-              : runChain(N, run % s.repeats, ranks, rank, s.analysis == "modal" ? s.modes : 0);
+      const RunResult result = s.analysis == "dynamics"
+                                   ? runChainDynamics(N, run % s.repeats, ranks, rank, s)
+                                   : runStatics(s.family, N, run % s.repeats, ranks, rank,
+                                                s.analysis == "modal" ? s.modes : 0);
       if (rank == 0) {
         lines.push_back(result.line);
         if (!result.pass) all_pass = 0;

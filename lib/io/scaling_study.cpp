@@ -41,10 +41,8 @@ ScalingStudy readScalingStudy(const std::string& file) {
 }
 
 void checkScalingStudy(const ScalingStudy& s) {
-  CATENA_CHECK(s.family == "chain",
-               "family: expected 'chain' (the distributed lattice is not "
-               "built yet), got '"
-                   << s.family << "'");
+  CATENA_CHECK(s.family == "chain" || s.family == "lattice",
+               "family: expected 'chain' or 'lattice', got '" << s.family << "'");
   CATENA_CHECK(s.analysis == "statics" || s.analysis == "modal" || s.analysis == "dynamics",
                "analysis: expected 'statics', 'modal' or 'dynamics', got '" << s.analysis << "'");
   CATENA_CHECK(s.modes >= 1, "modes: expected an integer >= 1, got " << s.modes);
@@ -53,9 +51,17 @@ void checkScalingStudy(const ScalingStudy& s) {
   CATENA_CHECK(s.rtol > 0.0 && s.rtol < 1.0,
                "rtol: expected a tolerance in (0, 1), got " << s.rtol);
   CATENA_CHECK(!s.sizes.empty(), "sizes: expected at least one size, got none");
-  for (long n : s.sizes)
-    CATENA_CHECK(n >= 2 && n % 2 == 0,
-                 "sizes: a chain's number of links is even and >= 2, got " << n);
+  CATENA_CHECK(s.family == "chain" || s.analysis != "dynamics",
+               "analysis: the distributed dynamics runs the chain only (family: chain), not the "
+                   << s.family);
+  for (long n : s.sizes) {
+    if (s.family == "chain")
+      CATENA_CHECK(n >= 2 && n % 2 == 0,
+                   "sizes: a chain's number of links is even and >= 2, got " << n);
+    else
+      CATENA_CHECK(n >= 1 && n <= 20000,
+                   "sizes: a lattice's size K (K x K cells) is between 1 and 20000, got " << n);
+  }
   CATENA_CHECK(s.repeats >= 1, "repeats: expected an integer >= 1, got " << s.repeats);
   CATENA_CHECK(s.checkpoint_interval >= 0.0,
                "checkpoint_interval: expected seconds >= 0, got " << s.checkpoint_interval);

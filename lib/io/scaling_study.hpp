@@ -3,13 +3,13 @@
 /// The settings of a scaling study (drivers/catena_scale.cpp, docs/scaling.md), from a YAML
 /// study file with the same keys as the driver's options:
 ///
-///   family: chain            # model family (chain; lattice pending)
+///   family: chain            # model family: chain, or lattice (four-bar, K x K cells)
 ///   analysis: statics        # statics, modal (statics, then the lowest modes) or dynamics (the
-///                            # chain released at rest from its 'V', IDA GGL)
+///                            # chain released at rest from its 'V', IDA GGL; chain only)
 ///   modes: 4                 # modal: how many modes
 ///   t_end: 0.1               # dynamics: simulated time, s
 ///   rtol: 1e-6               # dynamics: IDA's relative tolerance
-///   sizes: [10000, 100000]   # links of the chain, each even and >= 2
+///   sizes: [10000, 100000]   # chain: links, each even and >= 2; lattice: K for K x K cells
 ///   repeats: 3               # runs per size
 ///   json: results.jsonl      # one JSON line per run (optional; stdout otherwise)
 ///   checkpoint: study.ckpt   # restartable state (optional; default: <json>.ckpt)

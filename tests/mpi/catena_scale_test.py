@@ -11,6 +11,9 @@
   options  bad options end with status 2 and say what was expected
   modal    --analysis modal on 1 and 2 ranks: every line passes its checks (weight, mode
            residuals) and the lowest frequencies agree to 1e-8 relative
+  lattice  --family lattice --analysis modal on 1, 2 and 4 ranks (PT-Scotch on 2 and 4): every
+           line passes its checks against the closed-form hanging lattice (lowest point, weight,
+           frequencies) and the frequencies agree across rank counts to 1e-9 relative
   dynamics --analysis dynamics (the chain released from its 'V', distributed IDA) on 1 and 2
            ranks: every line passes its checks (energy and constraint drift) and the two agree
            to the integration error: the midpoint to 10 rtol of the span (10 m), the support
@@ -168,7 +171,10 @@ def test_options(args):
     cases = [
         (["--sizes", "41"], "even"),
         (["--sizes", "4x"], "positive integers"),
-        (["--sizes", "40", "--family", "lattice"], "family: expected 'chain'"),
+        (["--sizes", "40", "--family", "tree"], "family: expected 'chain' or 'lattice'"),
+        (["--sizes", "4", "--family", "lattice", "--analysis", "dynamics"],
+         "the distributed dynamics runs the chain only"),
+        (["--sizes", "0", "--family", "lattice"], "positive integers"),
         (["--sizes", "40", "--analysis", "buckling"],
          "analysis: expected 'statics', 'modal' or 'dynamics'"),
         (["--sizes", "40", "--analysis", "dynamics", "--t-end", "0"], "t_end: expected"),
@@ -221,6 +227,41 @@ def test_modal(args):
     check(worst <= 1e-8, f"frequencies differ between 1 and 2 ranks by {worst}")
 
 
+def test_lattice(args):
+    sizes = "6,12"
+    results = {}
+    for np in (1, 2, 4):
+        out = os.path.join(args.work, f"lattice_np{np}.jsonl")
+        if os.path.exists(out):
+            os.remove(out)
+        run(args, np, ["--family", "lattice", "--sizes", sizes, "--analysis", "modal",
+                       "--modes", "3", "--json", out])
+        lines = read_lines(out)
+        check(len(lines) == 2, f"{np} ranks: {len(lines)} lines, expected 2")
+        for l in lines:
+            K = l["size"]
+            check(l["family"] == "lattice" and l["constraints"] == 2 * K * (3 * K + 1),
+                  f"{np} ranks: {l['constraints']} constraints for K = {K}")
+            check(l["partitioner"] == ("none" if np == 1 else "ptscotch"),
+                  f"{np} ranks: partitioner {l['partitioner']}")
+            check(l["status"] == "ok" and l["modal_status"] == "ok",
+                  f"{np} ranks: status {l['status']}, modal status {l['modal_status']}")
+            check(l["check_weight_pass"] is True and l["check_modes_pass"] is True,
+                  f"{np} ranks: a check failed: {l}")
+            check(abs(l["lowest_point_m"] + K) <= 1e-9 * K,
+                  f"{np} ranks: lowest point {l['lowest_point_m']} m, closed form {-K} m")
+            check(l["check_frequency_residual"] <= 1e-8,
+                  f"{np} ranks: frequencies off the closed form by {l['check_frequency_residual']}")
+        results[np] = lines
+    worst = 0.0
+    for np in (2, 4):
+        for one, other in zip(results[1], results[np]):
+            for x, y in zip(one["frequencies_hz"], other["frequencies_hz"]):
+                worst = max(worst, relative(x, y))
+    print(f"worst relative difference of the lattice frequencies, 1 vs 2 and 4 ranks: {worst:.3g}")
+    check(worst <= 1e-9, f"lattice frequencies differ between rank counts by {worst}")
+
+
 def test_dynamics(args):
     sizes = "40,42"
     rtol = 1e-6
@@ -271,11 +312,11 @@ def main():
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("mode", choices=["ranks", "restart", "options", "modal", "dynamics"])
+    ap.add_argument("mode", choices=["ranks", "restart", "options", "modal", "lattice", "dynamics"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     {"ranks": test_ranks, "restart": test_restart, "options": test_options,
-     "modal": test_modal, "dynamics": test_dynamics}[args.mode](args)
+     "modal": test_modal, "lattice": test_lattice, "dynamics": test_dynamics}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")
         sys.exit(1)
