@@ -71,10 +71,14 @@ def summarize(runs, weak):
             "rss_max_mib": max(r["max_rss_mib_max"] for r in g),
             "rss_sum_mib": max(r["max_rss_mib_sum"] for r in g),
             "newton_iterations": best.get("newton_iterations", 0),
-            "sag_m": best.get("sag_m", float("nan")),
-            # The statics' weight check, or the dynamics' energy drift.
-            "check_residual": max(r.get("check_weight_residual", r.get("check_energy_drift", 0.0))
-                                  for r in g),
+            "constraints": best.get("constraints", 0),
+            # The chain's sag, or the lattice's lowest point.
+            "sag_m": best.get("sag_m", best.get("lowest_point_m", float("nan"))),
+            # The worst check value: the statics' weight (and the lattice's lowest point and
+            # frequencies against the closed form), or the dynamics' energy drift.
+            "check_residual": max(v for r in g for k, v in r.items()
+                                  if k.startswith("check_") and
+                                  (k.endswith("_residual") or k == "check_energy_drift")),
             # Modal runs: the eigen phase and the lowest frequency; dynamics: the integration.
             "eigen_s": best.get("time_eigen_s", best.get("time_integration_s", 0.0)),
             "f1_hz": (best.get("frequencies_hz") or [float("nan")])[0],
@@ -88,7 +92,14 @@ def summarize(runs, weak):
     # same size per rank (weak), at the same family, analysis and threads.
     series = defaultdict(list)
     for row in rows:
-        per = row["size"] / row["ranks"] if weak else row["size"]
+        # Weak series: the same links per rank (chain), or the same K0 = K / sqrt(P) (lattice:
+        # K0^2 cells per rank; weak_sizes rounds K = K0 sqrt(P)).
+        if not weak:
+            per = row["size"]
+        elif row["family"] == "lattice":
+            per = round(row["size"] / row["ranks"] ** 0.5)
+        else:
+            per = row["size"] / row["ranks"]
         series[(row["family"], row["analysis"], row["threads"], per)].append(row)
     for s in series.values():
         base = min(s, key=lambda r: r["ranks"])
@@ -114,12 +125,15 @@ def write_markdown(rows, path, title, files):
            "Best of the repeats, wall seconds; phases of that run, each the maximum over the "
            "ranks; memory: peak resident set per rank, maximum and sum over the ranks (MiB). "
            "Check: the vertical support reactions equal the chain's weight (relative residual "
-           "<= 1e-8) in every repeat, for modal runs every mode converged with a residual <= 1e-8, "
+           "<= 1e-8) in every repeat (the lattice: the ground hinges carry its weight and its "
+           "lowest point, in the sag column, is the closed form's), for modal runs every mode converged with a residual <= 1e-8, "
            "for dynamics the energy and constraint drifts within their bounds (the residual "
            "column then shows the energy drift). Eigen: the modal phase, or for dynamics the "
-           "integration (0 for statics); f1: the lowest frequency.", "",
-           "| N | unknowns | ranks | threads | time s | setup | assembly | factor. | solve | "
-           "eigen | us / unknown | speedup | efficiency | MiB max / sum | Newton its | sag m | "
+           "integration (0 for statics); f1: the lowest frequency. Residual: the worst relative check "
+           "value (weight; lattice: also lowest point and frequencies against the closed form; "
+           "dynamics: energy drift).", "",
+           "| N / K | unknowns | ranks | threads | time s | setup | assembly | factor. | solve | "
+           "eigen | us / unknown | speedup | efficiency | MiB max / sum | Newton its | sag / lowest m | "
            "f1 Hz | check (residual) |",
            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---|"]
     for r in rows:
@@ -140,7 +154,11 @@ def plot(series, path, title, weak):
     fig, ax = plt.subplots(1, 3, figsize=(15, 4.5))
     for (family, analysis, threads, per), s in sorted(series.items(), key=lambda kv: kv[0][3]):
         s = sorted(s, key=lambda r: r["ranks"])
-        label = (f"{per:.0f} links/rank" if weak else f"N = {per:.0e}") + f", {threads} thr"
+        if family == "lattice":
+            label = f"{per * per:.0f} cells/rank" if weak else f"K = {per:.0f}"
+        else:
+            label = f"{per:.0f} links/rank" if weak else f"N = {per:.0e}"
+        label += f", {threads} thr"
         p = [r["ranks"] for r in s]
         ax[0].plot(p, [r["speedup"] for r in s], "o-", label=label)
         ax[1].plot(p, [r["efficiency"] for r in s], "o-", label=label)

@@ -5,8 +5,10 @@
 #
 #   catena_scale_study LAUNCH P SIZES REPEATS JSON
 #     LAUNCH   launcher prefix, e.g. "srun --ntasks" or "mpirun -np" (P is appended)
-#     SIZES    comma-separated chain links; REPEATS runs per size; JSON the output file
-# Environment: CATENA_SCALE (the executable), FAMILY (chain), ANALYSIS (statics or modal),
+#     SIZES    comma-separated chain links or lattice sizes K (K x K cells); REPEATS runs per
+#              size; JSON the output file
+# Environment: CATENA_SCALE (the executable), FAMILY (chain or lattice), ANALYSIS (statics,
+# modal; dynamics: chain only),
 # MODES (modal: default 4),
 # CHECKPOINT_INTERVAL (seconds, default 600), CATENA_PETSC_OPTIONS (passed through).
 
@@ -25,4 +27,16 @@ catena_scale_study() {
     echo "[catena] $json: catena-scale failed with status $rc" >&2
   fi
   return "$rc"
+}
+
+# weak_sizes PER_RANK P: the sizes of a weak-scaling study on P ranks (comma lists in and out):
+# chain links PER_RANK x P; lattice K = PER_RANK sqrt(P) rounded, so its K^2 cells grow like P.
+weak_sizes() {
+  local per="$1" np="$2"
+  if [ "${FAMILY:-chain}" = lattice ]; then
+    echo "$per" | tr ',' '\n' | sed "s/\$/ * sqrt($np) + 0.5/" | bc -l | sed 's/\..*//' |
+      paste -sd,
+  else
+    echo "$per" | tr ',' '\n' | sed "s/\$/ * $np/" | bc | paste -sd,
+  fi
 }
