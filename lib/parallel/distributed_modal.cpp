@@ -11,49 +11,11 @@
 
 #include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
+#include "parallel/saddle_numbering.hpp"
 #include "solvers/factorization.hpp"
 
 namespace catena {
 namespace {
-
-/// The saddle-point numbering of distributed_statics.hpp: body by body, the body's velocity
-/// coordinates, then the rows of the joints it holds as body 1; a rank owns its bodies' range.
-/// (A copy of the statics' numbering: both belong in a distributed saddle-point solver.)
-struct SaddleNumbering {
-  Index first = 0, local_size = 0;
-  std::vector<Index> kv;  ///< local velocity coordinate (owned, then ghosts) -> global index
-  std::vector<Index> kr;  ///< local (owned) constraint row -> global index
-};
-
-SaddleNumbering saddleNumbering(const DistributedModel& dm) {
-  const Model& m = dm.local();
-  const int nvb = m.nv_body;
-  const Index owned = dm.part().owned_bodies;
-  std::vector<std::vector<Index>> held(owned);  // joints by their body 1
-  for (Index j = 0; j < static_cast<Index>(m.joints.size()); ++j)
-    held[m.markerBody(m.joints[j].marker1)].push_back(j);
-  SaddleNumbering n;
-  n.local_size = dm.ownedVelocities() + m.nc;
-  long below = 0, local = n.local_size;
-  MPI_Exscan(&local, &below, 1, MPI_LONG, MPI_SUM, PETSC_COMM_WORLD);
-  n.first = dm.rank() == 0 ? 0 : static_cast<Index>(below);
-  n.kv.resize(m.nv);
-  n.kr.resize(m.nc);
-  Index at = n.first;
-  for (Index b = 0; b < owned; ++b) {
-    for (int c = 0; c < nvb; ++c) n.kv[b * nvb + c] = at++;
-    for (Index j : held[b])
-      for (Index r = m.joint_row_offset[j]; r < m.joint_row_offset[j + 1]; ++r) n.kr[r] = at++;
-  }
-  // Ghost bodies' indices from their owners.
-  const Index bodies = static_cast<Index>(m.bodies.size());
-  std::vector<double> start(bodies);
-  for (Index b = 0; b < owned; ++b) start[b] = static_cast<double>(n.kv[b * nvb]);
-  GhostExchange(1, owned, dm.part().ghost_bodies).update(start.data());
-  for (Index b = owned; b < bodies; ++b)
-    for (int c = 0; c < nvb; ++c) n.kv[b * nvb + c] = static_cast<Index>(start[b]) + c;
-  return n;
-}
 
 /// The pencil (A, B) = ([K_t, a C_q^T; a C_q, 0], [M, 0; 0, 0]) as two MatMPIAIJ with fixed
 /// COO slots: A from the local tangent (ghost rows included: the K_c that owned joints write

@@ -12,6 +12,7 @@
 #include "model/state.hpp"
 #include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
+#include "parallel/saddle_numbering.hpp"
 #include "solvers/factorization.hpp"
 
 namespace catena {
@@ -24,33 +25,7 @@ class DistributedSaddlePoint {
  public:
   DistributedSaddlePoint(const DistributedModel& dm, const SparseMatrixCSR& A,
                          const SparseMatrixCSR& B, const std::string& prefix)
-      : dm_(dm) {
-    const Model& m = dm.local();
-    const int nvb = m.nv_body;
-    const Index owned = dm.part().owned_bodies;
-    std::vector<std::vector<Index>> held(owned);  // joints by their body 1
-    for (Index j = 0; j < static_cast<Index>(m.joints.size()); ++j)
-      held[m.markerBody(m.joints[j].marker1)].push_back(j);
-    local_size_ = dm.ownedVelocities() + m.nc;
-    long below = 0, local = local_size_;
-    MPI_Exscan(&local, &below, 1, MPI_LONG, MPI_SUM, PETSC_COMM_WORLD);
-    first_ = dm.rank() == 0 ? 0 : static_cast<Index>(below);
-    kv_.resize(m.nv);
-    kr_.resize(m.nc);
-    Index at = first_;
-    for (Index b = 0; b < owned; ++b) {
-      for (int c = 0; c < nvb; ++c) kv_[b * nvb + c] = at++;
-      for (Index j : held[b])
-        for (Index r = m.joint_row_offset[j]; r < m.joint_row_offset[j + 1]; ++r) kr_[r] = at++;
-    }
-    // Ghost bodies' indices from their owners, through the same ghost exchange as positions.
-    const Index bodies = static_cast<Index>(m.bodies.size());
-    std::vector<double> start(bodies);
-    for (Index b = 0; b < owned; ++b) start[b] = kv_[b * nvb];
-    GhostExchange(1, owned, dm.part().ghost_bodies).update(start.data());
-    for (Index b = owned; b < bodies; ++b)
-      for (int c = 0; c < nvb; ++c) kv_[b * nvb + c] = static_cast<Index>(start[b]) + c;
-
+      : dm_(dm), n_(saddleNumbering(dm)) {
     std::vector<PetscInt> i, j;
     auto add = [&](const SparseMatrixCSR& M, const std::vector<Index>& rm,
                    const std::vector<Index>& cm, bool transpose) {
@@ -61,11 +36,11 @@ class DistributedSaddlePoint {
           j.push_back(transpose ? row : col);
         }
     };
-    add(A, kv_, kv_, false);
-    add(B, kr_, kv_, false);
-    add(B, kr_, kv_, true);
+    add(A, n_.kv, n_.kv, false);
+    add(B, n_.kr, n_.kv, false);
+    add(B, n_.kr, n_.kv, true);
     values_.resize(i.size());
-    K_ = std::make_unique<CooMatrix>(local_size_, local_size_, i, j);
+    K_ = std::make_unique<CooMatrix>(n_.local_size, n_.local_size, i, j);
     CATENA_PETSC(MatCreateVecs(K_->mat(), &sol_, &rhs_));
     CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
     // From 2000 links on MUMPS' default workspace margin (20 %) runs out; 100 %.
@@ -95,8 +70,8 @@ class DistributedSaddlePoint {
     ++solves;
     PetscScalar* r = nullptr;
     CATENA_PETSC(VecGetArray(rhs_, &r));
-    for (Index k = 0; k < f.size(); ++k) r[kv_[k] - first_] = f(k);
-    for (Index k = 0; k < g.size(); ++k) r[kr_[k] - first_] = scale_ * g(k);
+    for (Index k = 0; k < f.size(); ++k) r[n_.kv[k] - n_.first] = f(k);
+    for (Index k = 0; k < g.size(); ++k) r[n_.kr[k] - n_.first] = scale_ * g(k);
     CATENA_PETSC(VecRestoreArray(rhs_, &r));
     CATENA_PETSC(KSPSolve(ksp_, rhs_, sol_));
     KSPConvergedReason reason;
@@ -105,8 +80,8 @@ class DistributedSaddlePoint {
     CATENA_PETSC(VecGetArrayRead(sol_, &s));
     x.resize(f.size());
     y.resize(g.size());
-    for (Index k = 0; k < f.size(); ++k) x(k) = s[kv_[k] - first_];
-    for (Index k = 0; k < g.size(); ++k) y(k) = scale_ * s[kr_[k] - first_];
+    for (Index k = 0; k < f.size(); ++k) x(k) = s[n_.kv[k] - n_.first];
+    for (Index k = 0; k < g.size(); ++k) y(k) = scale_ * s[n_.kr[k] - n_.first];
     CATENA_PETSC(VecRestoreArrayRead(sol_, &s));
     const double finite = dm_.max(x.allFinite() && y.allFinite() ? 0.0 : 1.0);
     if (reason < 0) {
@@ -126,8 +101,7 @@ class DistributedSaddlePoint {
 
  private:
   const DistributedModel& dm_;
-  Index first_ = 0, local_size_ = 0;
-  std::vector<Index> kv_, kr_;  // local velocity coordinate / row -> global index
+  SaddleNumbering n_;
   std::unique_ptr<CooMatrix> K_;
   std::vector<double> values_;
   double scale_ = 1.0;
