@@ -19,12 +19,10 @@ namespace {
 
 /// Whether the options give MUMPS' workspace margin for ksp (-PREFIXmat_mumps_icntl_14).
 bool userSetWorkspace(KSP ksp) {
-  const char* prefix = nullptr;
-  CATENA_PETSC(KSPGetOptionsPrefix(ksp, &prefix));
-  std::string name = "-";
-  (name += prefix ? prefix : "") += "mat_mumps_icntl_14";
+  PC pc;
+  CATENA_PETSC(KSPGetPC(ksp, &pc));
   PetscBool set = PETSC_FALSE;
-  CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, name.c_str(), &set));
+  CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, mumpsWorkspaceOption(pc).c_str(), &set));
   return set;
 }
 
@@ -69,6 +67,14 @@ Status factorDirectLu(KSP ksp, Mat A) {
     CATENA_PETSC(PCFactorGetMatrix(pc, &F));
     CATENA_PETSC(MatMumpsSetIcntl(F, 14, 2 * std::max<PetscInt>(margin, 20)));
   }
+}
+
+std::string mumpsWorkspaceOption(PC pc) {
+  const char* prefix = nullptr;
+  CATENA_PETSC(PCGetOptionsPrefix(pc, &prefix));
+  std::string name = "-";
+  (name += prefix ? prefix : "") += "mat_mumps_icntl_14";
+  return name;
 }
 
 bool mumpsWorkspaceShort(PC pc) {

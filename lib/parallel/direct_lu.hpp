@@ -29,6 +29,10 @@ void setUpDirectLu(KSP ksp, Mat A, const std::string& prefix, int workspace_perc
 /// 24 x 24 lattice needs more than 100 %), so no fixed margin fits every model. Collective.
 Status factorDirectLu(KSP ksp, Mat A);
 
+/// "-PREFIXmat_mumps_icntl_14": the option of MUMPS' workspace margin (ICNTL(14), %) under
+/// pc's options prefix.
+std::string mumpsWorkspaceOption(PC pc);
+
 /// Whether pc's last MUMPS factorization failed for want of workspace (INFOG(1) -8, -9, -11,
 /// -14, -15, -17 or -20: MUMPS' manual says to raise ICNTL(14) for each). False for other
 /// packages and before any factorization.

@@ -239,10 +239,7 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
     }
     CATENA_PETSC(EPSSetInitialSpace(p->eps, 1, &p->v0));
     CATENA_PETSC(EPSSetFromOptions(p->eps));
-    const char* prefix = nullptr;
-    CATENA_PETSC(PCGetOptionsPrefix(pc, &prefix));
-    std::string name = "-";
-    (name += prefix ? prefix : "") += "mat_mumps_icntl_14";
+    const std::string name = mumpsWorkspaceOption(pc);
     PetscBool set = PETSC_FALSE;
     CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, name.c_str(), &set));
     if (!set) {

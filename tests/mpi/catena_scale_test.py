@@ -51,6 +51,18 @@ def run(args, np, extra, expect=0):
     return p
 
 
+def study(args, np, name, extra, expected):
+    """Runs a fresh study on np ranks into WORK/NAME_npNP.jsonl; its lines (checked: as many as
+    expected)."""
+    out = os.path.join(args.work, f"{name}_np{np}.jsonl")
+    if os.path.exists(out):
+        os.remove(out)
+    run(args, np, extra + ["--json", out])
+    lines = read_lines(out)
+    check(len(lines) == expected, f"{np} ranks: {len(lines)} lines, expected {expected}")
+    return lines
+
+
 def read_lines(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -64,13 +76,8 @@ def test_ranks(args):
     sizes = "40,42"
     results = {}
     for np in (1, 2):
-        out = os.path.join(args.work, f"ranks_np{np}.jsonl")
-        if os.path.exists(out):
-            os.remove(out)
-        run(args, np, ["--family", "chain", "--sizes", sizes, "--analysis", "statics",
-                       "--repeats", "2", "--json", out])
-        lines = read_lines(out)
-        check(len(lines) == 4, f"{np} ranks: {len(lines)} lines, expected 4")
+        lines = study(args, np, "ranks", ["--family", "chain", "--sizes", sizes, "--analysis",
+                                          "statics", "--repeats", "2"], 4)
         for l in lines:
             check(l["ranks"] == np, f"{np} ranks: line says {l['ranks']} ranks")
             check(l["status"] == "ok", f"{np} ranks: status {l['status']}")
@@ -195,13 +202,8 @@ def test_modal(args):
     sizes = "40,42"
     results = {}
     for np in (1, 2):
-        out = os.path.join(args.work, f"modal_np{np}.jsonl")
-        if os.path.exists(out):
-            os.remove(out)
-        run(args, np, ["--family", "chain", "--sizes", sizes, "--analysis", "modal", "--modes",
-                       "4", "--json", out])
-        lines = read_lines(out)
-        check(len(lines) == 2, f"{np} ranks: {len(lines)} lines, expected 2")
+        lines = study(args, np, "modal", ["--family", "chain", "--sizes", sizes, "--analysis",
+                                          "modal", "--modes", "4"], 2)
         for l in lines:
             check(l["analysis"] == "modal", f"{np} ranks: analysis {l['analysis']}")
             check(l["status"] == "ok" and l["modal_status"] == "ok",
@@ -231,13 +233,8 @@ def test_lattice(args):
     sizes = "6,12"
     results = {}
     for np in (1, 2, 4):
-        out = os.path.join(args.work, f"lattice_np{np}.jsonl")
-        if os.path.exists(out):
-            os.remove(out)
-        run(args, np, ["--family", "lattice", "--sizes", sizes, "--analysis", "modal",
-                       "--modes", "3", "--json", out])
-        lines = read_lines(out)
-        check(len(lines) == 2, f"{np} ranks: {len(lines)} lines, expected 2")
+        lines = study(args, np, "lattice", ["--family", "lattice", "--sizes", sizes,
+                                            "--analysis", "modal", "--modes", "3"], 2)
         for l in lines:
             K = l["size"]
             check(l["family"] == "lattice" and l["constraints"] == 2 * K * (3 * K + 1),
@@ -267,13 +264,9 @@ def test_dynamics(args):
     rtol = 1e-6
     results = {}
     for np in (1, 2):
-        out = os.path.join(args.work, f"dynamics_np{np}.jsonl")
-        if os.path.exists(out):
-            os.remove(out)
-        run(args, np, ["--family", "chain", "--sizes", sizes, "--analysis", "dynamics",
-                       "--t-end", "0.1", "--rtol", str(rtol), "--json", out])
-        lines = read_lines(out)
-        check(len(lines) == 2, f"{np} ranks: {len(lines)} lines, expected 2")
+        lines = study(args, np, "dynamics", ["--family", "chain", "--sizes", sizes,
+                                             "--analysis", "dynamics", "--t-end", "0.1",
+                                             "--rtol", str(rtol)], 2)
         for l in lines:
             check(l["analysis"] == "dynamics" and l["ranks"] == np,
                   f"{np} ranks: analysis {l['analysis']}, ranks {l['ranks']}")
