@@ -85,9 +85,16 @@ class DistributedSaddlePoint {
     CATENA_PETSC(VecRestoreArrayRead(sol_, &s));
     const double finite = dm_.max(x.allFinite() && y.allFinite() ? 0.0 : 1.0);
     if (reason < 0) {
+      // A failed factorization (direct, or a preconditioner's) is a singular matrix; any other
+      // reason is an iterative solve (-statics_ksp_type ...) that did not converge.
+      PetscInt its = 0;
+      CATENA_PETSC(KSPGetIterationNumber(ksp_, &its));
       std::ostringstream os;
-      os << "the saddle-point solve failed (" << KSPConvergedReasons[reason] << ")";
-      return Status::failure(Status::Code::kSingular, os.str());
+      os << "the saddle-point solve failed (" << KSPConvergedReasons[reason] << " after " << its
+         << " Krylov iterations)";
+      return Status::failure(
+          reason == KSP_DIVERGED_PC_FAILED ? Status::Code::kSingular : Status::Code::kNotConverged,
+          os.str());
     }
     if (finite > 0.0)
       return Status::failure(Status::Code::kSingular,
@@ -288,10 +295,10 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
     }
     if (!st.ok()) {
       std::ostringstream os;
-      os << "distributed statics: singular tangent at iteration " << it << " (" << st.message
-         << ")";
-      out.status = Status::failure(
-          st.code == Status::Code::kResources ? st.code : Status::Code::kSingular, os.str());
+      os << "distributed statics: "
+         << (st.code == Status::Code::kSingular ? "singular tangent" : "the Newton system's solve")
+         << " at iteration " << it << " (" << st.message << ")";
+      out.status = Status::failure(st.code, os.str());
       break;
     }
     const double norm_dq = naturalNorm(dm, dq, ls);

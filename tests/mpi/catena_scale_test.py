@@ -13,7 +13,8 @@
            residuals) and the lowest frequencies agree to 1e-8 relative
   lattice  --family lattice --analysis modal on 1, 2 and 4 ranks (PT-Scotch on 2 and 4): every
            line passes its checks against the closed-form hanging lattice (lowest point, weight,
-           frequencies) and the frequencies agree across rank counts to 1e-9 relative
+           frequencies) and the frequencies agree across rank counts to 1e-9 relative; a Krylov
+           solve that does not converge fails the run with a status that says so
   dynamics --analysis dynamics (the chain released from its 'V', distributed IDA) on 1 and 2
            ranks: every line passes its checks (energy and constraint drift) and the two agree
            to the integration error: the midpoint to 10 rtol of the span (10 m), the support
@@ -257,6 +258,13 @@ def test_lattice(args):
                 worst = max(worst, relative(x, y))
     print(f"worst relative difference of the lattice frequencies, 1 vs 2 and 4 ranks: {worst:.3g}")
     check(worst <= 1e-9, f"lattice frequencies differ between rank counts by {worst}")
+    # An iterative solve that does not converge (PETSc options reach the statics' KSP) is a
+    # failed run that says so, with exit status 1 and its JSON line.
+    out = os.path.join(args.work, "lattice_krylov.jsonl")
+    run(args, 2, ["--family", "lattice", "--sizes", "6", "--json", out, "-statics_ksp_type",
+                  "gmres", "-statics_pc_type", "none", "-statics_ksp_max_it", "5"], expect=1)
+    status = read_lines(out)[0]["status"]
+    check("DIVERGED_ITS after 5 Krylov iterations" in status, f"Krylov failure status: {status}")
 
 
 def test_dynamics(args):
