@@ -18,27 +18,11 @@
 #include "assembly/assemble.hpp"
 #include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
+#include "parallel/phase_timer.hpp"
 #include "solvers/factorization.hpp"
 
 namespace catena {
 namespace {
-
-/// Adds the wall time of its scope to a phase of DistributedDynamicsTimings.
-class PhaseTimer {
- public:
-  explicit PhaseTimer(double& phase) : phase_(phase), start_(MPI_Wtime()) {}
-  ~PhaseTimer() { phase_ += MPI_Wtime() - start_; }
-  PhaseTimer(const PhaseTimer&) = delete;
-  PhaseTimer& operator=(const PhaseTimer&) = delete;
-
- private:
-  double& phase_;
-  double start_;
-};
-
-double maxAbs(const VecX& x) {
-  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
-}
 
 /// The worst of the ranks' callback outcomes (SUNDIALS: 0 ok, 1 recoverable, -1 fatal), so that
 /// every rank returns the same to IDA and all take the same path.
@@ -661,17 +645,6 @@ struct Counters {
   }
 };
 
-/// |C|_inf, |C_q v + C_t|_inf (owned joints of this rank) at the local state s.
-std::pair<double, double> localDrift(const DistributedAssembly& as, const State& s) {
-  const Model& m = as.distributedModel().local();
-  SparseMatrixCSR Cq = makeConstraintMatrix(as.plan());
-  VecX C(m.nc), Ct(m.nc);
-  assembleConstraints(m, as.plan(), s.q, s.t, &C, &Cq);
-  assembleConstraintTimeDerivative(m, as.plan(), s.q, s.t, Ct);
-  const VecX rate = Cq * s.v + Ct;
-  return {maxAbs(C), maxAbs(rate)};
-}
-
 }  // namespace
 
 DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
@@ -714,13 +687,12 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
   VecX vdot;
   {
     PhaseTimer timer(time.initial);
-    const auto [cpos, cvel] = localDrift(as, s);
-    double size = 0.0;
+    const auto [pos, vel] = distributedConstraintDrift(as, s);
+    double size = 0.0;  // of the positions (2D: x, y; not the angle)
     for (Index b = 0; b < dm.part().owned_bodies; ++b)
-      size = std::max(size, s.q.segment<3>(model.qOffset(b)).norm());
-    const double pos = dm.max(cpos), vel = dm.max(cvel);
+      size = std::max(size, s.q.segment(model.qOffset(b), model.dimension).norm());
     const double pos_tol = 1e-10 * (1.0 + dm.max(size));
-    const double vel_tol = 1e-8 * std::max(1.0, dm.max(maxAbs(s.v)));
+    const double vel_tol = 1e-8 * std::max(1.0, dm.maxAbs(s.v));
     if (o.assemble_initial_state && (pos > pos_tol || vel > vel_tol)) {
       std::ostringstream os;
       os << "distributed IDA: the initial state is not consistent (|C| = " << pos
@@ -921,9 +893,13 @@ Energy distributedEnergy(const DistributedAssembly& as, const State& s) {
 }
 
 ConstraintDrift distributedConstraintDrift(const DistributedAssembly& as, const State& s) {
-  const auto [position, velocity] = localDrift(as, s);
   const DistributedModel& dm = as.distributedModel();
-  return {dm.max(position), dm.max(velocity)};
+  const Model& m = dm.local();
+  SparseMatrixCSR Cq = makeConstraintMatrix(as.plan());
+  VecX C(m.nc), Ct(m.nc);
+  assembleConstraints(m, as.plan(), s.q, s.t, &C, &Cq);
+  assembleConstraintTimeDerivative(m, as.plan(), s.q, s.t, Ct);
+  return {dm.maxAbs(C), dm.maxAbs(VecX(Cq * s.v + Ct))};
 }
 
 }  // namespace catena

@@ -75,6 +75,10 @@ double DistributedModel::max(double x) const {
   return y;
 }
 
+double DistributedModel::maxAbs(const VecX& x) const {
+  return max(x.size() ? x.cwiseAbs().maxCoeff() : 0.0);
+}
+
 Vec3 DistributedModel::sum(const Vec3& x) const {
   Vec3 y;
   MPI_Allreduce(x.data(), y.data(), 3, MPI_DOUBLE, MPI_SUM, PETSC_COMM_WORLD);

@@ -48,6 +48,8 @@ class DistributedModel {
   /// Sum and maximum over the ranks. Collective.
   double sum(double x) const;
   double max(double x) const;
+  /// Largest |x_i| over every rank's entries of x (0 if all are empty). Collective.
+  double maxAbs(const VecX& x) const;
   Vec3 sum(const Vec3& x) const;
 
  private:

@@ -12,6 +12,7 @@
 #include "model/state.hpp"
 #include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
+#include "parallel/phase_timer.hpp"
 #include "parallel/saddle_numbering.hpp"
 #include "solvers/factorization.hpp"
 
@@ -120,23 +121,6 @@ struct Residual {
   double force, position, merit;
 };
 
-/// Adds the wall time of its scope to a phase of DistributedStaticsTimings.
-class PhaseTimer {
- public:
-  explicit PhaseTimer(double& phase) : phase_(phase), start_(MPI_Wtime()) {}
-  ~PhaseTimer() { phase_ += MPI_Wtime() - start_; }
-  PhaseTimer(const PhaseTimer&) = delete;
-  PhaseTimer& operator=(const PhaseTimer&) = delete;
-
- private:
-  double& phase_;
-  double start_;
-};
-
-double maxAbs(const VecX& x) {
-  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
-}
-
 /// analysis/scales.hpp's lengthScale over the ranks: the bodies' start positions and the ground
 /// markers (each held by one part) about their centroid.
 double distributedLengthScale(const DistributedModel& dm) {
@@ -172,8 +156,8 @@ Residual evaluate(DistributedAssembly& as, const VecX& q, const VecX& lambda, do
   as.constraintForces(lambda, cforce);
   r = as.f() - cforce;
   Residual res;
-  res.force = dm.max(maxAbs(r)) / fs;
-  res.position = dm.max(maxAbs(as.C())) / ls;
+  res.force = dm.maxAbs(r) / fs;
+  res.position = dm.maxAbs(as.C()) / ls;
   res.merit = dm.sum(r.squaredNorm()) / (fs * fs) + dm.sum(as.C().squaredNorm()) / (ls * ls);
   return res;
 }
@@ -212,7 +196,7 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
     PhaseTimer timer(time.assembly);
     as.assembleForces(q, 0.0);
   }
-  out.force_scale = std::max(dm.max(maxAbs(as.f())), 1e-300);
+  out.force_scale = std::max(dm.maxAbs(as.f()), 1e-300);
   out.length_scale = distributedLengthScale(dm);
   const double fs = out.force_scale, ls = out.length_scale;
   {
