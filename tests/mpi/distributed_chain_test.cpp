@@ -20,39 +20,14 @@
 #include "math/rotation.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
+#include "mpi_support.hpp"
 #include "parallel/distributed_statics.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;
+using namespace catena::test;
 
 namespace {
-
-int worldRank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int worldSize() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-double allMax(double x) {
-  double y = 0.0;
-  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return y;
-}
-
-ModelPart chainPart(int N) {
-  CatenaryChainOptions o;
-  o.links = N;
-  return buildCatenaryChainPart(o, worldRank(), worldSize());
-}
-Model wholeChain(int N) {
-  CatenaryChainOptions o;
-  o.links = N;
-  return buildCatenaryChain(o);
-}
 
 /// Body `global` moved off the 'V' by up to 5 cm and 0.05 rad, from its global index alone, so
 /// every rank reproduces the serial configuration of its bodies.

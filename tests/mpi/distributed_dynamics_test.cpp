@@ -36,34 +36,15 @@
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
+#include "mpi_support.hpp"
 #include "parallel/distributed_dynamics.hpp"
 #include "parallel/distributed_statics.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;
+using namespace catena::test;
 
 namespace {
-
-int worldRank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int worldSize() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-double allMax(double x) {
-  double y = 0.0;
-  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return y;
-}
-Vec3 allSum(const Vec3& x) {
-  Vec3 y;
-  MPI_Allreduce(x.data(), y.data(), 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-  return y;
-}
 
 CatenaryChainOptions chainOptions(int N) {
   CatenaryChainOptions o;

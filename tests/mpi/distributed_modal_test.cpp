@@ -21,40 +21,15 @@
 #include "assembly/assemble.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
+#include "mpi_support.hpp"
 #include "parallel/distributed_modal.hpp"
 #include "parallel/distributed_statics.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;
+using namespace catena::test;
 
 namespace {
-
-int worldRank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int worldSize() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
-double allMax(double x) {
-  double y = 0.0;
-  MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-  return y;
-}
-
-ModelPart chainPart(int N) {
-  CatenaryChainOptions o;
-  o.links = N;
-  return buildCatenaryChainPart(o, worldRank(), worldSize());
-}
-Model wholeChain(int N) {
-  CatenaryChainOptions o;
-  o.links = N;
-  return buildCatenaryChain(o);
-}
 
 /// The check values of DistributedMode from a serial mode shape (nv entries) and the serial M:
 /// kinetic-energy fractions (x, y, z, rotation) and effective masses.

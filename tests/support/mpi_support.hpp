@@ -1,8 +1,12 @@
 #pragma once
 /// @file mpi_support.hpp
-/// Rank, size and reductions over MPI_COMM_WORLD for the MPI tests: every check is reduced
-/// first, so all ranks pass or fail together and never leave one another waiting.
+/// Rank, size and reductions over MPI_COMM_WORLD for the MPI tests (every check is reduced
+/// first, so all ranks pass or fail together and never leave one another waiting), and the
+/// catenary chain of N links whole and as this rank's part.
 #include <mpi.h>
+
+#include "core/types.hpp"
+#include "model/generators.hpp"
 
 namespace catena::test {
 
@@ -25,6 +29,23 @@ inline double allSum(double x) {
   double y = 0.0;
   MPI_Allreduce(&x, &y, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return y;
+}
+
+inline Vec3 allSum(const Vec3& x) {
+  Vec3 y;
+  MPI_Allreduce(x.data(), y.data(), 3, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  return y;
+}
+
+inline ModelPart chainPart(int N) {
+  CatenaryChainOptions o;
+  o.links = N;
+  return buildCatenaryChainPart(o, worldRank(), worldSize());
+}
+inline Model wholeChain(int N) {
+  CatenaryChainOptions o;
+  o.links = N;
+  return buildCatenaryChain(o);
 }
 
 }  // namespace catena::test
