@@ -224,6 +224,22 @@ constexpr double kWeightTolerance = 1e-8;
 /// tolerance 1e-10 on omega^2; measured 1e-15 on the 6 x 8 lattice).
 constexpr double kFrequencyTolerance = 1e-8;
 
+/// The fields that identify a run: family, analysis, size, repeat, ranks, threads.
+void writeRunHead(JsonWriter& j, const std::string& family, const std::string& analysis, long size,
+                  int repeat, int ranks) {
+  j.key("family").value(family).key("analysis").value(analysis);
+  j.key("size").value(size).key("repeat").value(repeat);
+  j.key("ranks").value(ranks).key("threads").value(omp_get_max_threads());
+}
+
+/// Peak resident set of the ranks so far (MiB): the largest and the sum. Collective.
+void writePeakMemory(JsonWriter& j) {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  const double rss = usage.ru_maxrss / 1024.0;  // KiB on Linux
+  j.key("max_rss_mib_max").value(maxOver(rss)).key("max_rss_mib_sum").value(sumOver(rss));
+}
+
 /// Mass of the rank's owned bodies, kg.
 double ownedMass(const DistributedModel& dm) {
   double mass = 0.0;
@@ -294,21 +310,16 @@ RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const Scalin
   // C = 0 and C_q v + C_t = 0 are equations of the DAE, held to IDA's Newton tolerance, a
   // fraction of rtol of the positions and velocities (measured: |C| <= 2e-12 m and
   // |C_q v| <= 3e-8 m/s at rtol 1e-6).
-  const double speed = std::max(1.0, dm.max(r.state.v.cwiseAbs().maxCoeff()));
+  const double speed = std::max(1.0, dm.maxAbs(r.state.v));
   const bool constraint_pass =
       r.status.ok() && c.position <= study.rtol * span && c.velocity <= study.rtol * speed;
 
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  const double rss = usage.ru_maxrss / 1024.0;  // KiB on Linux
   const DistributedDynamicsTimings& t = r.timings;
 
   std::ostringstream os;
   JsonWriter j(os);
   j.beginObject();
-  j.key("family").value("chain").key("analysis").value("dynamics");
-  j.key("size").value(N).key("repeat").value(repeat);
-  j.key("ranks").value(ranks).key("threads").value(omp_get_max_threads());
+  writeRunHead(j, "chain", "dynamics", N, repeat, ranks);
   j.key("unknowns").value(r.unknowns);
   j.key("status").value(r.status.ok() ? std::string("ok") : r.status.message);
   j.key("linear_solver").value(r.linear_solver);
@@ -324,7 +335,7 @@ RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const Scalin
   j.key("time_assembly_s").value(dm.max(t.assembly));
   j.key("time_factorization_s").value(dm.max(t.factorization));
   j.key("time_solve_s").value(dm.max(t.solve));
-  j.key("max_rss_mib_max").value(dm.max(rss)).key("max_rss_mib_sum").value(dm.sum(rss));
+  writePeakMemory(j);
   j.key("midpoint_m").array(midpoint).key("sag_m").value(sag);
   j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
   j.key("weight_n").value(weight);
@@ -434,17 +445,12 @@ RunResult runStatics(const std::string& family, long size, int repeat, int ranks
   MPI_Barrier(MPI_COMM_WORLD);
   const double total = MPI_Wtime() - start;
 
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  const double rss = usage.ru_maxrss / 1024.0;  // KiB on Linux
   const DistributedStaticsTimings& t = r.timings;
 
   std::ostringstream os;
   JsonWriter j(os);
   j.beginObject();
-  j.key("family").value(family).key("analysis").value(modes > 0 ? "modal" : "statics");
-  j.key("size").value(size).key("repeat").value(repeat);
-  j.key("ranks").value(ranks).key("threads").value(omp_get_max_threads());
+  writeRunHead(j, family, modes > 0 ? "modal" : "statics", size, repeat, ranks);
   j.key("unknowns").value(static_cast<long>(dm.globalNv() + dm.globalNc()));
   j.key("constraints").value(static_cast<long>(dm.globalNc()));
   j.key("partitioner").value(partitioner);
@@ -459,7 +465,7 @@ RunResult runStatics(const std::string& family, long size, int repeat, int ranks
   j.key("time_assembly_s").value(maxOver(t.assembly));
   j.key("time_factorization_s").value(maxOver(t.factorization));
   j.key("time_solve_s").value(maxOver(t.solve));
-  j.key("max_rss_mib_max").value(maxOver(rss)).key("max_rss_mib_sum").value(sumOver(rss));
+  writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).
   const bool statics_pass =
       family == "chain" ? chainChecks(j, as, r, size) : latticeChecks(j, as, r, lattice);

@@ -11,7 +11,7 @@
 
 #include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
-#include "parallel/saddle_numbering.hpp"
+#include "parallel/saddle_point_matrix.hpp"
 #include "solvers/factorization.hpp"
 
 namespace catena {
@@ -24,22 +24,7 @@ class ModalPencil {
  public:
   ModalPencil(const DistributedModel& dm, const SparseMatrixCSR& Kt, const SparseMatrixCSR& Cq,
               const SparseMatrixCSR& M)
-      : n_(saddleNumbering(dm)) {
-    std::vector<PetscInt> i, j;
-    auto add = [&](const SparseMatrixCSR& X, const std::vector<Index>& rm,
-                   const std::vector<Index>& cm, bool transpose) {
-      for (int r = 0; r < X.outerSize(); ++r)
-        for (int k = X.outerIndexPtr()[r]; k < X.outerIndexPtr()[r + 1]; ++k) {
-          const Index row = rm[r], col = cm[X.innerIndexPtr()[k]];
-          i.push_back(transpose ? col : row);
-          j.push_back(transpose ? row : col);
-        }
-    };
-    add(Kt, n_.kv, n_.kv, false);
-    add(Cq, n_.kr, n_.kv, false);
-    add(Cq, n_.kr, n_.kv, true);
-    a_values_.resize(i.size());
-    A_ = std::make_unique<CooMatrix>(n_.local_size, n_.local_size, std::move(i), std::move(j));
+      : n_(saddleNumbering(dm)), A_(n_, Kt, Cq) {
     // B: M lives in the bodies' diagonal blocks; the body pattern's coupling blocks stay out.
     const int nvb = dm.local().nv_body;
     std::vector<PetscInt> bi, bj;
@@ -57,23 +42,21 @@ class ModalPencil {
   /// Refills A and B with a the constraint scale. Collective.
   void set(const SparseMatrixCSR& Kt, const SparseMatrixCSR& Cq, const SparseMatrixCSR& M,
            double a) {
-    const long nk = Kt.nonZeros(), nc = Cq.nonZeros();
-    std::copy_n(Kt.valuePtr(), nk, a_values_.data());
-    for (long k = 0; k < nc; ++k) a_values_[nk + k] = a_values_[nk + nc + k] = a * Cq.valuePtr()[k];
-    A_->set(a_values_.data());
+    A_.set(Kt, Cq, a);
     for (std::size_t k = 0; k < mass_slots_.size(); ++k)
       b_values_[k] = M.valuePtr()[mass_slots_[k]];
     B_->set(b_values_.data());
   }
 
-  Mat A() const { return A_->mat(); }
+  Mat A() const { return A_.mat(); }
   Mat B() const { return B_->mat(); }
   const SaddleNumbering& numbering() const { return n_; }
 
  private:
   SaddleNumbering n_;
-  std::unique_ptr<CooMatrix> A_, B_;
-  std::vector<double> a_values_, b_values_;
+  SaddlePointMatrix A_;
+  std::unique_ptr<CooMatrix> B_;
+  std::vector<double> b_values_;
   std::vector<int> mass_slots_;
 };
 

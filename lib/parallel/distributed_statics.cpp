@@ -13,7 +13,7 @@
 #include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "parallel/phase_timer.hpp"
-#include "parallel/saddle_numbering.hpp"
+#include "parallel/saddle_point_matrix.hpp"
 #include "solvers/factorization.hpp"
 
 namespace catena {
@@ -26,26 +26,11 @@ class DistributedSaddlePoint {
  public:
   DistributedSaddlePoint(const DistributedModel& dm, const SparseMatrixCSR& A,
                          const SparseMatrixCSR& B, const std::string& prefix)
-      : dm_(dm), n_(saddleNumbering(dm)) {
-    std::vector<PetscInt> i, j;
-    auto add = [&](const SparseMatrixCSR& M, const std::vector<Index>& rm,
-                   const std::vector<Index>& cm, bool transpose) {
-      for (int r = 0; r < M.outerSize(); ++r)
-        for (int k = M.outerIndexPtr()[r]; k < M.outerIndexPtr()[r + 1]; ++k) {
-          const Index row = rm[r], col = cm[M.innerIndexPtr()[k]];
-          i.push_back(transpose ? col : row);
-          j.push_back(transpose ? row : col);
-        }
-    };
-    add(A, n_.kv, n_.kv, false);
-    add(B, n_.kr, n_.kv, false);
-    add(B, n_.kr, n_.kv, true);
-    values_.resize(i.size());
-    K_ = std::make_unique<CooMatrix>(n_.local_size, n_.local_size, i, j);
-    CATENA_PETSC(MatCreateVecs(K_->mat(), &sol_, &rhs_));
+      : dm_(dm), n_(saddleNumbering(dm)), K_(n_, A, B) {
+    CATENA_PETSC(MatCreateVecs(K_.mat(), &sol_, &rhs_));
     CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
     // From 2000 links on MUMPS' default workspace margin (20 %) runs out; 100 %.
-    setUpDirectLu(ksp_, K_->mat(), prefix, 100);
+    setUpDirectLu(ksp_, K_.mat(), prefix, 100);
   }
   ~DistributedSaddlePoint() {
     VecDestroy(&sol_);
@@ -59,11 +44,8 @@ class DistributedSaddlePoint {
   Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale) {
     ++factorizations;
     scale_ = scale;
-    const long na = A.nonZeros(), nb = B.nonZeros();
-    std::copy_n(A.valuePtr(), na, values_.data());
-    for (long k = 0; k < nb; ++k) values_[na + k] = values_[na + nb + k] = scale * B.valuePtr()[k];
-    K_->set(values_.data());
-    return factorDirectLu(ksp_, K_->mat());
+    K_.set(A, B, scale);
+    return factorDirectLu(ksp_, K_.mat());
   }
 
   /// x (owned velocities), y (owned rows) from f (owned velocities), g (owned rows). Collective.
@@ -110,8 +92,7 @@ class DistributedSaddlePoint {
  private:
   const DistributedModel& dm_;
   SaddleNumbering n_;
-  std::unique_ptr<CooMatrix> K_;
-  std::vector<double> values_;
+  SaddlePointMatrix K_;
   double scale_ = 1.0;
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, sol_ = nullptr;

@@ -1,0 +1,53 @@
+#pragma once
+/// @file saddle_point_matrix.hpp
+/// (parallel/ internal: sees PETSc.) The saddle-point matrix [A, s B^T; s B, 0] of a
+/// DistributedModel in the numbering of saddle_numbering.hpp, from the local A (body pattern,
+/// ghost rows included) and the local B = C_q: a CooMatrix whose pattern is fixed once, refilled
+/// by set(). The distributed statics factors it; the modal analysis uses it as its pencil's A.
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "parallel/petsc_coo_matrix.hpp"
+#include "parallel/saddle_numbering.hpp"
+
+namespace catena {
+
+class SaddlePointMatrix {
+ public:
+  SaddlePointMatrix(const SaddleNumbering& n, const SparseMatrixCSR& A, const SparseMatrixCSR& B) {
+    std::vector<PetscInt> i, j;
+    auto add = [&](const SparseMatrixCSR& X, const std::vector<Index>& rm,
+                   const std::vector<Index>& cm, bool transpose) {
+      for (int r = 0; r < X.outerSize(); ++r)
+        for (int k = X.outerIndexPtr()[r]; k < X.outerIndexPtr()[r + 1]; ++k) {
+          const Index row = rm[r], col = cm[X.innerIndexPtr()[k]];
+          i.push_back(transpose ? col : row);
+          j.push_back(transpose ? row : col);
+        }
+    };
+    add(A, n.kv, n.kv, false);
+    add(B, n.kr, n.kv, false);
+    add(B, n.kr, n.kv, true);
+    values_.resize(i.size());
+    coo_ = std::make_unique<CooMatrix>(n.local_size, n.local_size, std::move(i), std::move(j));
+  }
+
+  /// Refills the values from A and B (the patterns given at construction) with scale s on B.
+  /// Collective.
+  void set(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s) {
+    const long na = A.nonZeros(), nb = B.nonZeros();
+    std::copy_n(A.valuePtr(), na, values_.data());
+    for (long k = 0; k < nb; ++k) values_[na + k] = values_[na + nb + k] = s * B.valuePtr()[k];
+    coo_->set(values_.data());
+  }
+
+  Mat mat() const { return coo_->mat(); }
+
+ private:
+  std::unique_ptr<CooMatrix> coo_;
+  std::vector<double> values_;
+};
+
+}  // namespace catena
