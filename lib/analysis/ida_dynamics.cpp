@@ -447,19 +447,6 @@ double initialStep(const Model& m, const State& s, const VecX& vdot, const IdaOp
   return h;
 }
 
-/// IDA's counters, summed over restarts (IDAReInit zeroes them).
-struct Counters {
-  long residuals = 0, setups = 0, error_fails = 0, newton = 0, conv_fails = 0, jacobians = 0;
-  void add(void* mem) {
-    long n = 0;
-    if (IDAGetNumLinSolvSetups(mem, &n) == IDA_SUCCESS) setups += n;
-    if (IDAGetNumErrTestFails(mem, &n) == IDA_SUCCESS) error_fails += n;
-    if (IDAGetNumNonlinSolvIters(mem, &n) == IDA_SUCCESS) newton += n;
-    if (IDAGetNumNonlinSolvConvFails(mem, &n) == IDA_SUCCESS) conv_fails += n;
-    if (IDAGetNumJacEvals(mem, &n) == IDA_SUCCESS) jacobians += n;
-  }
-};
-
 }  // namespace
 
 std::string idaFormulationName(IdaFormulation f) {
@@ -627,18 +614,12 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   // 3. Steps. IDA_ONE_STEP, so that every accepted step is seen (step statistics, index-1
   //    projection); output times in between are interpolated by IDA (IDAGetDky).
   State current = s;  // the state at the last accepted step
-  Counters counters;
+  ida_glue::IdaCounters counters;
   DynamicsStats& stats = out.stats;
   stats.smallest_step = std::numeric_limits<double>::infinity();
   auto finish = [&](bool ok_status) {
     counters.add(sun.mem);
-    stats.newton_iterations = counters.newton;
-    stats.jacobian_evaluations = counters.jacobians;
-    stats.factorizations = counters.setups;
-    stats.linear_solves = counters.newton;
-    stats.error_test_failures = counters.error_fails;
-    stats.convergence_failures = counters.conv_fails;
-    stats.rejected_steps = counters.error_fails + counters.conv_fails;
+    counters.fill(stats);
     if (stats.steps == 0) stats.smallest_step = 0.0;
     if (ok_status) {
       out.status = Status::success();

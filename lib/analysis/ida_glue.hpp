@@ -14,6 +14,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "analysis/dynamics.hpp"
+
 namespace catena::ida_glue {
 
 /// Owner of the SUNDIALS objects of one run, freed in reverse order of creation. A parallel run
@@ -35,6 +37,32 @@ struct IdaObjects {
     for (N_Vector v : {y, yp, id, atol, work})
       if (v) N_VDestroy(v);
     if (ctx) SUNContext_Free(&ctx);
+  }
+};
+
+/// IDA's work counters, summed over the IDA runs of one integration (a driver that re-initializes
+/// IDA adds the finished run's counters before IDAReInit resets them), and the DynamicsStats
+/// they give.
+struct IdaCounters {
+  long setups = 0, error_fails = 0, newton = 0, conv_fails = 0, jacobians = 0;
+  void add(void* mem) {
+    long n = 0;
+    if (IDAGetNumLinSolvSetups(mem, &n) == IDA_SUCCESS) setups += n;
+    if (IDAGetNumErrTestFails(mem, &n) == IDA_SUCCESS) error_fails += n;
+    if (IDAGetNumNonlinSolvIters(mem, &n) == IDA_SUCCESS) newton += n;
+    if (IDAGetNumNonlinSolvConvFails(mem, &n) == IDA_SUCCESS) conv_fails += n;
+    if (IDAGetNumJacEvals(mem, &n) == IDA_SUCCESS) jacobians += n;
+  }
+  /// Newton iterations, Jacobians, factorizations (IDA's linear solver set-ups), linear solves
+  /// (one per Newton iteration), error-test and convergence failures, rejected steps.
+  void fill(DynamicsStats& stats) const {
+    stats.newton_iterations = newton;
+    stats.jacobian_evaluations = jacobians;
+    stats.factorizations = setups;
+    stats.linear_solves = newton;
+    stats.error_test_failures = error_fails;
+    stats.convergence_failures = conv_fails;
+    stats.rejected_steps = error_fails + conv_fails;
   }
 };
 

@@ -633,18 +633,6 @@ SUNLinearSolver makeSolver(CallbackData* data, SUNContext ctx) {
   return S;
 }
 
-/// IDA's counters.
-struct Counters {
-  long setups = 0, error_fails = 0, newton = 0, conv_fails = 0, jacobians = 0;
-  void read(void* mem) {
-    IDAGetNumLinSolvSetups(mem, &setups);
-    IDAGetNumErrTestFails(mem, &error_fails);
-    IDAGetNumNonlinSolvIters(mem, &newton);
-    IDAGetNumNonlinSolvConvFails(mem, &conv_fails);
-    IDAGetNumJacEvals(mem, &jacobians);
-  }
-};
-
 }  // namespace
 
 DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
@@ -786,15 +774,9 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
   DynamicsStats& stats = out.stats;
   stats.smallest_step = std::numeric_limits<double>::infinity();
   auto finish = [&](bool ok_status) {
-    Counters c;
-    c.read(sun.mem);
-    stats.newton_iterations = c.newton;
-    stats.jacobian_evaluations = c.jacobians;
-    stats.factorizations = c.setups;
-    stats.linear_solves = c.newton;
-    stats.error_test_failures = c.error_fails;
-    stats.convergence_failures = c.conv_fails;
-    stats.rejected_steps = c.error_fails + c.conv_fails;
+    ida_glue::IdaCounters c;
+    c.add(sun.mem);
+    c.fill(stats);
     if (stats.steps == 0) stats.smallest_step = 0.0;
     time.integration = MPI_Wtime() - loop_start;
     if (ok_status) {
