@@ -84,6 +84,10 @@ constexpr const char* kUsage =
     "  --t-end S                  dynamics: simulated time, s (default 0.1; study file: t_end)\n"
     "  --rtol X                   dynamics: IDA's relative tolerance (default 1e-6; atol is\n"
     "                             1e-2 rtol in m, m/s)\n"
+    "  --linear-solver direct|iterative\n"
+    "                             statics (and modal's statics): the saddle-point systems by\n"
+    "                             MUMPS (default) or by FGMRES + PCFIELDSPLIT on the augmented\n"
+    "                             Lagrangian (no global factor; PETSc options -statics_...)\n"
     "  --repeats K                runs per size (default 1)\n"
     "  --json FILE                JSON lines, rewritten atomically after every run (default:\n"
     "                             stdout at the end)\n"
@@ -179,6 +183,8 @@ Options parseOptions(int argc, char** argv) {
       o.study.t_end = number(k, v);
     else if (k == "--rtol")
       o.study.rtol = number(k, v);
+    else if (k == "--linear-solver")
+      o.study.linear_solver = v;
     else
       CATENA_CHECK(false, "unknown option '" << k << "' (see --help)");
   }
@@ -199,6 +205,7 @@ std::string signature(const Options& o, int ranks, int threads) {
   os << " repeats=" << s.repeats << " ranks=" << ranks << " threads=" << threads;
   if (s.analysis == "modal") os << " modes=" << s.modes;
   if (s.analysis == "dynamics") os << " t_end=" << s.t_end << " rtol=" << s.rtol;
+  if (s.linear_solver != "direct") os << " linear_solver=" << s.linear_solver;
   return os.str();
 }
 
@@ -408,8 +415,9 @@ bool latticeChecks(JsonWriter& j, const DistributedAssembly& as, const Distribut
 
 /// One distributed statics of the family's model of the given size, and with modes > 0 the
 /// lowest modes at its equilibrium; the JSON line (meaningful on rank 0).
-RunResult runStatics(const std::string& family, long size, int repeat, int ranks, int rank,
-                     int modes) {
+RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks, int rank) {
+  const std::string& family = study.family;
+  const int modes = study.analysis == "modal" ? study.modes : 0;
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the model (a contiguous range of the chain's links, a graph
@@ -431,7 +439,10 @@ RunResult runStatics(const std::string& family, long size, int repeat, int ranks
   const double setup = MPI_Wtime() - start;
 
   // 2. Newton (assembly, factorization, solves are timed inside).
-  const DistributedStaticsResult r = solveDistributedStatics(as);
+  SaddlePointSolverOptions linear;
+  if (study.linear_solver == "iterative")
+    linear.method = SaddlePointSolverOptions::Method::kAugmentedLagrangian;
+  const DistributedStaticsResult r = solveDistributedStatics(as, {}, linear);
 
   // 3. Modal: the lowest modes at the equilibrium (pencil, factorization, Krylov-Schur).
   DistributedModalResult modal;
@@ -459,6 +470,7 @@ RunResult runStatics(const std::string& family, long size, int repeat, int ranks
   j.key("linear_solver").value(r.linear_solver);
   j.key("newton_iterations").value(static_cast<int>(r.history.size()) - 1);
   j.key("factorizations").value(r.factorizations).key("solves").value(r.solves);
+  j.key("krylov_iterations").value(r.krylov_iterations);
   // Phase times: the maximum over the ranks of each rank's time in the phase.
   j.key("time_total_s").value(total);
   j.key("time_setup_s").value(maxOver(setup + t.setup));
@@ -590,8 +602,7 @@ int main(int argc, char** argv) {
                                        << ranks << " ranks)");
       const RunResult result = s.analysis == "dynamics"
                                    ? runChainDynamics(N, run % s.repeats, ranks, rank, s)
-                                   : runStatics(s.family, N, run % s.repeats, ranks, rank,
-                                                s.analysis == "modal" ? s.modes : 0);
+                                   : runStatics(s, N, run % s.repeats, ranks, rank);
       if (rank == 0) {
         lines.push_back(result.line);
         if (!result.pass) all_pass = 0;

@@ -38,12 +38,12 @@ catena_mpi_test(distributed_lattice 180)
 # catena-scale (drivers/catena_scale.cpp, docs/scaling.md) under mpiexec, checked by
 # mpi/catena_scale_test.py: the same study on 1 and 2 ranks gives the same check values; a study
 # stopped by SIGTERM and restarted gives the lines of an uninterrupted one; bad options fail; the
-# modal analysis on 1 and 2 ranks gives the same frequencies; the lattice passes its closed-form
-# checks on 1, 2 and 4 ranks; the dynamics on 1 and 2 ranks the same state to the integration
-# error.
+# iterative saddle-point solver gives the direct one's check values; the modal analysis on 1 and
+# 2 ranks gives the same frequencies; the lattice passes its closed-form checks on 1, 2 and 4
+# ranks; the dynamics on 1 and 2 ranks the same state to the integration error.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(mode ranks restart options modal lattice dynamics)
+  foreach(mode ranks restart options iterative modal lattice dynamics)
     add_test(NAME mpi_catena_scale_${mode}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/catena_scale_test.py
                      --mpiexec ${MPIEXEC_EXECUTABLE} --scale $<TARGET_FILE:catena_scale>

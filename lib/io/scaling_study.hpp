@@ -9,6 +9,8 @@
 ///   modes: 4                 # modal: how many modes
 ///   t_end: 0.1               # dynamics: simulated time, s
 ///   rtol: 1e-6               # dynamics: IDA's relative tolerance
+///   linear_solver: direct    # statics, modal's statics: direct (MUMPS) or iterative (augmented
+///                            # Lagrangian, FGMRES + PCFIELDSPLIT; docs/parallel.md)
 ///   sizes: [10000, 100000]   # chain: links, each even and >= 2; lattice: K for K x K cells
 ///   repeats: 3               # runs per size
 ///   json: results.jsonl      # one JSON line per run (optional; stdout otherwise)
@@ -23,9 +25,10 @@ namespace catena {
 struct ScalingStudy {
   std::string family = "chain";
   std::string analysis = "statics";
-  int modes = 4;       ///< modal: the lowest modes computed
-  double t_end = 0.1;  ///< dynamics: simulated time, s
-  double rtol = 1e-6;  ///< dynamics: IDA's relative tolerance
+  int modes = 4;                         ///< modal: the lowest modes computed
+  double t_end = 0.1;                    ///< dynamics: simulated time, s
+  double rtol = 1e-6;                    ///< dynamics: IDA's relative tolerance
+  std::string linear_solver = "direct";  ///< statics' saddle-point solves: direct or iterative
   std::vector<long> sizes;
   int repeats = 1;
   std::string json;

@@ -10,93 +10,12 @@
 
 #include "analysis/scales.hpp"
 #include "model/state.hpp"
-#include "parallel/direct_lu.hpp"
-#include "parallel/petsc_coo_matrix.hpp"
+#include "parallel/distributed_saddle_point.hpp"
 #include "parallel/phase_timer.hpp"
-#include "parallel/saddle_point_matrix.hpp"
 #include "solvers/factorization.hpp"
 
 namespace catena {
 namespace {
-
-/// The saddle-point system [A, s B^T; s B, 0] of a DistributedModel in the body-by-body
-/// numbering of distributed_statics.hpp, from the local A (body pattern, ghost rows included)
-/// and the local B = C_q; KSP preonly + LU, MUMPS unless the options say otherwise.
-class DistributedSaddlePoint {
- public:
-  DistributedSaddlePoint(const DistributedModel& dm, const SparseMatrixCSR& A,
-                         const SparseMatrixCSR& B, const std::string& prefix)
-      : dm_(dm), n_(saddleNumbering(dm)), K_(n_, A, B) {
-    CATENA_PETSC(MatCreateVecs(K_.mat(), &sol_, &rhs_));
-    CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
-    // From 2000 links on MUMPS' default workspace margin (20 %) runs out; 100 %.
-    setUpDirectLu(ksp_, K_.mat(), prefix, 100);
-  }
-  ~DistributedSaddlePoint() {
-    VecDestroy(&sol_);
-    VecDestroy(&rhs_);
-    KSPDestroy(&ksp_);
-  }
-  DistributedSaddlePoint(const DistributedSaddlePoint&) = delete;
-  DistributedSaddlePoint& operator=(const DistributedSaddlePoint&) = delete;
-
-  /// Refills [A, s B^T; s B, 0] and factors it. Collective.
-  Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale) {
-    ++factorizations;
-    scale_ = scale;
-    K_.set(A, B, scale);
-    return factorDirectLu(ksp_, K_.mat());
-  }
-
-  /// x (owned velocities), y (owned rows) from f (owned velocities), g (owned rows). Collective.
-  Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {
-    ++solves;
-    PetscScalar* r = nullptr;
-    CATENA_PETSC(VecGetArray(rhs_, &r));
-    for (Index k = 0; k < f.size(); ++k) r[n_.kv[k] - n_.first] = f(k);
-    for (Index k = 0; k < g.size(); ++k) r[n_.kr[k] - n_.first] = scale_ * g(k);
-    CATENA_PETSC(VecRestoreArray(rhs_, &r));
-    CATENA_PETSC(KSPSolve(ksp_, rhs_, sol_));
-    KSPConvergedReason reason;
-    CATENA_PETSC(KSPGetConvergedReason(ksp_, &reason));
-    const PetscScalar* s = nullptr;
-    CATENA_PETSC(VecGetArrayRead(sol_, &s));
-    x.resize(f.size());
-    y.resize(g.size());
-    for (Index k = 0; k < f.size(); ++k) x(k) = s[n_.kv[k] - n_.first];
-    for (Index k = 0; k < g.size(); ++k) y(k) = scale_ * s[n_.kr[k] - n_.first];
-    CATENA_PETSC(VecRestoreArrayRead(sol_, &s));
-    const double finite = dm_.max(x.allFinite() && y.allFinite() ? 0.0 : 1.0);
-    if (reason < 0) {
-      // A failed factorization (direct, or a preconditioner's) is a singular matrix; any other
-      // reason is an iterative solve (-statics_ksp_type ...) that did not converge.
-      PetscInt its = 0;
-      CATENA_PETSC(KSPGetIterationNumber(ksp_, &its));
-      std::ostringstream os;
-      os << "the saddle-point solve failed (" << KSPConvergedReasons[reason] << " after " << its
-         << " Krylov iterations)";
-      return Status::failure(
-          reason == KSP_DIVERGED_PC_FAILED ? Status::Code::kSingular : Status::Code::kNotConverged,
-          os.str());
-    }
-    if (finite > 0.0)
-      return Status::failure(Status::Code::kSingular,
-                             "the saddle-point solve returned non-finite values (singular matrix)");
-    return Status::success();
-  }
-
-  std::string package() const { return directLuPackage(ksp_); }
-
-  int factorizations = 0, solves = 0;
-
- private:
-  const DistributedModel& dm_;
-  SaddleNumbering n_;
-  SaddlePointMatrix K_;
-  double scale_ = 1.0;
-  KSP ksp_ = nullptr;
-  Vec rhs_ = nullptr, sol_ = nullptr;
-};
 
 struct Residual {
   double force, position, merit;
@@ -153,7 +72,8 @@ void applyOwnedVariation(const DistributedModel& dm, const VecX& dq, double alph
 
 }  // namespace
 
-DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const StaticsOptions& o) {
+DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const StaticsOptions& o,
+                                                 const SaddlePointSolverOptions& linear) {
   const DistributedModel& dm = as.distributedModel();
   const Model& m = dm.local();
   DistributedStaticsResult out;
@@ -166,6 +86,7 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
     if (kkt) {
       out.factorizations += kkt->factorizations;
       out.solves += kkt->solves;
+      out.krylov_iterations += kkt->krylov_iterations;
     }
     return out;
   };
@@ -192,20 +113,33 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
     std::optional<DistributedSaddlePoint> lsq;
     {
       PhaseTimer timer(time.setup);
-      lsq.emplace(dm, I, as.localCq(), o.petsc_prefix);
+      lsq.emplace(dm, I, as.localCq(), o.petsc_prefix, linear);
     }
+    // The augmented Lagrangian: this system's Schur complement B B^T is far worse conditioned
+    // than the Newton systems' (~N^2 on an N-link chain) and -(1/gamma) I approximates it only
+    // for gamma large against its inverse, while a large gamma makes the velocity block harder
+    // for block Jacobi across ranks (lattices). So gamma starts at the Newton systems' and
+    // grows 1000-fold while FGMRES runs out of iterations, up to least_squares_augmentation.
+    const bool iterative = linear.method == SaddlePointSolverOptions::Method::kAugmentedLagrangian;
     Status st;
-    {
-      PhaseTimer timer(time.factorization);
-      st = lsq->factor(I, as.localCq(), 1.0);
-    }
     VecX x, lam;
-    if (st.ok()) {
-      PhaseTimer timer(time.solve);
-      st = lsq->solve(as.f(), VecX::Zero(m.nc), x, lam);
+    for (double gamma = linear.augmentation;; gamma *= 1e3) {
+      if (iterative) lsq->setAugmentation(std::min(gamma, linear.least_squares_augmentation));
+      {
+        PhaseTimer timer(time.factorization);
+        st = lsq->factor(I, as.localCq(), 1.0, 1.0);
+      }
+      if (st.ok()) {
+        PhaseTimer timer(time.solve);
+        st = lsq->solve(as.f(), VecX::Zero(m.nc), x, lam);
+      }
+      if (!iterative || st.code != Status::Code::kNotConverged ||
+          gamma >= linear.least_squares_augmentation)
+        break;
     }
     out.factorizations += lsq->factorizations;
     out.solves += lsq->solves;
+    out.krylov_iterations += lsq->krylov_iterations;
     if (!st.ok()) {
       out.status = Status::failure(
           st.code, "distributed statics: the least-squares estimate of the multipliers failed (" +
@@ -219,7 +153,7 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
   std::optional<DistributedSaddlePoint> kkt_storage;
   {
     PhaseTimer timer(time.setup);
-    kkt_storage.emplace(dm, as.localTangent(), as.localCq(), o.petsc_prefix);
+    kkt_storage.emplace(dm, as.localTangent(), as.localCq(), o.petsc_prefix, linear);
   }
   DistributedSaddlePoint& kkt = *kkt_storage;
   out.linear_solver = kkt.package();
@@ -236,7 +170,7 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
       out.status = Status::success();
       return finish(&kkt);
     }
-    double scale = 1.0;
+    double scale = 1.0, amax = 0.0;
     {
       PhaseTimer timer(time.assembly);
       as.assembleTangent(q, 0.0, lambda, o.constraint_stiffness);
@@ -246,13 +180,13 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
           c = std::max(c, std::abs(as.localCq().valuePtr()[k]));
         return c;
       }());
-      const double amax = as.maxAbsTangent();
+      amax = as.maxAbsTangent();
       scale = (amax > 0.0 && cmax > 0.0) ? amax / cmax : 1.0;
     }
     Status st;
     {
       PhaseTimer timer(time.factorization);
-      st = kkt.factor(as.localTangent(), as.localCq(), scale);
+      st = kkt.factor(as.localTangent(), as.localCq(), scale, amax);
     }
     if (st.ok()) {
       PhaseTimer timer(time.solve);

@@ -4,6 +4,8 @@
 /// DistributedModel in the numbering of saddle_numbering.hpp, from the local A (body pattern,
 /// ghost rows included) and the local B = C_q: a CooMatrix whose pattern is fixed once, refilled
 /// by set(). The distributed statics factors it; the modal analysis uses it as its pencil's A.
+/// An augmented matrix (distributed_saddle_point.hpp) adds gamma (s B)^T (s B) to A: the local
+/// B^T B of the owned rows, whose ghost rows their owners sum.
 
 #include <algorithm>
 #include <memory>
@@ -16,7 +18,8 @@ namespace catena {
 
 class SaddlePointMatrix {
  public:
-  SaddlePointMatrix(const SaddleNumbering& n, const SparseMatrixCSR& A, const SparseMatrixCSR& B) {
+  SaddlePointMatrix(const SaddleNumbering& n, const SparseMatrixCSR& A, const SparseMatrixCSR& B,
+                    bool augmented = false) {
     std::vector<PetscInt> i, j;
     auto add = [&](const SparseMatrixCSR& X, const std::vector<Index>& rm,
                    const std::vector<Index>& cm, bool transpose) {
@@ -30,23 +33,42 @@ class SaddlePointMatrix {
     add(A, n.kv, n.kv, false);
     add(B, n.kr, n.kv, false);
     add(B, n.kr, n.kv, true);
+    if (augmented) {
+      augmented_ = true;
+      gram_ = gram(B);
+      add(gram_, n.kv, n.kv, false);
+    }
     values_.resize(i.size());
     coo_ = std::make_unique<CooMatrix>(n.local_size, n.local_size, std::move(i), std::move(j));
   }
 
-  /// Refills the values from A and B (the patterns given at construction) with scale s on B.
-  /// Collective.
-  void set(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s) {
+  /// Refills the values from A and B (the patterns given at construction) with scale s on B;
+  /// an augmented matrix adds gamma (s B)^T (s B) to A. Collective.
+  void set(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s, double gamma = 0.0) {
     const long na = A.nonZeros(), nb = B.nonZeros();
     std::copy_n(A.valuePtr(), na, values_.data());
     for (long k = 0; k < nb; ++k) values_[na + k] = values_[na + nb + k] = s * B.valuePtr()[k];
+    if (augmented_) {
+      gram_ = gram(B);  // the product's pattern follows B's, which is fixed
+      const long ng = gram_.nonZeros();
+      CATENA_CHECK(na + 2 * nb + ng == static_cast<long>(values_.size()),
+                   "B^T B changed its pattern");
+      for (long k = 0; k < ng; ++k) values_[na + 2 * nb + k] = gamma * s * s * gram_.valuePtr()[k];
+    }
     coo_->set(values_.data());
   }
 
   Mat mat() const { return coo_->mat(); }
 
  private:
+  static SparseMatrixCSR gram(const SparseMatrixCSR& B) {
+    const SparseMatrixCSR Bt = B.transpose();
+    return Bt * B;
+  }
+
   std::unique_ptr<CooMatrix> coo_;
+  bool augmented_ = false;
+  SparseMatrixCSR gram_;  ///< B^T B (augmented matrices)
   std::vector<double> values_;
 };
 

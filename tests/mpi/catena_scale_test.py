@@ -9,6 +9,10 @@
            field but the timings and memory; a one-rank study sent SIGTERM from outside
            stops with status 3 and its restart finishes it
   options  bad options end with status 2 and say what was expected
+  iterative --linear-solver iterative (augmented Lagrangian, FGMRES + PCFIELDSPLIT) on 2 ranks:
+           the chain's check values equal the direct solver's to 1e-10 relative, the lattice's
+           statics and modes pass their closed-form checks, the lines say which solver ran and
+           how many Krylov iterations it took
   modal    --analysis modal on 1 and 2 ranks: every line passes its checks (weight, mode
            residuals) and the lowest frequencies agree to 1e-8 relative
   lattice  --family lattice --analysis modal on 1, 2 and 4 ranks (PT-Scotch on 2 and 4): every
@@ -190,6 +194,10 @@ def test_options(args):
         (["--sizes", "40", "--analysis", "modal", "--modes", "0"],
          "modes: expected an integer >= 1"),
         (["--sizes", "40", "--repeats", "zero"], "--repeats: expected an integer"),
+        (["--sizes", "40", "--linear-solver", "cg"],
+         "linear_solver: expected 'direct' or 'iterative', got 'cg'"),
+        (["--sizes", "40", "--analysis", "dynamics", "--linear-solver", "iterative"],
+         "'iterative' is for statics"),
         (["--sizes", "40", "--bogus", "1"], "unknown option '--bogus'"),
         (["--sizes", "40", "--restart"], "--restart needs a checkpoint"),
         ([], "sizes: expected at least one size"),
@@ -197,6 +205,32 @@ def test_options(args):
     for extra, message in cases:
         p = run(args, 1, extra, expect=2)
         check(message in p.stderr, f"{extra}: message '{message}' missing from: {p.stderr}")
+
+
+def test_iterative(args):
+    chain = ["--family", "chain", "--sizes", "40,42", "--analysis", "statics"]
+    direct = study(args, 2, "direct", chain, 2)
+    iterative = study(args, 2, "iterative", chain + ["--linear-solver", "iterative"], 2)
+    worst = 0.0
+    for d, i in zip(direct, iterative):
+        check(d["linear_solver"] == "mumps" and d["krylov_iterations"] == d["solves"],
+              f"direct line: {d['linear_solver']}, {d['krylov_iterations']} Krylov iterations")
+        check(i["status"] == "ok" and i["check_weight_pass"] is True, f"iterative line: {i}")
+        check(i["linear_solver"] == "fieldsplit-al" and i["krylov_iterations"] > i["solves"],
+              f"iterative line: {i['linear_solver']}, {i['krylov_iterations']} Krylov iterations")
+        H = abs(d["reaction_a_n"][0])
+        pairs = [(d["sag_m"], i["sag_m"], d["sag_m"])]
+        for key in ("reaction_a_n", "reaction_b_n"):
+            pairs += [(x, y, H) for x, y in zip(d[key], i[key])]
+        worst = max(worst, max(abs(x - y) / scale for x, y, scale in pairs))
+    print(f"worst relative difference, direct vs iterative: {worst:.3g}")
+    check(worst <= 1e-10, f"direct and iterative statics differ by {worst}")
+    lattice = study(args, 2, "iterative_lattice",
+                    ["--family", "lattice", "--sizes", "4", "--analysis", "modal", "--modes", "3",
+                     "--linear-solver", "iterative"], 1)
+    for l in lattice:
+        check(l["status"] == "ok" and l["check_weight_pass"] is True and
+              l["check_modes_pass"] is True, f"iterative lattice line: {l}")
 
 
 def test_modal(args):
@@ -313,10 +347,12 @@ def main():
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("mode", choices=["ranks", "restart", "options", "modal", "lattice", "dynamics"])
+    ap.add_argument("mode", choices=["ranks", "restart", "options", "iterative", "modal", "lattice",
+                                         "dynamics"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     {"ranks": test_ranks, "restart": test_restart, "options": test_options,
+     "iterative": test_iterative,
      "modal": test_modal, "lattice": test_lattice, "dynamics": test_dynamics}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")
