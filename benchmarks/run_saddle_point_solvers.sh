@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# The distributed statics' two saddle-point solvers side by side (issue 6, docs/parallel.md):
+# MUMPS (direct) and the augmented Lagrangian (FGMRES + PCFIELDSPLIT, --linear-solver iterative)
+# on the catenary chain and the four-bar lattice, 1 and 2 ranks, 1 thread per rank. Each
+# configuration runs once through catena-scale; the table gives Newton and Krylov iterations,
+# the wall time (whole run, and the factorization + solve phases), the peak memory per rank and
+# the sag (chain) or lowest point (lattice) with its difference from the direct solver's.
+# Writes
+#   benchmarks/results/saddle_point_solvers.md      command, machine, table
+#   benchmarks/results/saddle_point_solvers.jsonl   every run's JSON line
+#
+#   benchmarks/run_saddle_point_solvers.sh
+#   CHAIN="2000 20000" LATTICE="20" RANKS="2" benchmarks/run_saddle_point_solvers.sh
+#   CATENA_SCALE=build/bin/catena-scale ...      # a built binary (else: Release in build-scale)
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+started="$(date -u '+%Y-%m-%d %H:%M UTC')"
+revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
+  git diff --quiet HEAD -- lib drivers 2> /dev/null ||
+    echo ' with uncommitted changes in lib/ or drivers/')"
+if [ -z "${CATENA_SCALE:-}" ]; then
+  build="${BUILD_DIR:-build-scale}"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null
+  cmake --build "$build" -j2 --target catena_scale > /dev/null
+  CATENA_SCALE="$build/bin/catena-scale"
+fi
+chain="${CHAIN:-2000 20000 100000}"
+lattice="${LATTICE:-20 50}"
+ranks="${RANKS:-1 2}"
+results=benchmarks/results
+jsonl="$results/saddle_point_solvers.jsonl"
+md="$results/saddle_point_solvers.md"
+mkdir -p "$results"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+: > "$work/all.jsonl"
+export OMPI_MCA_pml="${OMPI_MCA_pml:-ob1}" OMP_NUM_THREADS=1
+
+run() {  # family size ranks solver
+  echo "[saddle_point_solvers] $1 $2, $3 ranks, $4" >&2
+  mpirun --allow-run-as-root --oversubscribe -np "$3" "$CATENA_SCALE" --family "$1" \
+    --sizes "$2" --analysis statics --linear-solver "$4" --json "$work/run.jsonl" > /dev/null ||
+    echo "[saddle_point_solvers] $1 $2, $3 ranks, $4: exit status $?" >&2
+  cat "$work/run.jsonl" >> "$work/all.jsonl"
+}
+for p in $ranks; do
+  for n in $chain; do for s in direct iterative; do run chain "$n" "$p" "$s"; done; done
+  for k in $lattice; do for s in direct iterative; do run lattice "$k" "$p" "$s"; done; done
+done
+cp "$work/all.jsonl" "$jsonl"
+
+/usr/bin/python3 - "$jsonl" "$md" "$started" "$revision" << 'EOF'
+import json, sys
+path, md, started, revision = sys.argv[1:5]
+lines = [json.loads(l) for l in open(path) if l.strip()]
+def value(l):  # the physical check value: sag (chain) or lowest point (lattice), m
+    return l["sag_m"] if l["family"] == "chain" else l["lowest_point_m"]
+direct = {(l["family"], l["size"], l["ranks"]): l for l in lines if l["linear_solver"] != "fieldsplit-al"}
+cpu = open("/proc/cpuinfo").read().split("model name")[1].split("\n")[0].strip(": \t")
+out = ["# Distributed statics: direct (MUMPS) and iterative (augmented Lagrangian) saddle-point solves",
+       "",
+       f"Made by `benchmarks/run_saddle_point_solvers.sh` on {started}, revision {revision}, "
+       f"{cpu}, 1 thread per rank. One run per configuration.",
+       "",
+       "Chain: N links, the closed catenary chain of docs/scaling.md (sag m below the supports). "
+       "Lattice: K x K four-bar cells hanging from the top row (lowest point m). Krylov: FGMRES "
+       "iterations over all saddle-point solves (direct: one per solve). fact+solve: the "
+       "factorization and solve phases (maximum over the ranks); total: the whole run. "
+       "Memory: peak RSS, maximum over the ranks. |diff|: the check value's difference from the "
+       "direct solver's on the same ranks.",
+       "",
+       "| family | size | n_v + m | ranks | solver | status | Newton | Krylov | fact+solve s | total s | MiB/rank | check value m | diff |",
+       "|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+for l in lines:
+    d = direct.get((l["family"], l["size"], l["ranks"]))
+    diff = abs(value(l) - value(d)) if d and d["status"] == "ok" and l["status"] == "ok" else float("nan")
+    status = "ok" if l["status"] == "ok" else "failed"
+    out.append(f"| {l['family']} | {l['size']} | {l['unknowns']} | {l['ranks']} | "
+               f"{l['linear_solver']} | {status} | {l['newton_iterations']} | {l['krylov_iterations']} | "
+               f"{l['time_factorization_s'] + l['time_solve_s']:.2f} | {l['time_total_s']:.2f} | "
+               f"{l['max_rss_mib_max']:.0f} | {value(l):.12g} | {diff:.1e} |")
+failed = [l for l in lines if l["status"] != "ok"]
+for l in failed:
+    out += ["", f"{l['family']} {l['size']} on {l['ranks']} ranks ({l['linear_solver']}): {l['status']}"]
+open(md, "w").write("\n".join(out) + "\n")
+print("\n".join(out))
+EOF
