@@ -257,33 +257,29 @@ SaddlePointSolverOptions augmentedLagrangian() {
   return o;
 }
 
+/// The N-link chain's distributed statics with `linear` against the serial one, to 1e-10.
+void checkEqualsSerialStatics(int N, const SaddlePointSolverOptions& linear) {
+  const StaticsComparison c = compareStatics(N, linear);
+  BOOST_TEST(c.q <= 1e-10, "N = " << N << ": positions " << c.q);
+  BOOST_TEST(c.lambda <= 1e-10, "N = " << N << ": multipliers " << c.lambda);
+  BOOST_TEST(c.sag <= 1e-10, "N = " << N << ": sag " << c.sag);
+  BOOST_TEST(c.reaction <= 1e-10, "N = " << N << ": support reactions " << c.reaction);
+  BOOST_TEST(c.weight <= 1e-10, "N = " << N << ": vertical reactions vs weight " << c.weight);
+}
+
 }  // namespace
 
 // The distributed equilibrium equals the serial one (KLU on one rank) to 1e-10 relative:
 // positions, multipliers, sag and the support reactions; the supports carry the chain's weight.
 BOOST_AUTO_TEST_CASE(statics_equals_the_serial_statics) {
-  for (int N : {40, 42}) {
-    const StaticsComparison c = compareStatics(N);
-    BOOST_TEST(c.q <= 1e-10, "N = " << N << ": positions " << c.q);
-    BOOST_TEST(c.lambda <= 1e-10, "N = " << N << ": multipliers " << c.lambda);
-    BOOST_TEST(c.sag <= 1e-10, "N = " << N << ": sag " << c.sag);
-    BOOST_TEST(c.reaction <= 1e-10, "N = " << N << ": support reactions " << c.reaction);
-    BOOST_TEST(c.weight <= 1e-10, "N = " << N << ": vertical reactions vs weight " << c.weight);
-  }
+  for (int N : {40, 42}) checkEqualsSerialStatics(N, {});
 }
 
 // The iterative saddle-point solver (FGMRES, augmented Lagrangian preconditioner, no global
 // factor) reaches the same equilibrium as the serial statics, to the same 1e-10: its relative
 // residual 1e-10 per solve is below what Newton's tolerances let through.
 BOOST_AUTO_TEST_CASE(iterative_statics_equals_the_serial_statics) {
-  for (int N : {40, 400}) {
-    const StaticsComparison c = compareStatics(N, augmentedLagrangian());
-    BOOST_TEST(c.q <= 1e-10, "N = " << N << ": positions " << c.q);
-    BOOST_TEST(c.lambda <= 1e-10, "N = " << N << ": multipliers " << c.lambda);
-    BOOST_TEST(c.sag <= 1e-10, "N = " << N << ": sag " << c.sag);
-    BOOST_TEST(c.reaction <= 1e-10, "N = " << N << ": support reactions " << c.reaction);
-    BOOST_TEST(c.weight <= 1e-10, "N = " << N << ": vertical reactions vs weight " << c.weight);
-  }
+  for (int N : {40, 400}) checkEqualsSerialStatics(N, augmentedLagrangian());
 }
 
 // An iterative solve that runs out of iterations stops the statics with a status that says
