@@ -68,7 +68,8 @@ struct DistributedSaddlePoint::AugmentedLagrangian {
     // The blocks' solvers unless the options say otherwise: the velocity block (positive
     // definite) by CG with additive Schwarz, one Cholesky factor per rank of its part grown by
     // 4 layers of couplings (symmetric "basic" variant, as CG needs). Against block Jacobi
-    // (no overlap) this is 4x faster on a 50 x 50 lattice on 2 ranks and the same on chains.
+    // (no overlap) this was 4x faster on a 50 x 50 lattice on 2 ranks and the same on chains
+    // (hand runs of catena-scale, not in committed output).
     // rtol 1e-8, not tighter: FGMRES absorbs the inexact inner solves, and from 1e-12 CG
     // could stall at round-off on 4 ranks.
     const std::string f = "-" + p + "fieldsplit_";
@@ -223,7 +224,7 @@ Status DistributedSaddlePoint::solve(const VecX& f, const VecX& g, VecX& x, VecX
   PetscInt its = 0;
   CATENA_PETSC(KSPGetConvergedReason(ksp_, &reason));
   CATENA_PETSC(KSPGetIterationNumber(ksp_, &its));
-  krylov_iterations += options_.method == SaddlePointSolverOptions::Method::kDirect ? 1 : its;
+  krylov_iterations += its;  // KSPPREONLY (direct) counts 1 per solve
   const PetscScalar* s = nullptr;
   CATENA_PETSC(VecGetArrayRead(sol_, &s));
   x.resize(f.size());

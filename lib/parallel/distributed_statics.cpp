@@ -118,8 +118,9 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
     // The augmented Lagrangian: this system's Schur complement B B^T is far worse conditioned
     // than the Newton systems' (~N^2 on an N-link chain) and -(1/gamma) I approximates it only
     // for gamma large against its inverse, while a large gamma makes the velocity block harder
-    // for block Jacobi across ranks (lattices). So gamma starts at the Newton systems' and
-    // grows 1000-fold while FGMRES runs out of iterations, up to least_squares_augmentation.
+    // for the per-rank preconditioner across ranks (lattices). So gamma starts at the Newton
+    // systems' and grows 1000-fold while FGMRES runs out of iterations, up to
+    // least_squares_augmentation.
     const bool iterative = linear.method == SaddlePointSolverOptions::Method::kAugmentedLagrangian;
     Status st;
     VecX x, lam;

@@ -45,8 +45,8 @@ struct SaddlePointSolverOptions {
   };
   Method method = Method::kDirect;
   /// gamma max|A| (dimensionless). Larger: fewer FGMRES iterations but a stiffer velocity
-  /// block; 1e6 measured best on chains and lattices (with block Jacobi on the velocity block,
-  /// 1e4 and 1e8 stalled on a 50 x 50 lattice).
+  /// block; 1e6 measured best on chains and lattices in hand runs with block Jacobi on the
+  /// velocity block (1e4 and 1e8 stalled on a 50 x 50 lattice); not re-tuned for the ASM default.
   double augmentation = 1e6;
   /// The largest gamma of the multipliers' least-squares system [I, B^T; B, 0], tried from
   /// `augmentation` up 1000-fold at a time while FGMRES does not converge: its Schur complement
