@@ -330,31 +330,63 @@ ModelPart buildFourBarLatticePart(const FourBarLatticeOptions& o, const LatticeP
   return part;
 }
 
-std::vector<double> hangingFourBarLatticeFrequencies(const FourBarLatticeOptions& o, double g,
-                                                     int count) {
-  CATENA_CHECK(!o.merged_couplers && count >= 1 && count <= o.levels,
-               "hanging lattice frequencies: unmerged couplers and 1 <= count <= L");
+namespace {
+
+/// The hanging lattice's kinetic and potential energies to second order in the levels' angles
+/// theta (rad from straight down): T = theta'^T A theta' / 2, V = theta^T B theta / 2.
+struct HangingLatticeQuadratics {
+  Eigen::MatrixXd A, B;
+};
+
+HangingLatticeQuadratics hangingQuadratics(const FourBarLatticeOptions& o, double g) {
   // Level l's cranks turn by theta_l (small) from straight down; its couplers translate with
   // the tops of its cranks. Horizontal velocities: crank centres sum_{i<l} h theta_i' +
   // h/2 theta_l', couplers sum_{i<=l} h theta_i'; heights lower by h (1 - cos theta) per level.
   const int L = o.levels;
   const double h = o.crank_length, cranks = o.cells + 1;
   const double mc = o.mass_per_length * h, M = o.mass_per_length * o.cells * o.cell_width;
-  Eigen::MatrixXd T = Eigen::MatrixXd::Zero(L, L), V = Eigen::MatrixXd::Zero(L, L);
+  HangingLatticeQuadratics q{Eigen::MatrixXd::Zero(L, L), Eigen::MatrixXd::Zero(L, L)};
   for (int l = 0; l < L; ++l) {
     Eigen::VectorXd a = Eigen::VectorXd::Zero(L), c = Eigen::VectorXd::Zero(L);
     a.head(l).setConstant(h);
     a(l) = 0.5 * h;
     c.head(l + 1).setConstant(h);
-    T += cranks * mc * a * a.transpose() + M * c * c.transpose();
-    T(l, l) += cranks * mc * h * h / 12.0;
-    V(l, l) = g * h * (cranks * mc * (0.5 + (L - 1 - l)) + M * (L - l));
+    q.A += cranks * mc * a * a.transpose() + M * c * c.transpose();
+    q.A(l, l) += cranks * mc * h * h / 12.0;
+    q.B(l, l) = g * h * (cranks * mc * (0.5 + (L - 1 - l)) + M * (L - l));
   }
-  Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(V, T, Eigen::EigenvaluesOnly);
+  return q;
+}
+
+}  // namespace
+
+std::vector<double> hangingFourBarLatticeFrequencies(const FourBarLatticeOptions& o, double g,
+                                                     int count) {
+  CATENA_CHECK(!o.merged_couplers && count >= 1 && count <= o.levels,
+               "hanging lattice frequencies: unmerged couplers and 1 <= count <= L");
+  const HangingLatticeQuadratics q = hangingQuadratics(o, g);
+  Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(q.B, q.A, Eigen::EigenvaluesOnly);
   std::vector<double> f;
   for (int i = 0; i < count; ++i)
     f.push_back(std::sqrt(es.eigenvalues()(i)) / (2.0 * std::numbers::pi));
   return f;
+}
+
+std::vector<double> hangingFourBarLatticeSmallMotion(const FourBarLatticeOptions& o, double g,
+                                                     const std::vector<double>& theta0, double t) {
+  CATENA_CHECK(!o.merged_couplers && static_cast<int>(theta0.size()) == o.levels,
+               "hanging lattice motion: unmerged couplers and one initial angle per level ("
+                   << o.levels << "), got " << theta0.size());
+  // Modes Phi with Phi^T A Phi = I, Phi^T B Phi = diag(omega^2): from rest at theta0,
+  // theta(t) = Phi cos(omega t) Phi^T A theta0.
+  const HangingLatticeQuadratics q = hangingQuadratics(o, g);
+  Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(q.B, q.A);
+  const Eigen::MatrixXd& Phi = es.eigenvectors();
+  const Eigen::VectorXd x0 = Eigen::Map<const Eigen::VectorXd>(theta0.data(), o.levels);
+  Eigen::VectorXd modal = Phi.transpose() * (q.A * x0);
+  for (int i = 0; i < o.levels; ++i) modal(i) *= std::cos(std::sqrt(es.eigenvalues()(i)) * t);
+  const Eigen::VectorXd theta = Phi * modal;
+  return {theta.data(), theta.data() + theta.size()};
 }
 
 }  // namespace catena

@@ -79,4 +79,11 @@ ModelPart buildFourBarLatticePart(const FourBarLatticeOptions& options,
 std::vector<double> hangingFourBarLatticeFrequencies(const FourBarLatticeOptions& options, double g,
                                                      int count);
 
+/// Independent reference for a release, from the same L x L Lagrange equations: the levels'
+/// angles from straight down (rad, level 0 first) at time t (s) of the small oscillations of the
+/// lattice released at rest with the angles theta0 (rad, one per level). Linear theory: it
+/// differs from the motion by O(theta^3) (sin theta = theta - theta^3/6).
+std::vector<double> hangingFourBarLatticeSmallMotion(const FourBarLatticeOptions& options, double g,
+                                                     const std::vector<double>& theta0, double t);
+
 }  // namespace catena
