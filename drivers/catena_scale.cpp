@@ -10,8 +10,10 @@
 //   modes, its frequencies against the closed form; for
 //   `--analysis modal`, the statics then the lowest undamped modes at its equilibrium, their
 //   frequencies and whether every mode's residual is small; for `--analysis dynamics`, the chain
-//   released at rest from its 'V' and integrated by distributed IDA to --t-end, its state
-//   there and whether energy and constraints drifted by less than the tolerance allows), so a
+//   released at rest from its 'V' or the lattice a little off hanging, integrated by
+//   distributed IDA to --t-end, its state there (the lattice's level angles against the
+//   closed-form small oscillations) and whether energy and constraints drifted by less than
+//   the tolerance allows), so a
 //   wrong answer can never pass as a fast one. Only rank 0 writes. The study checkpoints which
 //   runs are done (io/checkpoint.hpp): at intervals and when SIGTERM arrives (Slurm sends it
 //   before the time limit), after which it exits with status 3; --restart skips the finished
@@ -26,6 +28,7 @@
 //   mpirun -np 2 catena-scale --analysis modal --modes 4 --sizes 1000,10000 --json modal.jsonl
 //   mpirun -np 2 catena-scale --analysis dynamics --t-end 0.1 --sizes 1000 --json dyn.jsonl
 //   mpirun -np 2 catena-scale --family lattice --analysis modal --sizes 50,100 --json lat.jsonl
+//   mpirun -np 2 catena-scale --family lattice --analysis dynamics --t-end 1 --sizes 50
 //
 // Exit status: 0 every run done and its check passed, 1 a failed check (statics not converged,
 // reactions off the weight, modes not converged or with a large residual, dynamics failed or
@@ -73,13 +76,14 @@ constexpr const char* kUsage =
     "                             options given on the command line override it\n"
     "  --family chain|lattice     model family: the catenary chain (contiguous ranges of\n"
     "                             links per rank) or the four-bar lattice (graph partition,\n"
-    "                             PT-Scotch); lattice: statics and modal only\n"
+    "                             PT-Scotch)\n"
     "  --sizes N,N,...            chain: links (even, >= 2); lattice: K for K x K cells\n"
     "                             (2 K (3 K + 1) constraints), K >= 1\n"
     "  --analysis statics|modal|dynamics\n"
     "                             analysis; modal: statics, then the lowest undamped modes\n"
-    "                             at the equilibrium; dynamics: the chain released at rest\n"
-    "                             from its 'V', distributed IDA (index-2 GGL)\n"
+    "                             at the equilibrium; dynamics: released at rest (the chain\n"
+    "                             from its 'V', the lattice in its slowest mode's shape,\n"
+    "                             0.02 rad at most), distributed IDA (index-2 GGL)\n"
     "  --modes K                  modal: modes per run (default 4; study file: modes)\n"
     "  --t-end S                  dynamics: simulated time, s (default 0.1; study file: t_end)\n"
     "  --rtol X                   dynamics: IDA's relative tolerance (default 1e-6; atol is\n"
@@ -260,9 +264,10 @@ struct RunResult {
   bool pass = false;
 };
 
-/// Bound of the energy check at IDA's relative tolerance rtol (docs/scaling.md): the chain has
-/// no damping, so |E(t_end) - E(0)| is the integration error (BDF damps a little). Measured
-/// 6e-7..3e-6 of the kinetic energy at t_end at rtol 1e-6 and t_end = 0.1 s.
+/// Bound of the energy check at IDA's relative tolerance rtol (docs/scaling.md): neither model
+/// has damping, so |E(t_end) - E(0)| is the integration error (BDF damps a little), measured
+/// against the largest kinetic energy at 100 output times. Measured at rtol 1e-6: the chain
+/// 6e-7..3e-6 (t_end = 0.1 s), the lattice 1.4e-5..2.9e-5 (K = 6, t_end = 3..10 s).
 double energyDriftBound(double rtol) {
   return 100.0 * rtol;
 }
@@ -279,15 +284,102 @@ Vec3 linkStart(const DistributedModel& dm, const State& s, long link) {
   return dm.sum(p);
 }
 
-/// The chain of N links released at rest from its 'V' (consistent: the links meet, v = 0),
-/// integrated by distributed IDA (GGL) to t_end; the JSON line.
-RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const ScalingStudy& study) {
+/// The lattice of a scaling study of size K: K x K cells (K levels of K cells, 2 K (3 K + 1)
+/// constraints), every level leaning from hanging by its own angle of at most 0.02 rad so that
+/// Newton swings each one down (from much farther, 0.5 rad, Newton finds no equilibrium of a
+/// 24-level lattice: tests/mpi/distributed_lattice_test.cpp).
+FourBarLatticeOptions studyLattice(long K) {
+  FourBarLatticeOptions o;
+  o.levels = o.cells = static_cast<int>(K);
+  for (int l = 0; l < o.levels; ++l)
+    o.level_angles.push_back(-0.5 * std::numbers::pi + 0.02 * std::sin(1.0 + l));
+  return o;
+}
+
+/// The largest initial angle of a released lattice, rad.
+constexpr double kReleaseAmplitude = 0.02;
+
+/// Largest deviation of a released lattice's level angles from the closed-form small
+/// oscillations, relative to the amplitude. Linear theory is off by O(theta^2) of it: released
+/// in its slowest mode's shape from 0.02 rad, measured 1.2e-5 .. 1.1e-4 for K = 6 .. 40 over
+/// 1 to 10 s, the same at rtol 1e-6 and 1e-8 (so not the integration error), scaling with
+/// theta^2 (tests/verification/lattice_release_test.cpp). 1e-3 allows 9x.
+constexpr double kSmallMotionTolerance = 1e-3;
+
+/// The lattice of a dynamics study of size K: K x K cells at rest in the shape of their slowest
+/// small oscillation (hangingFourBarLatticeLowestMode), kReleaseAmplitude at most, so that the
+/// linear theory stays accurate for any K (a mix of modes from the same amplitude departs
+/// from it by about 0.15 K^2 theta^2: 0.1 at K = 40).
+FourBarLatticeOptions releaseLattice(long K) {
+  FourBarLatticeOptions o;
+  o.levels = o.cells = static_cast<int>(K);
+  const std::vector<double> shape = hangingFourBarLatticeLowestMode(o, 9.81);
+  for (int l = 0; l < o.levels; ++l)
+    o.level_angles.push_back(-0.5 * std::numbers::pi + kReleaseAmplitude * shape[l]);
+  return o;
+}
+
+/// Every level's angle from hanging straight down (rad): its first crank's, on every rank.
+std::vector<double> levelAngles(const DistributedModel& dm, const VecX& q, int levels) {
+  const Model& m = dm.local();
+  std::vector<double> theta(levels, 0.0);
+  for (int l = 0; l < levels; ++l) {
+    const Index b = m.findBody("crank_" + std::to_string(l) + "_0");
+    if (b >= 0 && b < dm.part().owned_bodies)
+      theta[l] = q(m.qOffset(b) + 2) + 0.5 * std::numbers::pi;
+    theta[l] = dm.sum(theta[l]);
+  }
+  return theta;
+}
+
+/// The check values of a released lattice at t_end: its level angles against the closed-form
+/// small oscillations of the hanging lattice from the same start.
+bool latticeMotionChecks(JsonWriter& j, const DistributedModel& dm, const State& s,
+                         const FourBarLatticeOptions& o, bool ok) {
+  std::vector<double> theta0;
+  double amplitude = 0.0;
+  for (double phi : o.level_angles) {
+    theta0.push_back(phi + 0.5 * std::numbers::pi);
+    amplitude = std::max(amplitude, std::abs(theta0.back()));
+  }
+  const std::vector<double> theta = levelAngles(dm, s.q, o.levels);
+  const std::vector<double> linear =
+      hangingFourBarLatticeSmallMotion(o, dm.local().gravity.norm(), theta0, s.t);
+  double deviation = 0.0;
+  for (int l = 0; l < o.levels; ++l)
+    deviation = std::max(deviation, std::abs(theta[l] - linear[l]));
+  deviation /= amplitude;
+  const double slowest = hangingFourBarLatticeFrequencies(o, dm.local().gravity.norm(), 1)[0];
+  j.key("slowest_period_s").value(1.0 / slowest);
+  j.key("top_level_angle_rad").value(theta.back());
+  j.key("closed_form_top_level_angle_rad").value(linear.back());
+  j.key("initial_amplitude_rad").value(amplitude);
+  j.key("check_small_motion_residual").value(deviation);
+  const bool pass = ok && deviation <= kSmallMotionTolerance;
+  j.key("check_small_motion_pass").value(pass);
+  return pass;
+}
+
+/// The family's model of the given size released at rest (the chain from its 'V', the lattice
+/// a little off hanging: both assembled, v = 0), integrated by distributed IDA (GGL) to t_end;
+/// the JSON line.
+RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int ranks, int rank) {
+  const bool chain = study.family == "chain";
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
-  // 1. Set-up: the rank's part of the chain, its numbering and ghosts, the assembly plan.
-  CatenaryChainOptions chain;
-  chain.links = static_cast<int>(N);
-  const ModelPart part = buildCatenaryChainPart(chain, rank, ranks);
+  // 1. Set-up: the rank's part of the model, its numbering and ghosts, the assembly plan.
+  ModelPart part;
+  std::string partitioner = "contiguous";
+  CatenaryChainOptions chain_options;
+  chain_options.links = static_cast<int>(size);
+  const FourBarLatticeOptions lattice = releaseLattice(chain ? 1 : size);
+  if (chain) {
+    part = buildCatenaryChainPart(chain_options, rank, ranks);
+  } else {
+    DistributedLatticePart d = buildDistributedFourBarLattice(lattice);
+    part = std::move(d.part);
+    partitioner = d.partitioner;
+  }
   const DistributedModel dm(part);
   const DistributedAssembly as(dm);
   const double setup = MPI_Wtime() - start;
@@ -298,21 +390,24 @@ RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const Scalin
   o.t_end = study.t_end;
   o.rtol = study.rtol;
   o.atol = 1e-2 * study.rtol;
-  const DistributedDynamicsResult r = integrateDistributedIda(as, s0, o);
+  o.output_interval = study.t_end / 100.0;  // outputs interpolated: the steps are IDA's own
+  double kinetic_max = 0.0;                 // over the outputs: the scale of the energy check
+  const DistributedDynamicsResult r = integrateDistributedIda(as, s0, o, [&](const State& s) {
+    kinetic_max = std::max(kinetic_max, distributedEnergy(as, s).kinetic);
+    return true;
+  });
   MPI_Barrier(MPI_COMM_WORLD);
   const double total = MPI_Wtime() - start;
 
-  // 3. Check values: energy and constraint drift; the state at t_end (midpoint, sag, reactions).
+  // 3. Check values: energy and constraint drift (their scale: the chain's span, the lattice's
+  // width or height).
   const Energy e0 = distributedEnergy(as, s0), e1 = distributedEnergy(as, r.state);
   const double drift =
-      std::abs(e1.total() - e0.total()) / std::max(e1.kinetic, std::numeric_limits<double>::min());
+      std::abs(e1.total() - e0.total()) / std::max(kinetic_max, std::numeric_limits<double>::min());
   const ConstraintDrift c = distributedConstraintDrift(as, r.state);
-  const double span = (chain.end_b - chain.end_a).norm();
-  const Vec3 midpoint = linkStart(dm, r.state, N / 2);
-  const double sag = -lowestMarkerHeight(dm, r.state.q);
-  const JointReaction a = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, 0);
-  const JointReaction b = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, N);
-  const double weight = dm.sum(ownedMass(dm)) * part.model.gravity.norm();
+  const double span =
+      chain ? (chain_options.end_b - chain_options.end_a).norm()
+            : std::max(lattice.cells * lattice.cell_width, lattice.levels * lattice.crank_length);
   const bool energy_pass = r.status.ok() && drift <= energyDriftBound(study.rtol);
   // C = 0 and C_q v + C_t = 0 are equations of the DAE, held to IDA's Newton tolerance, a
   // fraction of rtol of the positions and velocities (measured: |C| <= 2e-12 m and
@@ -326,8 +421,10 @@ RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const Scalin
   std::ostringstream os;
   JsonWriter j(os);
   j.beginObject();
-  writeRunHead(j, "chain", "dynamics", N, repeat, ranks);
+  writeRunHead(j, study.family, "dynamics", size, repeat, ranks);
   j.key("unknowns").value(r.unknowns);
+  j.key("constraints").value(static_cast<long>(dm.globalNc()));
+  j.key("partitioner").value(partitioner);
   j.key("status").value(r.status.ok() ? std::string("ok") : r.status.message);
   j.key("linear_solver").value(r.linear_solver);
   j.key("t_end_s").value(study.t_end).key("rtol").value(study.rtol);
@@ -343,9 +440,21 @@ RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const Scalin
   j.key("time_factorization_s").value(dm.max(t.factorization));
   j.key("time_solve_s").value(dm.max(t.solve));
   writePeakMemory(j);
-  j.key("midpoint_m").array(midpoint).key("sag_m").value(sag);
-  j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
-  j.key("weight_n").value(weight);
+  bool motion_pass = true;
+  if (chain) {
+    // The state at t_end: midpoint, sag, support reactions.
+    const long N = size;
+    const Vec3 midpoint = linkStart(dm, r.state, N / 2);
+    const double sag = -lowestMarkerHeight(dm, r.state.q);
+    const JointReaction a = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, 0);
+    const JointReaction b = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, N);
+    const double weight = dm.sum(ownedMass(dm)) * part.model.gravity.norm();
+    j.key("midpoint_m").array(midpoint).key("sag_m").value(sag);
+    j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
+    j.key("weight_n").value(weight);
+  } else {
+    motion_pass = latticeMotionChecks(j, dm, r.state, lattice, r.status.ok());
+  }
   j.key("kinetic_energy_j").value(e1.kinetic);
   j.key("check_energy_drift").value(drift);
   j.key("check_energy_pass").value(energy_pass);
@@ -353,19 +462,7 @@ RunResult runChainDynamics(long N, int repeat, int ranks, int rank, const Scalin
   j.key("check_constraint_velocity_m_s").value(c.velocity);
   j.key("check_constraint_pass").value(constraint_pass);
   j.endObject();
-  return {os.str(), energy_pass && constraint_pass};
-}
-
-/// The lattice of a scaling study of size K: K x K cells (K levels of K cells, 2 K (3 K + 1)
-/// constraints), every level leaning from hanging by its own angle of at most 0.02 rad so that
-/// Newton swings each one down (from much farther, 0.5 rad, Newton finds no equilibrium of a
-/// 24-level lattice: tests/mpi/distributed_lattice_test.cpp).
-FourBarLatticeOptions studyLattice(long K) {
-  FourBarLatticeOptions o;
-  o.levels = o.cells = static_cast<int>(K);
-  for (int l = 0; l < o.levels; ++l)
-    o.level_angles.push_back(-0.5 * std::numbers::pi + 0.02 * std::sin(1.0 + l));
-  return o;
+  return {os.str(), energy_pass && constraint_pass && motion_pass};
 }
 
 /// The check values of a chain's equilibrium: sag, support reactions and whether the vertical
@@ -601,7 +698,7 @@ int main(int argc, char** argv) {
       CATENA_CHECK(N >= ranks, "size " << N << ": a model needs at least one body per rank ("
                                        << ranks << " ranks)");
       const RunResult result = s.analysis == "dynamics"
-                                   ? runChainDynamics(N, run % s.repeats, ranks, rank, s)
+                                   ? runDynamics(s, N, run % s.repeats, ranks, rank)
                                    : runStatics(s, N, run % s.repeats, ranks, rank);
       if (rank == 0) {
         lines.push_back(result.line);
@@ -636,6 +733,7 @@ int main(int argc, char** argv) {
   MPI_Bcast(&all_pass, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (!all_pass && rank == 0)
     std::cerr << "catena-scale: some runs failed their check (check_weight_pass, "
-                 "check_modes_pass, check_energy_pass or check_constraint_pass: false)\n";
+                 "check_modes_pass, check_energy_pass, check_constraint_pass or "
+                 "check_small_motion_pass: false)\n";
   return all_pass ? 0 : 1;
 }

@@ -8,8 +8,8 @@
 #     SIZES    comma-separated chain links or lattice sizes K (K x K cells); REPEATS runs per
 #              size; JSON the output file
 # Environment: CATENA_SCALE (the executable), FAMILY (chain or lattice), ANALYSIS (statics,
-# modal; dynamics: chain only),
-# MODES (modal: default 4),
+# modal or dynamics), MODES (modal: default 4), T_END and RTOL (dynamics: simulated seconds,
+# default 0.1; IDA's relative tolerance, default 1e-6),
 # CHECKPOINT_INTERVAL (seconds, default 600), CATENA_PETSC_OPTIONS (passed through).
 
 catena_scale_study() {
@@ -18,7 +18,7 @@ catena_scale_study() {
   # shellcheck disable=SC2086  # LAUNCH and the PETSc options are word lists
   $launch "$np" "${CATENA_SCALE:?set CATENA_SCALE to the catena-scale executable}" \
     --family "${FAMILY:-chain}" --analysis "${ANALYSIS:-statics}" --modes "${MODES:-4}" \
-    --sizes "$sizes" \
+    --t-end "${T_END:-0.1}" --rtol "${RTOL:-1e-6}" --sizes "$sizes" \
     --repeats "$repeats" --json "$json" --checkpoint-interval "${CHECKPOINT_INTERVAL:-600}" \
     "${restart[@]}" ${CATENA_PETSC_OPTIONS:-} || rc=$?
   if [ "$rc" -eq 3 ]; then

@@ -57,9 +57,6 @@ void checkScalingStudy(const ScalingStudy& s) {
                "linear_solver: the distributed dynamics solves directly (MUMPS); 'iterative' is "
                "for statics and modal's statics");
   CATENA_CHECK(!s.sizes.empty(), "sizes: expected at least one size, got none");
-  CATENA_CHECK(s.family == "chain" || s.analysis != "dynamics",
-               "analysis: the distributed dynamics runs the chain only (family: chain), not the "
-                   << s.family);
   for (long n : s.sizes) {
     if (s.family == "chain")
       CATENA_CHECK(n >= 2 && n % 2 == 0,

@@ -4,8 +4,9 @@
 /// study file with the same keys as the driver's options:
 ///
 ///   family: chain            # model family: chain, or lattice (four-bar, K x K cells)
-///   analysis: statics        # statics, modal (statics, then the lowest modes) or dynamics (the
-///                            # chain released at rest from its 'V', IDA GGL; chain only)
+///   analysis: statics        # statics, modal (statics, then the lowest modes) or dynamics
+///                            # (released at rest: the chain from its 'V', the lattice a
+///                            # little off hanging; IDA GGL)
 ///   modes: 4                 # modal: how many modes
 ///   t_end: 0.1               # dynamics: simulated time, s
 ///   rtol: 1e-6               # dynamics: IDA's relative tolerance

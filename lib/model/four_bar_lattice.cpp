@@ -372,6 +372,16 @@ std::vector<double> hangingFourBarLatticeFrequencies(const FourBarLatticeOptions
   return f;
 }
 
+std::vector<double> hangingFourBarLatticeLowestMode(const FourBarLatticeOptions& o, double g) {
+  CATENA_CHECK(!o.merged_couplers, "hanging lattice mode: unmerged couplers");
+  const HangingLatticeQuadratics q = hangingQuadratics(o, g);
+  Eigen::GeneralizedSelfAdjointEigenSolver<Eigen::MatrixXd> es(q.B, q.A);
+  Eigen::VectorXd shape = es.eigenvectors().col(0);
+  const Eigen::Index top = o.levels - 1;
+  shape /= shape.cwiseAbs().maxCoeff() * (shape(top) < 0.0 ? -1.0 : 1.0);
+  return {shape.data(), shape.data() + shape.size()};
+}
+
 std::vector<double> hangingFourBarLatticeSmallMotion(const FourBarLatticeOptions& o, double g,
                                                      const std::vector<double>& theta0, double t) {
   CATENA_CHECK(!o.merged_couplers && static_cast<int>(theta0.size()) == o.levels,

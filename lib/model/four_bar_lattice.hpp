@@ -79,6 +79,10 @@ ModelPart buildFourBarLatticePart(const FourBarLatticeOptions& options,
 std::vector<double> hangingFourBarLatticeFrequencies(const FourBarLatticeOptions& options, double g,
                                                      int count);
 
+/// The shape of the slowest small oscillation of the hanging lattice: the levels' angles
+/// (level 0 first), scaled so that the largest is 1 in magnitude and the top level's positive.
+std::vector<double> hangingFourBarLatticeLowestMode(const FourBarLatticeOptions& options, double g);
+
 /// Independent reference for a release, from the same L x L Lagrange equations: the levels'
 /// angles from straight down (rad, level 0 first) at time t (s) of the small oscillations of the
 /// lattice released at rest with the angles theta0 (rad, one per level). Linear theory: it
