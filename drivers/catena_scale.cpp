@@ -319,16 +319,19 @@ FourBarLatticeOptions releaseLattice(long K) {
   return o;
 }
 
-/// Every level's angle from hanging straight down (rad): its first crank's, on every rank.
+/// Every level's angle from hanging straight down (rad): its first crank's ("crank_<l>_0"), on
+/// every rank (one pass over the owned bodies, one reduction).
 std::vector<double> levelAngles(const DistributedModel& dm, const VecX& q, int levels) {
   const Model& m = dm.local();
-  std::vector<double> theta(levels, 0.0);
-  for (int l = 0; l < levels; ++l) {
-    const Index b = m.findBody("crank_" + std::to_string(l) + "_0");
-    if (b >= 0 && b < dm.part().owned_bodies)
-      theta[l] = q(m.qOffset(b) + 2) + 0.5 * std::numbers::pi;
-    theta[l] = dm.sum(theta[l]);
+  std::vector<double> local(levels, 0.0), theta(levels, 0.0);
+  for (Index b = 0; b < dm.part().owned_bodies; ++b) {
+    const std::string& name = m.bodies[b].name;
+    if (!name.starts_with("crank_") || !name.ends_with("_0")) continue;
+    const int l = std::stoi(name.substr(6));
+    if (name == "crank_" + std::to_string(l) + "_0")
+      local[l] = q(m.qOffset(b) + 2) + 0.5 * std::numbers::pi;
   }
+  MPI_Allreduce(local.data(), theta.data(), levels, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return theta;
 }
 
