@@ -289,11 +289,7 @@ Vec3 linkStart(const DistributedModel& dm, const State& s, long link) {
 /// Newton swings each one down (from much farther, 0.5 rad, Newton finds no equilibrium of a
 /// 24-level lattice: tests/mpi/distributed_lattice_test.cpp).
 FourBarLatticeOptions studyLattice(long K) {
-  FourBarLatticeOptions o;
-  o.levels = o.cells = static_cast<int>(K);
-  for (int l = 0; l < o.levels; ++l)
-    o.level_angles.push_back(-0.5 * std::numbers::pi + 0.02 * std::sin(1.0 + l));
-  return o;
+  return leaningFourBarLattice(static_cast<int>(K), static_cast<int>(K), 0.02);
 }
 
 /// The largest initial angle of a released lattice, rad.

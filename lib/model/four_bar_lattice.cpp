@@ -206,6 +206,15 @@ void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
   }
 }
 
+FourBarLatticeOptions leaningFourBarLattice(int levels, int cells, double lean) {
+  FourBarLatticeOptions o;
+  o.levels = levels;
+  o.cells = cells;
+  for (int l = 0; l < levels; ++l)
+    o.level_angles.push_back(-0.5 * std::numbers::pi + lean * std::sin(1.0 + l));
+  return o;
+}
+
 Model buildFourBarLattice(const FourBarLatticeOptions& options) {
   ModelBuilder b(2, "four_bar_lattice");
   b.setGravity(Vec3(0.0, -9.81, 0.0));

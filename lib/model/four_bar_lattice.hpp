@@ -36,6 +36,11 @@ struct FourBarLatticeOptions {
   std::vector<double> level_angles, level_rates;
 };
 
+/// L levels of K cells, level l leaning from hanging straight down by lean sin(1 + l) rad: every
+/// level by its own angle, so that a Newton start has to swing each one down and a release
+/// excites a mix of modes.
+FourBarLatticeOptions leaningFourBarLattice(int levels, int cells, double lean);
+
 /// Adds the lattice to a 2D builder (gravity is not touched).
 void addFourBarLattice(ModelBuilder& builder, const FourBarLatticeOptions& options);
 /// Convenience: a finalized lattice with gravity (0, -9.81).

@@ -30,27 +30,11 @@
 using namespace catena;
 using namespace catena::test;
 
-namespace {
-
-/// A lattice of L levels and K cells whose levels lean from hanging by up to `lean` rad, each by
-/// another angle, so Newton has to swing every level down. (From 0.5 rad Newton, serial or
-/// distributed, finds the 6-level lattice's equilibrium but not the 24-level one's.)
-FourBarLatticeOptions lattice(int L, int K, double lean) {
-  FourBarLatticeOptions o;
-  o.levels = L;
-  o.cells = K;
-  for (int l = 0; l < L; ++l)
-    o.level_angles.push_back(-0.5 * std::numbers::pi + lean * std::sin(1.0 + l));
-  return o;
-}
-
-}  // namespace
-
 // The parts tile the lattice: every body is owned by exactly one rank, with its global index
 // in that rank's contiguous range, and is identical (mass, inertia, initial state) to the same
 // body of the whole lattice; ghosts are bodies of other ranks; every joint is held once.
 BOOST_AUTO_TEST_CASE(parts_tile_the_lattice) {
-  const FourBarLatticeOptions o = lattice(5, 7, 0.5);
+  const FourBarLatticeOptions o = leaningFourBarLattice(5, 7, 0.5);
   const DistributedLatticePart d = buildDistributedFourBarLattice(o);
   const ModelPart& part = d.part;
   const Model whole = buildFourBarLattice(o);
@@ -101,7 +85,9 @@ struct Solved {
 /// The distributed and the serial statics of the same lattice.
 std::unique_ptr<Solved> solveBoth(int L, int K, const SaddlePointSolverOptions& linear = {}) {
   auto s = std::make_unique<Solved>();
-  s->options = lattice(L, K, 0.5);
+  // From 0.5 rad Newton, serial or distributed, finds the 6-level lattice's equilibrium but not
+  // the 24-level one's.
+  s->options = leaningFourBarLattice(L, K, 0.5);
   s->d = buildDistributedFourBarLattice(s->options);
   s->dm = std::make_unique<DistributedModel>(s->d.part);
   s->as = std::make_unique<DistributedAssembly>(*s->dm);
@@ -228,7 +214,7 @@ BOOST_AUTO_TEST_CASE(modes_equal_the_hanging_lattice_closed_form) {
 // rank: the whole solution; several: MUMPS' dynamic scheduling of fronts may flip last bits,
 // see distributed_chain_test, so round-off).
 BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
-  const FourBarLatticeOptions o = lattice(24, 24, 0.05);
+  const FourBarLatticeOptions o = leaningFourBarLattice(24, 24, 0.05);
   const DistributedLatticePart d = buildDistributedFourBarLattice(o);
   const DistributedModel dm(d.part);
   DistributedAssembly as(dm);
@@ -287,7 +273,7 @@ double maxDifference(const std::vector<double>& a, const std::vector<double>& b)
 // rad) allowed.
 BOOST_AUTO_TEST_CASE(released_lattice_equals_the_serial_run_and_the_small_oscillations) {
   const int L = 6, K = 8;
-  const FourBarLatticeOptions o = lattice(L, K, 0.01);
+  const FourBarLatticeOptions o = leaningFourBarLattice(L, K, 0.01);
   const DistributedLatticePart d = buildDistributedFourBarLattice(o);
   const DistributedModel dm(d.part);
   const DistributedAssembly as(dm);

@@ -20,16 +20,6 @@ using namespace catena;
 
 namespace {
 
-/// L levels of K cells, level l leaning by amplitude * sin(1 + l) from straight down.
-FourBarLatticeOptions leaningLattice(int L, int K, double amplitude) {
-  FourBarLatticeOptions o;
-  o.levels = L;
-  o.cells = K;
-  for (int l = 0; l < L; ++l)
-    o.level_angles.push_back(-0.5 * std::numbers::pi + amplitude * std::sin(1.0 + l));
-  return o;
-}
-
 std::vector<double> leanAngles(const FourBarLatticeOptions& o) {
   std::vector<double> theta;
   for (double phi : o.level_angles) theta.push_back(phi + 0.5 * std::numbers::pi);
@@ -56,7 +46,7 @@ double maxAbs(const std::vector<double>& x) {
 
 // One level is a pendulum: theta0 cos(2 pi f t) with the closed form's own frequency.
 BOOST_AUTO_TEST_CASE(one_level_moves_at_its_frequency) {
-  const FourBarLatticeOptions o = leaningLattice(1, 3, 0.01);
+  const FourBarLatticeOptions o = leaningFourBarLattice(1, 3, 0.01);
   const double f = hangingFourBarLatticeFrequencies(o, 9.81, 1)[0];
   const std::vector<double> theta0 = leanAngles(o);
   for (double t : {0.0, 0.3, 1.1}) {
@@ -75,7 +65,7 @@ BOOST_AUTO_TEST_CASE(one_level_moves_at_its_frequency) {
 BOOST_AUTO_TEST_CASE(released_lattice_follows_the_small_oscillations) {
   const int L = 3;
   const double amplitude = 0.01;
-  const FourBarLatticeOptions o = leaningLattice(L, 2, amplitude);
+  const FourBarLatticeOptions o = leaningFourBarLattice(L, 2, amplitude);
   const Model m = buildFourBarLattice(o);
   const AssemblyPlan plan = buildAssemblyPlan(m);
   IdaOptions io;
@@ -118,7 +108,7 @@ BOOST_AUTO_TEST_CASE(released_lattice_follows_the_small_oscillations) {
 BOOST_AUTO_TEST_CASE(released_in_the_lowest_mode_shape_it_swings_in_that_mode) {
   const int L = 4;
   const double A = 0.005;
-  FourBarLatticeOptions o = leaningLattice(L, 2, 0.0);
+  FourBarLatticeOptions o = leaningFourBarLattice(L, 2, 0.0);
   const std::vector<double> shape = hangingFourBarLatticeLowestMode(o, 9.81);
   BOOST_TEST(*std::max_element(shape.begin(), shape.end()) == 1.0);
   for (int l = 0; l < L; ++l) o.level_angles[l] = -0.5 * std::numbers::pi + A * shape[l];
