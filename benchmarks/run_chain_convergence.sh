@@ -15,9 +15,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."  # the repository root; paths below are relative to it
 # Stamp the revision before building: the tree may change while the study runs.
-revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
-  git diff --quiet HEAD -- lib benchmarks 2> /dev/null ||
-    echo ' with uncommitted changes in lib/ or benchmarks/')"
+source benchmarks/common.sh
+stamp_run lib benchmarks  # started: reset below, when the runs start
 build="${BUILD_DIR:-build-conv}"
 results=benchmarks/results
 md="$results/chain_convergence.md"

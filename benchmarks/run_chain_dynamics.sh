@@ -16,9 +16,8 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/deps.sh
 catena_install_deps python3-matplotlib python3-numpy
-revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
-  git diff --quiet HEAD -- lib benchmarks 2> /dev/null ||
-    echo ' with uncommitted changes in lib/ or benchmarks/')"
+source benchmarks/common.sh
+stamp_run lib benchmarks  # started: reset below, when the runs start
 build="${BUILD_DIR:-build-bench}"
 budget="${BUDGET:-120}"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DCATENA_BUILD_BENCHMARKS=ON > /dev/null

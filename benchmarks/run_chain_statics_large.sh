@@ -21,10 +21,8 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
-revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
-  git diff --quiet HEAD -- lib drivers 2> /dev/null ||
-    echo ' with uncommitted changes in lib/ or drivers/')"
+source benchmarks/common.sh
+stamp_run lib drivers
 build="${BUILD_DIR:-build-bench}"
 if [ -z "${CATENA:-}" ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null

@@ -15,10 +15,8 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # Stamp the revision now: the binary is built from this tree, which may change during the run.
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
-revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
-  git diff --quiet HEAD -- lib benchmarks 2> /dev/null ||
-    echo ' with uncommitted changes in lib/ or benchmarks/')"
+source benchmarks/common.sh
+stamp_run lib benchmarks
 source scripts/deps.sh
 catena_install_deps libsimbody-dev python3-matplotlib
 build="${BUILD_DIR:-build-bench}"

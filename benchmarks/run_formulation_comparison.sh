@@ -18,10 +18,8 @@ set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."  # the repository root; paths below are relative to it
 # Stamp the revision now: the binary is built from this tree, which may change during the run.
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
-revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
-  git diff --quiet HEAD -- lib benchmarks tests/support inputs 2> /dev/null ||
-    echo ' with uncommitted changes in lib/, benchmarks/, tests/support/ or inputs/')"
+source benchmarks/common.sh
+stamp_run lib benchmarks tests/support inputs
 source scripts/deps.sh
 catena_install_deps
 build="${BUILD_DIR:-build-bench}"

@@ -15,10 +15,8 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
-revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
-  git diff --quiet HEAD -- lib drivers 2> /dev/null ||
-    echo ' with uncommitted changes in lib/ or drivers/')"
+source benchmarks/common.sh
+stamp_run lib drivers
 if [ -z "${CATENA_SCALE:-}" ]; then
   build="${BUILD_DIR:-build-scale}"
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release > /dev/null

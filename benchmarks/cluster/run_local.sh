@@ -21,11 +21,9 @@
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
-started="$(date -u '+%Y-%m-%d %H:%M UTC')"
 load_start="$(cut -d' ' -f1-3 /proc/loadavg)"
-revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)$(
-  git diff --quiet HEAD -- lib drivers benchmarks 2> /dev/null ||
-    echo ' with uncommitted changes in lib/, drivers/ or benchmarks/')"
+source benchmarks/common.sh
+stamp_run lib drivers benchmarks
 source scripts/deps.sh
 catena_install_deps python3-matplotlib
 source benchmarks/cluster/scaling_common.sh
