@@ -315,18 +315,11 @@ FourBarLatticeOptions releaseLattice(long K) {
   return o;
 }
 
-/// Every level's angle from hanging straight down (rad): its first crank's ("crank_<l>_0"), on
-/// every rank (one pass over the owned bodies, one reduction).
+/// Every level's angle from hanging straight down (rad), on every rank.
 std::vector<double> levelAngles(const DistributedModel& dm, const VecX& q, int levels) {
-  const Model& m = dm.local();
-  std::vector<double> local(levels, 0.0), theta(levels, 0.0);
-  for (Index b = 0; b < dm.part().owned_bodies; ++b) {
-    const std::string& name = m.bodies[b].name;
-    if (!name.starts_with("crank_") || !name.ends_with("_0")) continue;
-    const int l = std::stoi(name.substr(6));
-    if (name == "crank_" + std::to_string(l) + "_0")
-      local[l] = q(m.qOffset(b) + 2) + 0.5 * std::numbers::pi;
-  }
+  const std::vector<double> local =
+      fourBarLatticeLevelAngles(dm.local(), q, dm.part().owned_bodies, levels);
+  std::vector<double> theta(levels, 0.0);
   MPI_Allreduce(local.data(), theta.data(), levels, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
   return theta;
 }
@@ -335,12 +328,9 @@ std::vector<double> levelAngles(const DistributedModel& dm, const VecX& q, int l
 /// small oscillations of the hanging lattice from the same start.
 bool latticeMotionChecks(JsonWriter& j, const DistributedModel& dm, const State& s,
                          const FourBarLatticeOptions& o, bool ok) {
-  std::vector<double> theta0;
+  const std::vector<double> theta0 = fourBarLatticeInitialAngles(o);
   double amplitude = 0.0;
-  for (double phi : o.level_angles) {
-    theta0.push_back(phi + 0.5 * std::numbers::pi);
-    amplitude = std::max(amplitude, std::abs(theta0.back()));
-  }
+  for (double x : theta0) amplitude = std::max(amplitude, std::abs(x));
   const std::vector<double> theta = levelAngles(dm, s.q, o.levels);
   const std::vector<double> linear =
       hangingFourBarLatticeSmallMotion(o, dm.local().gravity.norm(), theta0, s.t);
@@ -371,10 +361,11 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   std::string partitioner = "contiguous";
   CatenaryChainOptions chain_options;
   chain_options.links = static_cast<int>(size);
-  const FourBarLatticeOptions lattice = releaseLattice(chain ? 1 : size);
+  FourBarLatticeOptions lattice;  // set for the lattice
   if (chain) {
     part = buildCatenaryChainPart(chain_options, rank, ranks);
   } else {
+    lattice = releaseLattice(size);
     DistributedLatticePart d = buildDistributedFourBarLattice(lattice);
     part = std::move(d.part);
     partitioner = d.partitioner;
@@ -520,12 +511,13 @@ RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks
   // partition of the lattice's bodies), its numbering and ghosts, the assembly plan.
   ModelPart part;
   std::string partitioner = "contiguous";
-  const FourBarLatticeOptions lattice = studyLattice(family == "lattice" ? size : 1);
+  FourBarLatticeOptions lattice;  // set for the lattice
   if (family == "chain") {
     CatenaryChainOptions chain;
     chain.links = static_cast<int>(size);
     part = buildCatenaryChainPart(chain, rank, ranks);
   } else {
+    lattice = studyLattice(size);
     DistributedLatticePart d = buildDistributedFourBarLattice(lattice);
     part = std::move(d.part);
     partitioner = d.partitioner;

@@ -215,6 +215,28 @@ FourBarLatticeOptions leaningFourBarLattice(int levels, int cells, double lean) 
   return o;
 }
 
+std::vector<double> fourBarLatticeInitialAngles(const FourBarLatticeOptions& o) {
+  std::vector<double> theta;
+  for (int l = 0; l < o.levels; ++l)
+    theta.push_back((o.level_angles.empty() ? o.crank_angle : o.level_angles[l]) +
+                    0.5 * std::numbers::pi);
+  return theta;
+}
+
+std::vector<double> fourBarLatticeLevelAngles(const Model& m, const VecX& q, Index owned_bodies,
+                                              int levels) {
+  // One pass over the bodies (a name lookup per level would be O(levels x bodies)).
+  std::vector<double> theta(levels, 0.0);
+  for (Index b = 0; b < owned_bodies; ++b) {
+    const std::string& name = m.bodies[b].name;
+    if (!name.starts_with("crank_") || !name.ends_with("_0")) continue;
+    const int l = std::stoi(name.substr(6));
+    if (l < levels && name == crankName(l, 0))
+      theta[l] = q(m.qOffset(b) + 2) + 0.5 * std::numbers::pi;  // 2D q: x, y, angle
+  }
+  return theta;
+}
+
 Model buildFourBarLattice(const FourBarLatticeOptions& options) {
   ModelBuilder b(2, "four_bar_lattice");
   b.setGravity(Vec3(0.0, -9.81, 0.0));

@@ -41,6 +41,17 @@ struct FourBarLatticeOptions {
 /// excites a mix of modes.
 FourBarLatticeOptions leaningFourBarLattice(int levels, int cells, double lean);
 
+/// The levels' angles from hanging straight down at the start (rad, level 0 first): each level's
+/// crank angle (level_angles, or crank_angle for all) + pi/2.
+std::vector<double> fourBarLatticeInitialAngles(const FourBarLatticeOptions& options);
+
+/// The levels' angles from hanging straight down (rad, level 0 first) at positions q of a lattice
+/// model or part m: each level's first crank's ("crank_<l>_0"; a level's cranks stay parallel),
+/// read from the first `owned_bodies` bodies only and 0 for a level whose crank is not among
+/// them, so that the sum over the ranks of a distributed lattice gives every level once.
+std::vector<double> fourBarLatticeLevelAngles(const Model& m, const VecX& q, Index owned_bodies,
+                                              int levels);
+
 /// Adds the lattice to a 2D builder (gravity is not touched).
 void addFourBarLattice(ModelBuilder& builder, const FourBarLatticeOptions& options);
 /// Convenience: a finalized lattice with gravity (0, -9.81).

@@ -194,8 +194,7 @@ Status DistributedSaddlePoint::factor(const SparseMatrixCSR& A, const SparseMatr
   al.K_gamma.set(A, B, s, al.gamma);
   CATENA_PETSC(MatZeroEntries(al.schur));
   CATENA_PETSC(MatShift(al.schur, -1.0 / al.gamma));
-  CATENA_PETSC(KSPSetOperators(ksp_, K_.mat(), K_.mat()));
-  CATENA_PETSC(KSPSetOperators(al.inner, al.K_gamma.mat(), al.K_gamma.mat()));
+  // The operators were given once (the constructor): KSPSetUp sees that their values changed.
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a failed factor is a status
   PetscErrorCode ierr = KSPSetUp(al.inner);
   if (ierr == 0) ierr = KSPSetUp(ksp_);

@@ -239,19 +239,6 @@ BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
 
 namespace {
 
-/// Every level's angle from straight down (rad): its first crank's, from whichever rank owns it
-/// (local: the whole model on one rank; distributed: the part, summed over the ranks).
-std::vector<double> levelAngles(const Model& m, Index owned_bodies, const VecX& q, int levels,
-                                bool distributed) {
-  std::vector<double> theta(levels, 0.0);
-  for (int l = 0; l < levels; ++l) {
-    const Index b = m.findBody("crank_" + std::to_string(l) + "_0");
-    if (b >= 0 && b < owned_bodies) theta[l] = q(m.qOffset(b) + 2) + 0.5 * std::numbers::pi;
-    if (distributed) theta[l] = allSum(theta[l]);
-  }
-  return theta;
-}
-
 double maxDifference(const std::vector<double>& a, const std::vector<double>& b) {
   double d = 0.0;
   for (std::size_t k = 0; k < a.size(); ++k) d = std::max(d, std::abs(a[k] - b[k]));
@@ -295,17 +282,17 @@ BOOST_AUTO_TEST_CASE(released_lattice_equals_the_serial_run_and_the_small_oscill
       });
   BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
   const Model& m = d.part.model;
-  const std::vector<double> theta = levelAngles(m, d.part.owned_bodies, r.state.q, L, true);
+  std::vector<double> theta = fourBarLatticeLevelAngles(m, r.state.q, d.part.owned_bodies, L);
+  for (double& x : theta) x = allSum(x);
 
   // The serial run of the whole lattice (every rank: it is small).
   const Model w = buildFourBarLattice(o);
   const DynamicsResult sr = integrateIda(w, buildAssemblyPlan(w), initialState(w), io, {});
   BOOST_REQUIRE_MESSAGE(sr.status.ok(), sr.status.message);
   const std::vector<double> serial =
-      levelAngles(w, static_cast<Index>(w.bodies.size()), sr.state.q, L, false);
+      fourBarLatticeLevelAngles(w, sr.state.q, static_cast<Index>(w.bodies.size()), L);
 
-  std::vector<double> theta0;
-  for (double phi : o.level_angles) theta0.push_back(phi + 0.5 * std::numbers::pi);
+  const std::vector<double> theta0 = fourBarLatticeInitialAngles(o);
   const std::vector<double> linear = hangingFourBarLatticeSmallMotion(o, 9.81, theta0, io.t_end);
   double amplitude = 0.0;
   for (double x : theta0) amplitude = std::max(amplitude, std::abs(x));

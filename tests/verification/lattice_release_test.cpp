@@ -20,20 +20,9 @@ using namespace catena;
 
 namespace {
 
-std::vector<double> leanAngles(const FourBarLatticeOptions& o) {
-  std::vector<double> theta;
-  for (double phi : o.level_angles) theta.push_back(phi + 0.5 * std::numbers::pi);
-  return theta;
-}
-
-/// Every level's angle from straight down: its first crank's (a level's cranks stay parallel).
+/// Every level's angle from straight down, of the whole model.
 std::vector<double> levelAngles(const Model& m, const State& s, int levels) {
-  std::vector<double> theta;
-  for (int l = 0; l < levels; ++l) {
-    const Index b = m.findBody("crank_" + std::to_string(l) + "_0");
-    theta.push_back(s.q(m.qOffset(b) + 2) + 0.5 * std::numbers::pi);
-  }
-  return theta;
+  return fourBarLatticeLevelAngles(m, s.q, static_cast<Index>(m.bodies.size()), levels);
 }
 
 double maxAbs(const std::vector<double>& x) {
@@ -48,7 +37,7 @@ double maxAbs(const std::vector<double>& x) {
 BOOST_AUTO_TEST_CASE(one_level_moves_at_its_frequency) {
   const FourBarLatticeOptions o = leaningFourBarLattice(1, 3, 0.01);
   const double f = hangingFourBarLatticeFrequencies(o, 9.81, 1)[0];
-  const std::vector<double> theta0 = leanAngles(o);
+  const std::vector<double> theta0 = fourBarLatticeInitialAngles(o);
   for (double t : {0.0, 0.3, 1.1}) {
     const double expected = theta0[0] * std::cos(2.0 * std::numbers::pi * f * t);
     BOOST_TEST(hangingFourBarLatticeSmallMotion(o, 9.81, theta0, t)[0] == expected,
@@ -74,7 +63,7 @@ BOOST_AUTO_TEST_CASE(released_lattice_follows_the_small_oscillations) {
   io.rtol = 1e-10;
   io.atol = 1e-12;
   io.assemble_initial_state = false;  // the leaning lattice is assembled
-  const std::vector<double> theta0 = leanAngles(o);
+  const std::vector<double> theta0 = fourBarLatticeInitialAngles(o);
   double worst = 0.0, e0 = 0.0, drift = 0.0;
   bool first = true;
   const DynamicsResult r = integrateIda(m, plan, initialState(m), io, [&](const State& s) {

@@ -141,3 +141,23 @@ BOOST_AUTO_TEST_CASE(four_bar_singular_configuration_loses_rank) {
   const Model m = buildFourBarLattice(o);
   BOOST_TEST(numericalRank(kinematics(m, initialState(m)).Cq) == 10);
 }
+
+// The level angles read from a leaning lattice's initial positions are the lean it was built
+// with, on the whole model; on the first bodies only, the levels whose first crank is elsewhere
+// read 0.
+BOOST_AUTO_TEST_CASE(four_bar_lattice_level_angles_read_back_the_lean) {
+  const FourBarLatticeOptions o = leaningFourBarLattice(4, 3, 0.05);
+  const Model m = buildFourBarLattice(o);
+  const State s = initialState(m);
+  const std::vector<double> lean = fourBarLatticeInitialAngles(o);
+  const std::vector<double> all =
+      fourBarLatticeLevelAngles(m, s.q, static_cast<Index>(m.bodies.size()), o.levels);
+  for (int l = 0; l < o.levels; ++l) {
+    BOOST_TEST(lean[l] == 0.05 * std::sin(1.0 + l), boost::test_tools::tolerance(1e-12));
+    BOOST_TEST(all[l] == lean[l], boost::test_tools::tolerance(1e-12));
+  }
+  // Level 0's 7 bodies (4 cranks, 3 couplers) come first: only its angle is read.
+  const std::vector<double> first = fourBarLatticeLevelAngles(m, s.q, 7, o.levels);
+  BOOST_TEST(first[0] == lean[0], boost::test_tools::tolerance(1e-12));
+  for (int l = 1; l < o.levels; ++l) BOOST_TEST(first[l] == 0.0);
+}
