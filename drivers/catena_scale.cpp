@@ -267,7 +267,7 @@ struct RunResult {
 /// Bound of the energy check at IDA's relative tolerance rtol (docs/scaling.md): neither model
 /// has damping, so |E(t_end) - E(0)| is the integration error (BDF damps a little), measured
 /// against the largest kinetic energy at 100 output times. Measured at rtol 1e-6: the chain
-/// 6e-7..3e-6 (t_end = 0.1 s), the lattice 1.4e-5..2.9e-5 (K = 6, t_end = 3..10 s).
+/// 6e-7..3e-6 (t_end = 0.1 s), the lattice 1.4e-5..2.9e-5 (K = 6, t_end = 3..10 s, hand runs).
 double energyDriftBound(double rtol) {
   return 100.0 * rtol;
 }
@@ -297,15 +297,16 @@ constexpr double kReleaseAmplitude = 0.02;
 
 /// Largest deviation of a released lattice's level angles from the closed-form small
 /// oscillations, relative to the amplitude. Linear theory is off by O(theta^2) of it: released
-/// in its slowest mode's shape from 0.02 rad, measured 1.2e-5 .. 1.1e-4 for K = 6 .. 40 over
-/// 1 to 10 s, the same at rtol 1e-6 and 1e-8 (so not the integration error), scaling with
-/// theta^2 (tests/verification/lattice_release_test.cpp). 1e-3 allows 9x.
+/// in its slowest mode's shape from 0.02 rad: 1.5e-5 .. 2e-5 for K = 25 .. 100 at 2 s
+/// (benchmarks/results/scaling_lattice_dynamics.md); by hand, 1.2e-5 .. 1.1e-4 for K = 6 .. 40
+/// over 1 to 10 s, the same at rtol 1e-6 and 1e-8 (so not the integration error). 1e-3 allows
+/// 9x over the largest.
 constexpr double kSmallMotionTolerance = 1e-3;
 
 /// The lattice of a dynamics study of size K: K x K cells at rest in the shape of their slowest
 /// small oscillation (hangingFourBarLatticeLowestMode), kReleaseAmplitude at most, so that the
 /// linear theory stays accurate for any K (a mix of modes from the same amplitude departs
-/// from it by about 0.15 K^2 theta^2: 0.1 at K = 40).
+/// from it by about 0.15 K^2 theta^2 of the amplitude: 0.07 .. 0.14 at K = 40, hand runs).
 FourBarLatticeOptions releaseLattice(long K) {
   FourBarLatticeOptions o;
   o.levels = o.cells = static_cast<int>(K);

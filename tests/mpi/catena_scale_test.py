@@ -29,8 +29,8 @@
            and 4 ranks: every line passes its checks (energy, constraints, the closed-form small
            oscillations), and the runs take the same steps and agree to round-off: the top
            level's angle to 1e-10 rad (measured 2.8e-12; runs whose step sequences parted
-           would differ by the integration error, about 1e-7 rad at rtol 1e-6: rtol 1e-6 and
-           1e-8 runs differ by that much)
+           would differ by the integration error, about 1e-7 rad at rtol 1e-6: hand runs of
+           K = 6 at rtol 1e-6 and 1e-8 differ by that much)
 """
 import argparse
 import json

@@ -252,8 +252,8 @@ double maxDifference(const std::vector<double>& a, const std::vector<double>& b)
 // and its levels' angles equal the serial ones to round-off; they follow the closed-form small
 // oscillations (hangingFourBarLatticeSmallMotion) to their O(theta^3) error; energy holds.
 // Bounds: the same step count, and angles within 1e-11 rad of the serial run (measured
-// 9e-14 on 1 rank, 1.3e-13 .. 6.1e-13 on 2 and 4 in ten runs each: MUMPS' round-off varies from
-// run to run). Runs whose step sequences part, as the released chain's do
+// 9e-14 on 1 rank, 1.1e-13 .. 6.1e-13 on 2 and 4 in ten hand-run loops each: MUMPS' round-off
+// varies from run to run). Runs whose step sequences part, as the released chain's do
 // (distributed_dynamics_test.cpp), differ by their integration errors instead (there 2e-10 ..
 // 3e-9 of the span) and by their step counts. The linear theory is off by 3.0e-6 rad here
 // (O(theta^3): tests/verification/lattice_release_test.cpp): 1e-3 of the amplitude (9.6e-6

@@ -47,10 +47,10 @@ BOOST_AUTO_TEST_CASE(one_level_moves_at_its_frequency) {
 
 // Three levels of two cells from 0.01 rad at most, for 1.5 s (about one period of the slowest
 // mode): every level's angle follows the linear theory to its O(theta^3) error. Measured:
-// 1.5e-6 rad (2 theta_max^3, 1.7e-4 of the amplitude), and 8.0 times that from twice the
-// amplitude, so it is the cube of the nonlinearity, not the integration (rtol 1e-10). The
-// bound, 1e-3 of the amplitude, allows 6x; a gravity 2 % off in the linear theory (frequencies
-// 1 % off) puts the angles 5.8e-4 rad off, 64x the bound.
+// 1.5e-6 rad (2 theta_max^3, 1.7e-4 of the amplitude), and, by hand with this test edited, 8.0
+// times that from twice the amplitude: the cube of the nonlinearity, not the integration (rtol
+// 1e-10). The bound, 1e-3 of the amplitude, allows 6x; a gravity 2 % off in the linear theory
+// (frequencies 1 % off) put the angles 5.8e-4 rad off (by hand), 64x the bound.
 BOOST_AUTO_TEST_CASE(released_lattice_follows_the_small_oscillations) {
   const int L = 3;
   const double amplitude = 0.01;
@@ -93,7 +93,7 @@ BOOST_AUTO_TEST_CASE(released_lattice_follows_the_small_oscillations) {
 // levels keep that shape and swing at that mode's frequency: over one period every level's
 // angle is A shape_l cos(2 pi f1 t), within 1e-3 of the amplitude A = 0.005 rad (the O(theta^3)
 // error of the linear theory; measured 8.0e-6 of A). A wrong shape mixes in faster modes: one
-// level's angle 1 % off the shape puts the motion 8.8e-3 of A off.
+// level's angle 1 % off the shape put the motion 8.8e-3 of A off (by hand, this test edited).
 BOOST_AUTO_TEST_CASE(released_in_the_lowest_mode_shape_it_swings_in_that_mode) {
   const int L = 4;
   const double A = 0.005;
