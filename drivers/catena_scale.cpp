@@ -292,6 +292,16 @@ FourBarLatticeOptions studyLattice(long K) {
   return leaningFourBarLattice(static_cast<int>(K), static_cast<int>(K), 0.02);
 }
 
+/// This rank's part of a study's model: the chain of `size` links (contiguous ranges) or the
+/// given lattice (PT-Scotch graph partition), and the partitioner's name.
+DistributedLatticePart buildStudyPart(bool chain, long size, const FourBarLatticeOptions& lattice,
+                                      int rank, int ranks) {
+  if (!chain) return buildDistributedFourBarLattice(lattice);
+  CatenaryChainOptions o;
+  o.links = static_cast<int>(size);
+  return {buildCatenaryChainPart(o, rank, ranks), "contiguous"};
+}
+
 /// The largest initial angle of a released lattice, rad.
 constexpr double kReleaseAmplitude = 0.02;
 
@@ -358,19 +368,10 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the model, its numbering and ghosts, the assembly plan.
-  ModelPart part;
-  std::string partitioner = "contiguous";
   CatenaryChainOptions chain_options;
   chain_options.links = static_cast<int>(size);
-  FourBarLatticeOptions lattice;  // set for the lattice
-  if (chain) {
-    part = buildCatenaryChainPart(chain_options, rank, ranks);
-  } else {
-    lattice = releaseLattice(size);
-    DistributedLatticePart d = buildDistributedFourBarLattice(lattice);
-    part = std::move(d.part);
-    partitioner = d.partitioner;
-  }
+  const FourBarLatticeOptions lattice = chain ? FourBarLatticeOptions{} : releaseLattice(size);
+  const auto [part, partitioner] = buildStudyPart(chain, size, lattice, rank, ranks);
   const DistributedModel dm(part);
   const DistributedAssembly as(dm);
   const double setup = MPI_Wtime() - start;
@@ -510,19 +511,9 @@ RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the model (a contiguous range of the chain's links, a graph
   // partition of the lattice's bodies), its numbering and ghosts, the assembly plan.
-  ModelPart part;
-  std::string partitioner = "contiguous";
-  FourBarLatticeOptions lattice;  // set for the lattice
-  if (family == "chain") {
-    CatenaryChainOptions chain;
-    chain.links = static_cast<int>(size);
-    part = buildCatenaryChainPart(chain, rank, ranks);
-  } else {
-    lattice = studyLattice(size);
-    DistributedLatticePart d = buildDistributedFourBarLattice(lattice);
-    part = std::move(d.part);
-    partitioner = d.partitioner;
-  }
+  const bool chain = family == "chain";
+  const FourBarLatticeOptions lattice = chain ? FourBarLatticeOptions{} : studyLattice(size);
+  const auto [part, partitioner] = buildStudyPart(chain, size, lattice, rank, ranks);
   const DistributedModel dm(part);
   DistributedAssembly as(dm);
   const double setup = MPI_Wtime() - start;
@@ -568,8 +559,7 @@ RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks
   j.key("time_solve_s").value(maxOver(t.solve));
   writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).
-  const bool statics_pass =
-      family == "chain" ? chainChecks(j, as, r, size) : latticeChecks(j, as, r, lattice);
+  const bool statics_pass = chain ? chainChecks(j, as, r, size) : latticeChecks(j, as, r, lattice);
   bool modes_pass = true;
   if (modes > 0) {
     // Modal: the statics fields above, then the eigensolver's (times: maximum over the ranks).
