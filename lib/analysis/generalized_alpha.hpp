@@ -20,7 +20,11 @@
 ///
 /// With error_tolerance > 0 (the default) the step adapts to the local error estimate of the
 /// configuration, e = h^2 |beta - 1/6| (a_{n+1} - a_n) (Zienkiewicz & Xie's estimate for
-/// Newmark-type methods; its leading term is the local truncation error), in the max norm of
+/// Newmark-type methods; its leading term is the local truncation error), with a_{n+1} - a_n
+/// averaged with the last step's change (scaled to h): a step-to-step oscillation of a, which
+/// the index-3 scheme damps by rho_inf per step, then cancels instead of posing as an error that
+/// no step size meets (the kink of a fine chain's 'V' trapped the controller in steps 8x too
+/// small; tests/verification/generalized_alpha_test.cpp), in the max norm of
 /// the displacements it causes relative to the mechanism's size (analysis/scales.hpp,
 /// displacementWeights: translations over the length scale, rotations times the body's size
 /// over it): steps with |e| > tol are rejected and retried shorter, and the next step is
