@@ -28,12 +28,11 @@ struct Parameters {
 struct Workspace {
   SparseMatrixCSR Cq, M, K, D, Kc, S;
   VecX C, gamma, f, r, minus_c, dx, dl, dq;
-  VecX inertial, reaction;     ///< M vdot and C_q^T lambda
-  VecX a_start;                ///< the start's a, rescaled to the step being taken
-  VecX change;                 ///< a_{n+1} - a_start of the step being tested
-  VecX previous_change;        ///< the same of the last accepted step
-  double previous_step = 0.0;  ///< s, that step (0: none yet)
-  VecX weights;                ///< displacementWeights: the norm of corrections and local errors
+  VecX inertial, reaction;  ///< M vdot and C_q^T lambda
+  VecX a_start;             ///< the start's a, rescaled to the step being taken
+  VecX change;              ///< a_{n+1} - a_start of the step being tested
+  VecX previous_change;     ///< the same of the last accepted step (of length x.h)
+  VecX weights;             ///< displacementWeights: the norm of corrections and local errors
   Workspace(const Model& m, const AssemblyPlan& plan)
       : Cq(makeConstraintMatrix(plan)),
         M(makeBodyMatrix(plan)),
@@ -365,8 +364,8 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
       // oscillation of a (the index-3 scheme's, damped by rho_inf per step, or an unresolved
       // mode's) cancels in it; alone it reads as an error independent of h that no step meets.
       w.change = y.a - w.a_start;
-      if (w.previous_step > 0.0)
-        w.dq = 0.5 * (w.change + (h / w.previous_step) * w.previous_change);
+      if (x.h > 0.0)
+        w.dq = 0.5 * (w.change + (h / x.h) * w.previous_change);
       else
         w.dq = w.change;
       const double error = h * h * std::abs(p.beta - 1.0 / 6.0) * weightedMaxNorm(w.weights, w.dq);
@@ -388,10 +387,7 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
       growth = std::clamp(factor, 0.2, 2.0);
       // Small increases are not worth a new iteration matrix (as in CVODE and IDA).
       if (o.reuse_iteration_matrix && growth > 1.0 && growth < kMaxStepRatio) growth = 1.0;
-    }
-    if (o.error_tolerance > 0.0) {
-      std::swap(w.previous_change, w.change);
-      w.previous_step = h;
+      std::swap(w.previous_change, w.change);  // accepted: y (x from here) was reached with h
     }
     std::swap(x, y);
     ++stats.steps;

@@ -310,9 +310,10 @@ BOOST_AUTO_TEST_CASE(output_times_do_not_shrink_the_steps) {
 // an error. The bottom of the 'V' of a fine chain is a kink whose links' rotations oscillate
 // from step to step (damped by rho_inf per step); an estimate from this step's change of a
 // alone is then about the oscillation's amplitude, whatever h, and the controller cut the
-// 1500-link chain at tolerance 1e-4 to as many steps as at 3e-5 (66 and 65 to 0.3 s; 956 steps
-// where 3e-4 took 66 on 3000 links, benchmarks/results/chain_vs_simbody_large.md). The cost
-// must grow as the tolerance tightens, and the error with it fall.
+// 1500-link chain at tolerance 1e-4 to as many steps as at 3e-5 (66 and 65 to 0.3 s, this test
+// run by hand on the former estimate; on 3000 links 941 steps where 3e-4 took 66,
+// benchmarks/results/chain_vs_simbody.md). The cost must grow as the tolerance tightens, and
+// the error with it fall.
 BOOST_AUTO_TEST_CASE(fine_chain_steps_follow_the_tolerance) {
   CatenaryChainOptions co;
   co.links = 1500;
