@@ -51,8 +51,8 @@ struct GeneralizedAlphaOptions {
   /// excites high frequencies that the error test must otherwise resolve; at 0.8 the 300-link
   /// chain released from the V took 1480 steps at the default tolerance and ended 190x farther
   /// from the reference than with 259 steps at 0.5 (benchmarks/results/chain_dynamics.md). From
-  /// 0.65 up, the 1000-link release gains tens of percent of energy at any tolerance
-  /// (docs/dynamics-generalized-alpha.md, rho_inf): not a setting for violent motions.
+  /// 0.65 up, the 1000-link release gained tens of percent of energy at every tolerance and
+  /// step tried (docs/dynamics-generalized-alpha.md, rho_inf): not a setting for violent motions.
   double rho_inf = 0.5;
   bool constraint_stiffness = true;  ///< K_c in the iteration matrix
   /// Modified Newton: the factored iteration matrix is kept over iterations and steps and
