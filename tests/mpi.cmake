@@ -31,6 +31,17 @@ catena_mpi_test(distributed_modal 180)
 # The distributed IDA dynamics (parallel/distributed_dynamics.hpp) against the serial
 # integrateIda.
 catena_mpi_test(distributed_dynamics 180)
+# The distributed IDA's results bit for bit the same on 1, 2 and 4 ranks: the 1-rank run writes
+# the reference that the others compare with (a ctest fixture orders them).
+catena_mpi_test(reproducible_dynamics 180)
+target_link_libraries(mpi_reproducible_dynamics_test PRIVATE PkgConfig::PETSC)  # its options
+foreach(np 1 2 4)
+  set_property(TEST mpi_reproducible_dynamics_np${np} APPEND PROPERTY ENVIRONMENT
+    "CATENA_REPRODUCIBLE_REFERENCE=${CMAKE_CURRENT_BINARY_DIR}/reproducible_dynamics_reference.txt")
+endforeach()
+set_tests_properties(mpi_reproducible_dynamics_np1 PROPERTIES FIXTURES_SETUP reproducible_reference)
+set_tests_properties(mpi_reproducible_dynamics_np2 mpi_reproducible_dynamics_np4 PROPERTIES
+                     FIXTURES_REQUIRED reproducible_reference)
 # The distributed four-bar lattice (graph partition, parallel/lattice_part.hpp) against the
 # serial statics and modes and the closed-form hanging lattice.
 catena_mpi_test(distributed_lattice 180)

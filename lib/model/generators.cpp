@@ -20,7 +20,8 @@ void addCatenaryChain(ModelBuilder& b, const CatenaryChainOptions& o) {
   addCatenaryChainPart(b, o, 0, o.links);
 }
 
-void addCatenaryChainPart(ModelBuilder& b, const CatenaryChainOptions& o, int first, int last) {
+void addCatenaryChainPart(ModelBuilder& b, const CatenaryChainOptions& o, int first, int last,
+                          bool halo) {
   CATENA_CHECK(b.dimension() == 3, "the catenary chain is a spatial (3D) model");
   CATENA_CHECK(o.links >= 2 && o.links % 2 == 0,
                "a catenary chain needs an even number of links >= 2 (N/2 per leg of the 'V'), got "
@@ -72,6 +73,8 @@ void addCatenaryChainPart(ModelBuilder& b, const CatenaryChainOptions& o, int fi
   std::vector<std::pair<Index, Index>> link_markers;
   for (int k = first; k < last; ++k) link_markers.push_back(addLink(k));
   const Index ghost_end = first > 0 ? addLink(first - 1).second : -1;
+  // The halo's other ghost, link `last`, holds joint `last` on the last owned link.
+  const Index ghost_start = halo && last < o.links ? addLink(last).first : -1;
   for (int k = first; k < last; ++k) {
     const Index start = link_markers[k - first].first;
     if (k == 0)
@@ -82,9 +85,13 @@ void addCatenaryChainPart(ModelBuilder& b, const CatenaryChainOptions& o, int fi
   }
   if (last == o.links)
     b.addJoint(joint("end_b", JointType::kSpherical, link_markers.back().second, ground_b));
+  else if (halo)
+    b.addJoint(joint("joint_" + std::to_string(last), JointType::kUniversal, ghost_start,
+                     link_markers.back().second));
 }
 
-ModelPart buildCatenaryChainPart(const CatenaryChainOptions& options, int rank, int size) {
+ModelPart buildCatenaryChainPart(const CatenaryChainOptions& options, int rank, int size,
+                                 bool halo) {
   CATENA_CHECK(size >= 1 && rank >= 0 && rank < size,
                "a model part needs 0 <= rank < size, got rank " << rank << " of " << size);
   CATENA_CHECK(options.links >= size, "a catenary chain of " << options.links
@@ -103,6 +110,19 @@ ModelPart buildCatenaryChainPart(const CatenaryChainOptions& options, int rank, 
   part.first_joint = first;  // joint k (k < N) is held by link k; end_b (joint N) by link N - 1
   part.global_bodies = options.links;
   part.global_joints = options.links + 1;
+  if (halo) {
+    ModelBuilder h(3, "catenary_chain");
+    h.setGravity(Vec3(0.0, 0.0, -9.81));
+    addCatenaryChainPart(h, options, static_cast<int>(first), static_cast<int>(last), true);
+    part.halo.model = h.finalize();
+    part.halo.ghost_bodies = part.ghost_bodies;
+    for (Index j = first; j < last; ++j) part.halo.joints.push_back(j);
+    if (last == options.links) part.halo.joints.push_back(options.links);  // end_b, owned
+    if (last < options.links) {
+      part.halo.ghost_bodies.push_back(last);
+      part.halo.joints.push_back(last);  // held by the ghost link `last`
+    }
+  }
   return part;
 }
 

@@ -60,13 +60,16 @@ void addCatenaryChain(ModelBuilder& builder, const CatenaryChainOptions& options
 /// k; end_b by link N-1), the ground markers of the end joints among them, and, if first > 0, the
 /// ghost link first-1 (added after the owned links) that joint `first` reaches. Every link is
 /// computed from its index alone: identical to the same link of the whole chain, and O(last -
-/// first) work. addCatenaryChain is the part [0, N).
+/// first) work. addCatenaryChain is the part [0, N). halo (model_part.hpp, HaloPart): also the
+/// ghost link `last` (after first-1) and the joint `last` it holds, when last < N.
 void addCatenaryChainPart(ModelBuilder& builder, const CatenaryChainOptions& options, int first,
-                          int last);
+                          int last, bool halo = false);
 /// The part of the chain that rank `rank` of `size` holds (model_part.hpp): the contiguous range
 /// contiguousRange(N, rank, size) of links, a finalized local model with gravity (0, 0, -9.81).
-/// Needs N >= size. Never builds the whole chain.
-ModelPart buildCatenaryChainPart(const CatenaryChainOptions& options, int rank, int size);
+/// Needs N >= size. Never builds the whole chain. halo: also ModelPart::halo, which distributed
+/// dynamics needs for results that do not depend on the rank count.
+ModelPart buildCatenaryChainPart(const CatenaryChainOptions& options, int rank, int size,
+                                 bool halo = false);
 /// Adds the node chain to a 3D builder (gravity is not touched).
 void addNodeChain(ModelBuilder& builder, const NodeChainOptions& options);
 

@@ -15,6 +15,19 @@
 
 namespace catena {
 
+/// A part's halo (parallel/distributed_dynamics.hpp): the owned bodies with every joint that
+/// touches one, also the joints that other ranks own, so that a rank evaluates its bodies' rows
+/// of the equations of motion whole and in the order one rank does: the same bits on any rank
+/// count. A finalized model whose bodies are the part's owned bodies (same order), then
+/// ghost_bodies; whose joints are those touching an owned body, in ascending global order.
+struct HaloPart {
+  Model model;                      ///< empty (no bodies): the generator made no halo
+  std::vector<Index> ghost_bodies;  ///< global index of local body owned_bodies + i
+  std::vector<Index> joints;        ///< global index of local joint j, ascending
+
+  bool empty() const { return model.bodies.empty(); }
+};
+
 struct ModelPart {
   Model model;             ///< local bodies: [0, owned_bodies) owned, then ghost_bodies
   Index owned_bodies = 0;  ///< owned bodies: global [first_body, first_body + owned_bodies)
@@ -22,6 +35,9 @@ struct ModelPart {
   std::vector<Index> ghost_bodies;  ///< global index of local body owned_bodies + i
   Index first_joint = 0;            ///< global index of local joint 0 (joints: all owned)
   Index global_bodies = 0, global_joints = 0;
+  /// Made on request (generators.hpp): distributed dynamics evaluates the owned bodies' rows
+  /// whole on it; without it, a ghost body's rows are summed over the ranks.
+  HaloPart halo;
 
   /// Global index of local body b (owned or ghost).
   Index globalBody(Index b) const {

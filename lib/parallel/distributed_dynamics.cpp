@@ -16,9 +16,12 @@
 #include "analysis/ida_glue.hpp"
 #include "analysis/multibody_dae.hpp"
 #include "assembly/assemble.hpp"
+#include "assembly/plan.hpp"
 #include "parallel/direct_lu.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "parallel/phase_timer.hpp"
+#include "parallel/reproducible_nvector.hpp"
+#include "parallel/reproducible_sum.hpp"
 #include "solvers/factorization.hpp"
 
 namespace catena {
@@ -51,20 +54,25 @@ Index firstOfRank(Index local) {
   return rank == 0 ? 0 : static_cast<Index>(below);  // MPI_Exscan leaves rank 0's undefined
 }
 
-/// For every ghost body (local index owned_bodies + i), the global index its owner gave to its
-/// first unknown (body_start: one entry per local body, filled for the owned ones).
-void exchangeBodyStarts(const DistributedModel& dm, std::vector<double>& body_start) {
-  GhostExchange(1, dm.part().owned_bodies, dm.part().ghost_bodies).update(body_start.data());
+/// For every ghost body (local index owned_bodies + i, global index ghosts[i]), the global index
+/// its owner gave to its first unknown (body_start: one entry per local body, filled for the
+/// owned ones).
+void exchangeBodyStarts(const DistributedModel& dm, const std::vector<Index>& ghosts,
+                        std::vector<double>& body_start) {
+  GhostExchange(1, dm.part().owned_bodies, ghosts).update(body_start.data());
 }
 
-/// A square MatMPIAIJ over a fixed COO pattern (global indices), solved by KSP preonly + LU
-/// with MUMPS unless the options under prefix say otherwise, as the distributed statics'
-/// saddle-point solver. Collective.
+/// A square MatAIJ over a fixed COO pattern (global indices), solved by KSP preonly + LU with
+/// MUMPS unless the options under prefix say otherwise, as the distributed statics'
+/// saddle-point solver. MatAIJ is sequential on one rank: with -PREFIXpc_type redundant and a
+/// sequential package (-PREFIXredundant_pc_factor_mat_solver_type klu) every rank count then
+/// factors the same gathered sequential matrix, and the solves do not depend on the rank count
+/// (distributed_dynamics.hpp). Collective.
 class DistributedLu {
  public:
   DistributedLu(Index local_rows, std::vector<PetscInt> rows, std::vector<PetscInt> cols,
                 const std::string& prefix)
-      : A_(local_rows, local_rows, std::move(rows), std::move(cols)) {
+      : A_(local_rows, local_rows, std::move(rows), std::move(cols), MATAIJ) {
     CATENA_PETSC(MatCreateVecs(A_.mat(), &x_, &b_));
     CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
     // MUMPS' default workspace margin (20 %) runs out on the Newton matrix of a 1000-link
@@ -165,25 +173,61 @@ class GhostRowSum {
 };
 
 /// The GGL DAE of a DistributedModel in the body-by-body numbering of distributed_dynamics.hpp:
-/// MultibodyDae on the local model for the formulas, the ghost exchanges around it, and the
-/// Newton matrix as a MatMPIAIJ (DistributedLu).
+/// MultibodyDae on the rank's local model for the formulas, the ghost exchanges around it, and
+/// the Newton matrix as a MatMPIAIJ (DistributedLu).
+///
+/// With the part's halo (model_part.hpp) the local model holds every joint on an owned body, in
+/// global order: the owned bodies' rows are evaluated whole, by the same operations in the same
+/// order as on one rank, and only the owned rows leave the rank. The ghost joints' lambda and mu
+/// come from their owners. Without it, the local model is the part: a ghost body's rows hold
+/// the joint terms of this rank, which are summed into the owner's rows (GhostRowSum, COO sums).
 class DistributedDae {
  public:
   DistributedDae(const DistributedAssembly& as, const std::string& prefix)
       : dm_(as.distributedModel()),
-        m_(dm_.local()),
-        dae_(m_, as.plan(), IdaFormulation::kIndex2, dm_.part().owned_bodies),
+        part_(dm_.part()),
+        halo_(!part_.halo.empty()),
+        m_(halo_ ? part_.halo.model : dm_.local()),
+        halo_plan_(halo_ ? std::optional<AssemblyPlan>(buildAssemblyPlan(m_)) : std::nullopt),
+        dae_(m_, halo_ ? *halo_plan_ : as.plan(), IdaFormulation::kIndex2, part_.owned_bodies),
         L_(dae_.layout()),
         d3_(m_.dimension == 3),
-        owned_bodies_(dm_.part().owned_bodies),
+        owned_bodies_(part_.owned_bodies),
         bodies_(static_cast<Index>(m_.bodies.size())),
         qv_block_(m_.nq_body + m_.nv_body),
-        positions_(qv_block_, owned_bodies_, dm_.part().ghost_bodies),
-        ghost_rows_(dm_, qv_block_) {
+        joint_block_(2 * m_.rows_per_joint),
+        ghosts_(halo_ ? part_.halo.ghost_bodies : part_.ghost_bodies),
+        positions_(qv_block_, owned_bodies_, ghosts_) {
+    CATENA_CHECK(!halo_ || (part_.halo.joints.size() == m_.joints.size() &&
+                            ghosts_.size() + owned_bodies_ == m_.bodies.size()),
+                 "distributed IDA: the part's halo lists "
+                     << part_.halo.joints.size() << " joints and " << ghosts_.size()
+                     << " ghost bodies for a model of " << m_.joints.size() << " and "
+                     << m_.bodies.size() - owned_bodies_);
+    // 0. The joints: owned (by the rank of body 1: a contiguous global range) or, in the halo,
+    //    ghosts whose lambda and mu come from their owners.
+    const Index joints = static_cast<Index>(m_.joints.size());
+    const Index owned_joints = static_cast<Index>(part_.model.joints.size());
+    std::vector<Index> ghost_joint_globals;
+    for (Index j = 0; j < joints; ++j) {
+      const Index g = halo_ ? part_.halo.joints[j] : part_.first_joint + j;
+      if (g >= part_.first_joint && g < part_.first_joint + owned_joints) {
+        owned_joints_.push_back(j);
+      } else {
+        ghost_joints_.push_back(j);
+        ghost_joint_globals.push_back(g);
+      }
+    }
+    CATENA_CHECK(static_cast<Index>(owned_joints_.size()) == owned_joints,
+                 "distributed IDA: the halo lacks some of the " << owned_joints << " owned joints");
+    if (halo_)
+      joint_rows_.emplace(joint_block_, owned_joints, ghost_joint_globals);
+    else
+      ghost_rows_.emplace(dm_, qv_block_);
+
     // 1. Numbering: body by body, q, v, nu, then lambda and mu of the joints held as body 1.
     std::vector<std::vector<Index>> held(owned_bodies_);
-    for (Index j = 0; j < static_cast<Index>(m_.joints.size()); ++j)
-      held[m_.markerBody(m_.joints[j].marker1)].push_back(j);
+    for (Index j : owned_joints_) held[m_.markerBody(m_.joints[j].marker1)].push_back(j);
     slot_.assign(L_.size, -1);
     std::vector<double> body_start(bodies_, 0.0);
     Index at = 0;
@@ -204,7 +248,7 @@ class DistributedDae {
                  "distributed IDA: " << global_size_ << " unknowns do not fit PETSc's "
                                      << sizeof(PetscInt) * 8 << "-bit indices");
     for (Index b = 0; b < owned_bodies_; ++b) body_start[b] += static_cast<double>(first_);
-    exchangeBodyStarts(dm_, body_start);
+    exchangeBodyStarts(dm_, ghosts_, body_start);
     global_.assign(L_.size, -1);
     for (Index i = 0; i < L_.size; ++i)
       if (slot_[i] >= 0) global_[i] = first_ + slot_[i];
@@ -214,23 +258,44 @@ class DistributedDae {
       for (int c = 0; c < m_.nv_body; ++c)
         global_[L_.v + m_.vOffset(b) + c] = start + m_.nq_body + c;
     }
+    joint_values_.assign((owned_joints_.size() + ghost_joints_.size()) * joint_block_, 0.0);
+    if (halo_) {  // a ghost joint's lambda and mu rows: from the owner's first ones
+      for (std::size_t k = 0; k < owned_joints_.size(); ++k) {
+        const Index r = m_.joint_row_offset[owned_joints_[k]];
+        joint_values_[k * joint_block_] = static_cast<double>(global_[L_.lambda + r]);
+        joint_values_[k * joint_block_ + 1] = static_cast<double>(global_[L_.mu + r]);
+      }
+      joint_rows_->update(joint_values_.data());
+      for (std::size_t k = 0; k < ghost_joints_.size(); ++k) {
+        const Index j = ghost_joints_[k];
+        const double* block = joint_values_.data() + (owned_joints_.size() + k) * joint_block_;
+        for (Index r = m_.joint_row_offset[j]; r < m_.joint_row_offset[j + 1]; ++r) {
+          const Index i = r - m_.joint_row_offset[j];
+          global_[L_.lambda + r] = static_cast<Index>(block[0]) + i;
+          global_[L_.mu + r] = static_cast<Index>(block[1]) + i;
+        }
+      }
+    }
     for (Index i = 0; i < L_.size; ++i)
       if (slot_[i] >= 0) owned_.push_back(i);
 
-    // 2. The Newton matrix's COO pattern: every entry of the local rows (the ghost bodies'
-    //    rows hold joint terms, which MatSetValuesCOO adds to the owners' rows).
+    // 2. The Newton matrix's COO pattern: with the halo, the owned rows; without it, every
+    //    entry of the local rows (the ghost bodies' rows hold joint terms, which
+    //    MatSetValuesCOO adds to the owners' rows).
     const SparseMatrixCSR& J = dae_.jacobian();
     std::vector<PetscInt> rows, cols;
-    for (Index r = 0; r < L_.size; ++r)
+    for (Index r = 0; r < L_.size; ++r) {
+      if (halo_ && slot_[r] < 0) continue;
       for (int k = J.outerIndexPtr()[r]; k < J.outerIndexPtr()[r + 1]; ++k) {
         const Index c = J.innerIndexPtr()[k];
         CATENA_CHECK(global_[r] >= 0 && global_[c] >= 0,
-                     "distributed IDA: the Newton matrix has an entry (" << r << ", " << c
-                                                                         << ") outside the "
-                                                                            "distributed unknowns");
+                     "distributed IDA: the Newton matrix has an entry ("
+                         << r << ", " << c << ") outside the distributed unknowns");
         rows.push_back(static_cast<PetscInt>(global_[r]));
         cols.push_back(static_cast<PetscInt>(global_[c]));
+        entries_.push_back(k);
       }
+    }
     values_.resize(rows.size());
     lu_.emplace(local_size_, std::move(rows), std::move(cols), prefix);
 
@@ -248,8 +313,9 @@ class DistributedDae {
   const DaeLayout& layout() const { return L_; }
   std::string package() const { return lu_->package(); }
 
-  /// Local DAE vectors from the owned entries of y and y', the ghost bodies' q and v from their
-  /// owners (their y' and nu are not read by the DAE). Collective.
+  /// Local DAE vectors from the owned entries of y and y', the ghost bodies' q and v and the
+  /// halo's ghost joints' lambda and mu from their owners (the ghost bodies' y' and nu are not
+  /// read by the DAE). Collective.
   void load(const double* y, const double* yp) {
     for (Index i : owned_) {
       yl_[i] = y[slot_[i]];
@@ -266,6 +332,25 @@ class DistributedDae {
       for (int c = 0; c < m_.nq_body; ++c) yl_[L_.q + m_.qOffset(b) + c] = block[c];
       for (int c = 0; c < m_.nv_body; ++c) yl_[L_.v + m_.vOffset(b) + c] = block[m_.nq_body + c];
     }
+    if (!halo_) return;
+    const int R = m_.rows_per_joint;
+    for (std::size_t k = 0; k < owned_joints_.size(); ++k) {
+      const Index j = owned_joints_[k];
+      double* block = joint_values_.data() + k * joint_block_;
+      for (Index r = m_.joint_row_offset[j]; r < m_.joint_row_offset[j + 1]; ++r) {
+        block[r - m_.joint_row_offset[j]] = yl_[L_.lambda + r];
+        block[R + r - m_.joint_row_offset[j]] = yl_[L_.mu + r];
+      }
+    }
+    joint_rows_->update(joint_values_.data());
+    for (std::size_t k = 0; k < ghost_joints_.size(); ++k) {
+      const Index j = ghost_joints_[k];
+      const double* block = joint_values_.data() + (owned_joints_.size() + k) * joint_block_;
+      for (Index r = m_.joint_row_offset[j]; r < m_.joint_row_offset[j + 1]; ++r) {
+        yl_[L_.lambda + r] = block[r - m_.joint_row_offset[j]];
+        yl_[L_.mu + r] = block[R + r - m_.joint_row_offset[j]];
+      }
+    }
   }
 
   /// F(t, y, y') on the owned entries. Returns 0, 1 (a non-finite value somewhere: IDA cuts the
@@ -280,17 +365,19 @@ class DistributedDae {
       Fl_.setZero();
       flag = -1;
     }
-    // The joint terms on the ghost bodies' rows go to their owners (every rank takes part).
-    for (Index b = owned_bodies_; b < bodies_; ++b) {
-      double* block = ghost_.data() + (b - owned_bodies_) * qv_block_;
-      for (int c = 0; c < m_.nq_body; ++c) block[c] = Fl_[L_.q + m_.qOffset(b) + c];
-      for (int c = 0; c < m_.nv_body; ++c) block[m_.nq_body + c] = Fl_[L_.v + m_.vOffset(b) + c];
-    }
-    const std::vector<double>& sums = ghost_rows_.sum(ghost_);
-    for (Index b = 0; b < owned_bodies_; ++b) {
-      const double* block = sums.data() + b * qv_block_;
-      for (int c = 0; c < m_.nq_body; ++c) Fl_[L_.q + m_.qOffset(b) + c] += block[c];
-      for (int c = 0; c < m_.nv_body; ++c) Fl_[L_.v + m_.vOffset(b) + c] += block[m_.nq_body + c];
+    if (!halo_) {
+      // The joint terms on the ghost bodies' rows go to their owners (every rank takes part).
+      for (Index b = owned_bodies_; b < bodies_; ++b) {
+        double* block = ghost_.data() + (b - owned_bodies_) * qv_block_;
+        for (int c = 0; c < m_.nq_body; ++c) block[c] = Fl_[L_.q + m_.qOffset(b) + c];
+        for (int c = 0; c < m_.nv_body; ++c) block[m_.nq_body + c] = Fl_[L_.v + m_.vOffset(b) + c];
+      }
+      const std::vector<double>& sums = ghost_rows_->sum(ghost_);
+      for (Index b = 0; b < owned_bodies_; ++b) {
+        const double* block = sums.data() + b * qv_block_;
+        for (int c = 0; c < m_.nq_body; ++c) Fl_[L_.q + m_.qOffset(b) + c] += block[c];
+        for (int c = 0; c < m_.nv_body; ++c) Fl_[L_.v + m_.vOffset(b) + c] += block[m_.nq_body + c];
+      }
     }
     bool finite = true;
     for (Index i : owned_) {
@@ -323,9 +410,10 @@ class DistributedDae {
     const int* inner = J.innerIndexPtr();
     const double* v = J.valuePtr();
     bool finite = true;
-    for (Index k = 0; k < J.nonZeros(); ++k) {
-      values_[k] = flag < 0 ? 0.0 : v[k] * column_scale_[inner[k]];
-      finite = finite && std::isfinite(values_[k]);
+    for (std::size_t e = 0; e < entries_.size(); ++e) {
+      const int k = entries_[e];
+      values_[e] = flag < 0 ? 0.0 : v[k] * column_scale_[inner[k]];
+      finite = finite && std::isfinite(values_[e]);
     }
     // The factorization (LU setup) refills the matrix: values_ are kept until then.
     return worstOutcome(flag < 0 ? flag : (finite ? 0 : 1));
@@ -342,23 +430,47 @@ class DistributedDae {
     return st;
   }
 
-  /// The owned entries of y and y' for a consistent local state s with v' = vdot (owned
-  /// velocities): mu = nu = 0, q' = N(q) v, lambda' = 0 (MultibodyDae::pack).
+  /// The owned entries of y and y' for a consistent state s of the part's model (distributed
+  /// dynamics' states) with v' = vdot (owned velocities): mu = nu = 0, q' = N(q) v, lambda' = 0
+  /// (MultibodyDae::pack).
   void pack(const State& s, const VecX& vdot, double* y, double* yp) const {
     VecX vd = VecX::Zero(m_.nv), yl, ypl;
     vd.head(vdot.size()) = vdot;
-    dae_.pack(s, vd, yl, ypl);
+    dae_.pack(halo_ ? haloState(s) : s, vd, yl, ypl);
     for (Index i : owned_) {
       y[slot_[i]] = yl[i];
       yp[slot_[i]] = ypl[i];
     }
   }
 
-  /// The local state at time t of the owned entries of y (ghosts from their owners,
-  /// quaternions normalized). Collective.
+  /// The state of the part's model at time t of the owned entries of y (ghosts from their
+  /// owners, quaternions normalized). Collective.
   void unpack(double t, const double* y, State& s) {
     load(y, nullptr);
-    dae_.unpack(t, yl_.data(), s);
+    if (!halo_) {
+      dae_.unpack(t, yl_.data(), s);
+      return;
+    }
+    State h;
+    dae_.unpack(t, yl_.data(), h);
+    const Model& pm = part_.model;
+    s.t = t;
+    s.q.resize(pm.nq);
+    s.v.resize(pm.nv);
+    s.lambda.resize(pm.nc);
+    s.q.head(dm_.ownedPositions()) = h.q.head(dm_.ownedPositions());
+    s.v.head(dm_.ownedVelocities()) = h.v.head(dm_.ownedVelocities());
+    for (std::size_t i = 0; i < part_.ghost_bodies.size(); ++i) {
+      const Index b = owned_bodies_ + static_cast<Index>(i);
+      const Index hb = haloBody(part_.ghost_bodies[i]);
+      s.q.segment(pm.qOffset(b), pm.nq_body) = h.q.segment(m_.qOffset(hb), m_.nq_body);
+      s.v.segment(pm.vOffset(b), pm.nv_body) = h.v.segment(m_.vOffset(hb), m_.nv_body);
+    }
+    for (std::size_t k = 0; k < owned_joints_.size(); ++k) {
+      const Index j = owned_joints_[k], pr = pm.joint_row_offset[k];
+      const Index rows = m_.joint_row_offset[j + 1] - m_.joint_row_offset[j];
+      s.lambda.segment(pr, rows) = h.lambda.segment(m_.joint_row_offset[j], rows);
+    }
   }
 
   /// A per-unknown vector (owned entries) of a vector over the local DAE layout.
@@ -369,22 +481,57 @@ class DistributedDae {
   VecX errorTestIds() const { return dae_.errorTestIds(); }
 
  private:
+  /// The local body of the halo with global index g (a ghost of the part).
+  Index haloBody(Index g) const {
+    const auto it = std::find(ghosts_.begin(), ghosts_.end(), g);
+    CATENA_CHECK(it != ghosts_.end(),
+                 "distributed IDA: the halo lacks the part's ghost body " << g);
+    return owned_bodies_ + static_cast<Index>(it - ghosts_.begin());
+  }
+
+  /// A state of the part's model in the halo's layout: the owned bodies and joints (the ghosts
+  /// are not read: their unknowns belong to other ranks).
+  State haloState(const State& s) const {
+    State h;
+    h.t = s.t;
+    h.q = VecX::Zero(m_.nq);
+    h.v = VecX::Zero(m_.nv);
+    h.lambda = VecX::Zero(m_.nc);
+    h.q.head(dm_.ownedPositions()) = s.q.head(dm_.ownedPositions());
+    h.v.head(dm_.ownedVelocities()) = s.v.head(dm_.ownedVelocities());
+    const Model& pm = part_.model;
+    for (std::size_t k = 0; k < owned_joints_.size(); ++k) {
+      const Index j = owned_joints_[k], pr = pm.joint_row_offset[k];
+      const Index rows = m_.joint_row_offset[j + 1] - m_.joint_row_offset[j];
+      h.lambda.segment(m_.joint_row_offset[j], rows) = s.lambda.segment(pr, rows);
+    }
+    return h;
+  }
+
   const DistributedModel& dm_;
+  const ModelPart& part_;
+  bool halo_;  ///< the owned rows evaluated whole on the part's halo
   const Model& m_;
+  std::optional<AssemblyPlan> halo_plan_;
   MultibodyDae dae_;
   const DaeLayout& L_;
   bool d3_;
   Index owned_bodies_, bodies_;
   int qv_block_;               ///< doubles per body in the ghost exchanges: q, v (F_q, F_v)
+  int joint_block_;            ///< doubles per joint in the halo's exchange: lambda, mu rows
+  std::vector<Index> ghosts_;  ///< global index of local body owned_bodies_ + i
   GhostExchange positions_;    ///< q and v of the ghost bodies
-  GhostRowSum ghost_rows_;     ///< F_q and F_v rows of the ghost bodies to their owners
+  std::vector<Index> owned_joints_, ghost_joints_;  ///< local joint indices
+  std::optional<GhostExchange> joint_rows_;         ///< halo: lambda, mu of the ghost joints
+  std::optional<GhostRowSum> ghost_rows_;           ///< no halo: F_q, F_v rows of ghosts to owners
   std::vector<Index> slot_;    ///< local DAE index -> owned position (-1: a ghost's)
   std::vector<Index> global_;  ///< local DAE index -> global index (-1: a ghost's nu)
   std::vector<Index> owned_;   ///< local DAE indices that are owned
+  std::vector<int> entries_;   ///< J's value index of every COO entry
   Index local_size_ = 0, first_ = 0;
   long global_size_ = 0;
   VecX yl_, ypl_, Fl_, column_scale_, solution_scale_;
-  std::vector<double> qv_, ghost_, values_;
+  std::vector<double> qv_, ghost_, values_, joint_values_;
   std::optional<DistributedLu> lu_;
 };
 
@@ -413,7 +560,7 @@ Status initialAccelerations(const DistributedAssembly& as, const State& s,
     for (Index j : held[b])
       for (Index r = m.joint_row_offset[j]; r < m.joint_row_offset[j + 1]; ++r) kr[r] = at++;
   }
-  exchangeBodyStarts(dm, start);
+  exchangeBodyStarts(dm, dm.part().ghost_bodies, start);
   for (Index b = 0; b < owned; ++b)
     for (int c = 0; c < nvb; ++c) kv[b * nvb + c] += first;
   for (Index r = 0; r < m.nc; ++r) kr[r] += first;
@@ -427,23 +574,25 @@ Status initialAccelerations(const DistributedAssembly& as, const State& s,
   assembleForces(m, plan, s.q, s.v, s.t, f);
   assembleGamma(m, plan, s.q, s.v, s.t, gamma);
 
-  // M on the owned rows, then a C_q and its transpose (a C_q^T on a ghost's rows is summed
-  // into its owner's).
+  // M's body blocks on the owned rows (its pattern also couples the bodies of a joint, as
+  // zeros that depend on which joints a rank holds: left out, so that the matrix and its
+  // factorization do not depend on the rank count), then a C_q and its transpose (a C_q^T on a
+  // ghost's rows is summed into its owner's).
   std::vector<PetscInt> rows, cols;
   std::vector<double> values;
-  const int owned_entries = M.outerIndexPtr()[dm.ownedVelocities()];
   double mmax = 0.0, cmax = 0.0;
   for (Index r = 0; r < dm.ownedVelocities(); ++r)
     for (int k = M.outerIndexPtr()[r]; k < M.outerIndexPtr()[r + 1]; ++k) {
+      if (M.innerIndexPtr()[k] / nvb != r / nvb) continue;
       rows.push_back(static_cast<PetscInt>(kv[r]));
       cols.push_back(static_cast<PetscInt>(kv[M.innerIndexPtr()[k]]));
+      values.push_back(M.valuePtr()[k]);
       mmax = std::max(mmax, std::abs(M.valuePtr()[k]));
     }
   for (int k = 0; k < Cq.nonZeros(); ++k) cmax = std::max(cmax, std::abs(Cq.valuePtr()[k]));
   mmax = dm.max(mmax);
   cmax = dm.max(cmax);
   const double a = (mmax > 0.0 && cmax > 0.0) ? mmax / cmax : 1.0;
-  values.assign(M.valuePtr(), M.valuePtr() + owned_entries);
   for (bool transpose : {false, true})
     for (Index r = 0; r < m.nc; ++r)
       for (int k = Cq.outerIndexPtr()[r]; k < Cq.outerIndexPtr()[r + 1]; ++k) {
@@ -469,14 +618,15 @@ Status initialAccelerations(const DistributedAssembly& as, const State& s,
 
 /// The first step of the serial integrateIda (ida_dynamics.cpp, initialStep): the BDF1 error
 /// of the positions, h^2/2 |q''|, at a tenth of the tolerance, with the sum over the bodies
-/// reduced over the ranks; at most 1e-3 of the span and max_step.
+/// reduced over the ranks (reproducibly: the same bits on any rank count); at most 1e-3 of the
+/// span and max_step.
 double initialStep(const DistributedModel& dm, const State& s, const VecX& vdot,
                    const IdaOptions& o, double span) {
   const Model& m = dm.local();
-  double sum = 0.0;
+  std::vector<double> squares;
   auto add = [&](double value, double x) {
     const double e = x / (o.rtol * std::abs(value) + o.atol);
-    sum += e * e;
+    squares.push_back(e * e);
   };
   for (Index b = 0; b < dm.part().owned_bodies; ++b) {
     const Index qo = m.qOffset(b), vo = m.vOffset(b);
@@ -491,7 +641,9 @@ double initialStep(const DistributedModel& dm, const State& s, const VecX& vdot,
     add(rho.y(), half.y() + c * rho.y());
     add(rho.z(), half.z() + c * rho.z());
   }
-  const double norm = std::sqrt(dm.sum(sum) / std::max<double>(dm.globalNq(), 1.0));
+  const double sum =
+      reproducibleSum(PETSC_COMM_WORLD, squares.data(), static_cast<Index>(squares.size()));
+  const double norm = std::sqrt(sum / std::max<double>(dm.globalNq(), 1.0));
   double h = 1e-3 * span;
   if (norm > 0.0) h = std::min(h, std::sqrt(0.2 / norm));
   if (o.max_step > 0.0) h = std::min(h, o.max_step);
@@ -730,6 +882,8 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
       *v = N_VNew_Parallel(comm, n, N, sun.ctx);
     if (!sun.y || !sun.yp || !sun.id || !sun.atol || !sun.work)
       return fail(Status::Code::kResources, "distributed IDA: out of memory for the vectors", s);
+    // IDA's decisions the same on any rank count (its work vectors are clones of y).
+    for (N_Vector v : {sun.y, sun.yp, sun.id, sun.atol, sun.work}) useReproducibleReductions(v);
     dae.pack(s, vdot, N_VGetArrayPointer(sun.y), N_VGetArrayPointer(sun.yp));
     const DaeLayout& L = dae.layout();
     dae.ownedEntries(dae.errorTestIds(), N_VGetArrayPointer(sun.id));

@@ -22,9 +22,17 @@
 ///   assembled here. v' and lambda come from the distributed KKT system
 ///   [M, C_q^T; C_q, 0] [v'; lambda] = [f; gamma] (same scaling and options prefix).
 ///
-/// Results equal the serial integrateIda to round-off while the step sequences agree, and to
-/// the integration error otherwise: the reductions of IDA's norms sum in an order that depends
-/// on the rank count. Within a rank, bitwise identical for any OpenMP thread count.
+/// Bitwise the same on any rank count (tests/mpi/reproducible_dynamics_test.cpp) when
+///   1. the part has its halo (ModelPart::halo; buildCatenaryChainPart(..., true)): each rank
+///      evaluates its bodies' rows whole, in the order one rank does; without it a ghost body's
+///      joint terms are summed into its owner's rows after the owner's own;
+///   2. the Newton systems are solved by a sequential LU of the gathered matrix on every rank:
+///      -<prefix>pc_type redundant -<prefix>redundant_pc_factor_mat_solver_type klu (every rank
+///      factors the whole matrix: for reproducibility, not for speed);
+/// IDA's norms and the first step's sum are exact sums (parallel/reproducible_sum.hpp) always.
+/// Otherwise results equal the serial integrateIda to round-off while the step sequences agree,
+/// and to the integration error once they part. Within a rank, bitwise identical for any OpenMP
+/// thread count.
 /// Every function here is collective over PETSC_COMM_WORLD.
 
 #include <string>

@@ -17,14 +17,15 @@ namespace catena {
 
 class CooMatrix {
  public:
-  /// local_rows x local_cols owned; rows, cols: one global index pair per entry.
+  /// local_rows x local_cols owned; rows, cols: one global index pair per entry. type: MATAIJ
+  /// is MATSEQAIJ on one rank, which the sequential factorizations (KLU) take.
   CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> rows,
-            std::vector<PetscInt> cols)
+            std::vector<PetscInt> cols, MatType type = MATMPIAIJ)
       : entries_(static_cast<Index>(rows.size())) {
     CATENA_CHECK(rows.size() == cols.size(), "COO pattern with unequal row and column counts");
     CATENA_PETSC(MatCreate(PETSC_COMM_WORLD, &A_));
     CATENA_PETSC(MatSetSizes(A_, local_rows, local_cols, PETSC_DETERMINE, PETSC_DETERMINE));
-    CATENA_PETSC(MatSetType(A_, MATMPIAIJ));
+    CATENA_PETSC(MatSetType(A_, type));
     CATENA_PETSC(
         MatSetPreallocationCOO(A_, static_cast<PetscCount>(rows.size()), rows.data(), cols.data()));
   }
