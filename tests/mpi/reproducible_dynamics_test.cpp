@@ -11,9 +11,11 @@
 #include <mpi.h>
 #include <petscsys.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <random>
 #include <string>
