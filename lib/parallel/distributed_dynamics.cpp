@@ -174,7 +174,7 @@ class GhostRowSum {
 
 /// The GGL DAE of a DistributedModel in the body-by-body numbering of distributed_dynamics.hpp:
 /// MultibodyDae on the rank's local model for the formulas, the ghost exchanges around it, and
-/// the Newton matrix as a MatMPIAIJ (DistributedLu).
+/// the Newton matrix as a MatAIJ (DistributedLu).
 ///
 /// With the part's halo (model_part.hpp) the local model holds every joint on an owned body, in
 /// global order: the owned bodies' rows are evaluated whole, by the same operations in the same
@@ -258,8 +258,8 @@ class DistributedDae {
       for (int c = 0; c < m_.nv_body; ++c)
         global_[L_.v + m_.vOffset(b) + c] = start + m_.nq_body + c;
     }
-    joint_values_.assign((owned_joints_.size() + ghost_joints_.size()) * joint_block_, 0.0);
     if (halo_) {  // a ghost joint's lambda and mu rows: from the owner's first ones
+      joint_values_.assign((owned_joints_.size() + ghost_joints_.size()) * joint_block_, 0.0);
       for (std::size_t k = 0; k < owned_joints_.size(); ++k) {
         const Index r = m_.joint_row_offset[owned_joints_[k]];
         joint_values_[k * joint_block_] = static_cast<double>(global_[L_.lambda + r]);
@@ -303,7 +303,14 @@ class DistributedDae {
     ypl_ = VecX::Zero(L_.size);
     Fl_ = VecX::Zero(L_.size);
     qv_.assign(static_cast<std::size_t>(bodies_ * qv_block_), 0.0);
-    ghost_.assign(static_cast<std::size_t>((bodies_ - owned_bodies_) * qv_block_), 0.0);
+    if (!halo_) ghost_.assign(static_cast<std::size_t>((bodies_ - owned_bodies_) * qv_block_), 0.0);
+    if (halo_)
+      for (Index g : part_.ghost_bodies) {
+        const auto it = std::find(ghosts_.begin(), ghosts_.end(), g);
+        CATENA_CHECK(it != ghosts_.end(),
+                     "distributed IDA: the halo lacks the part's ghost body " << g);
+        part_ghosts_in_halo_.push_back(owned_bodies_ + static_cast<Index>(it - ghosts_.begin()));
+      }
     column_scale_ = VecX::Ones(L_.size);
     solution_scale_ = VecX::Ones(local_size_);
   }
@@ -388,7 +395,7 @@ class DistributedDae {
   }
 
   /// J S (the column scaling of the serial ScaledPetsc, GGL: lambda by c_j m, mu and nu by c_j,
-  /// m the largest diagonal entry of M over all ranks) into the MatMPIAIJ. Returns as
+  /// m the largest diagonal entry of M over all ranks) into the MatAIJ. Returns as
   /// residual(). Collective.
   int newtonMatrix(double t, const double* y, const double* yp, double cj, std::string& error) {
     load(y, yp);
@@ -460,17 +467,14 @@ class DistributedDae {
     s.lambda.resize(pm.nc);
     s.q.head(dm_.ownedPositions()) = h.q.head(dm_.ownedPositions());
     s.v.head(dm_.ownedVelocities()) = h.v.head(dm_.ownedVelocities());
-    for (std::size_t i = 0; i < part_.ghost_bodies.size(); ++i) {
-      const Index b = owned_bodies_ + static_cast<Index>(i);
-      const Index hb = haloBody(part_.ghost_bodies[i]);
+    for (std::size_t i = 0; i < part_ghosts_in_halo_.size(); ++i) {
+      const Index b = owned_bodies_ + static_cast<Index>(i), hb = part_ghosts_in_halo_[i];
       s.q.segment(pm.qOffset(b), pm.nq_body) = h.q.segment(m_.qOffset(hb), m_.nq_body);
       s.v.segment(pm.vOffset(b), pm.nv_body) = h.v.segment(m_.vOffset(hb), m_.nv_body);
     }
-    for (std::size_t k = 0; k < owned_joints_.size(); ++k) {
-      const Index j = owned_joints_[k], pr = pm.joint_row_offset[k];
-      const Index rows = m_.joint_row_offset[j + 1] - m_.joint_row_offset[j];
-      s.lambda.segment(pr, rows) = h.lambda.segment(m_.joint_row_offset[j], rows);
-    }
+    forOwnedJointRows([&](Index part_row, Index halo_row, Index rows) {
+      s.lambda.segment(part_row, rows) = h.lambda.segment(halo_row, rows);
+    });
   }
 
   /// A per-unknown vector (owned entries) of a vector over the local DAE layout.
@@ -481,12 +485,15 @@ class DistributedDae {
   VecX errorTestIds() const { return dae_.errorTestIds(); }
 
  private:
-  /// The local body of the halo with global index g (a ghost of the part).
-  Index haloBody(Index g) const {
-    const auto it = std::find(ghosts_.begin(), ghosts_.end(), g);
-    CATENA_CHECK(it != ghosts_.end(),
-                 "distributed IDA: the halo lacks the part's ghost body " << g);
-    return owned_bodies_ + static_cast<Index>(it - ghosts_.begin());
+  /// f(first row in the part's model, first row in the halo's, rows) for every owned joint.
+  template <class F>
+  void forOwnedJointRows(F&& f) const {
+    const Model& pm = part_.model;
+    for (std::size_t k = 0; k < owned_joints_.size(); ++k) {
+      const Index j = owned_joints_[k];
+      f(pm.joint_row_offset[k], m_.joint_row_offset[j],
+        m_.joint_row_offset[j + 1] - m_.joint_row_offset[j]);
+    }
   }
 
   /// A state of the part's model in the halo's layout: the owned bodies and joints (the ghosts
@@ -499,12 +506,9 @@ class DistributedDae {
     h.lambda = VecX::Zero(m_.nc);
     h.q.head(dm_.ownedPositions()) = s.q.head(dm_.ownedPositions());
     h.v.head(dm_.ownedVelocities()) = s.v.head(dm_.ownedVelocities());
-    const Model& pm = part_.model;
-    for (std::size_t k = 0; k < owned_joints_.size(); ++k) {
-      const Index j = owned_joints_[k], pr = pm.joint_row_offset[k];
-      const Index rows = m_.joint_row_offset[j + 1] - m_.joint_row_offset[j];
-      h.lambda.segment(m_.joint_row_offset[j], rows) = s.lambda.segment(pr, rows);
-    }
+    forOwnedJointRows([&](Index part_row, Index halo_row, Index rows) {
+      h.lambda.segment(halo_row, rows) = s.lambda.segment(part_row, rows);
+    });
     return h;
   }
 
@@ -520,7 +524,8 @@ class DistributedDae {
   int qv_block_;               ///< doubles per body in the ghost exchanges: q, v (F_q, F_v)
   int joint_block_;            ///< doubles per joint in the halo's exchange: lambda, mu rows
   std::vector<Index> ghosts_;  ///< global index of local body owned_bodies_ + i
-  GhostExchange positions_;    ///< q and v of the ghost bodies
+  std::vector<Index> part_ghosts_in_halo_;          ///< halo: local body of the part's ghost i
+  GhostExchange positions_;                         ///< q and v of the ghost bodies
   std::vector<Index> owned_joints_, ghost_joints_;  ///< local joint indices
   std::optional<GhostExchange> joint_rows_;         ///< halo: lambda, mu of the ghost joints
   std::optional<GhostRowSum> ghost_rows_;           ///< no halo: F_q, F_v rows of ghosts to owners
@@ -688,7 +693,7 @@ int jacobianCallback(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector,
   return -1;
 }
 
-// The Newton matrix lives in DistributedDae's MatMPIAIJ; IDA gets a placeholder SUNMatrix so
+// The Newton matrix lives in DistributedDae's MatAIJ; IDA gets a placeholder SUNMatrix so
 // that it treats the solver as a direct, matrix-based one (jacobianCallback, then setup).
 SUNMatrix_ID placeholderId(SUNMatrix) {
   return SUNMATRIX_CUSTOM;
