@@ -64,6 +64,7 @@
 #include "parallel/distributed_statics.hpp"
 #include "parallel/lattice_part.hpp"
 #include "parallel/petsc_session.hpp"
+#include "parallel/segmented_dynamics.hpp"
 
 using namespace catena;
 
@@ -88,6 +89,9 @@ constexpr const char* kUsage =
     "  --t-end S                  dynamics: simulated time, s (default 0.1; study file: t_end)\n"
     "  --rtol X                   dynamics: IDA's relative tolerance (default 1e-6; atol is\n"
     "                             1e-2 rtol in m, m/s)\n"
+    "  --segment S                dynamics: simulated seconds per restartable segment, each\n"
+    "                             ending in a checkpoint of the run (default 0: one segment,\n"
+    "                             no checkpoint inside a run; study file: segment)\n"
     "  --linear-solver direct|iterative\n"
     "                             statics (and modal's statics): the saddle-point systems by\n"
     "                             MUMPS (default) or by FGMRES + PCFIELDSPLIT on the augmented\n"
@@ -99,6 +103,7 @@ constexpr const char* kUsage =
     "  --checkpoint-interval S    seconds between periodic checkpoints (default 0: every run)\n"
     "  --restart                  continue the study of the checkpoint file: skip its runs\n"
     "  --stop-after K             raise SIGTERM after K runs (tests the signal path)\n"
+    "  --stop-after-segments K    raise SIGTERM after K segments of a run (tests it inside one)\n"
     "  --help                     this text\n";
 
 constexpr const char* kCheckpointFormat = "catena-scale 1";
@@ -107,6 +112,7 @@ struct Options {
   ScalingStudy study;
   bool restart = false;
   int stop_after = -1;
+  int stop_after_segments = -1;
 };
 
 /// Throws catena::Error for bad options; PETSc options (one dash) and their values are skipped.
@@ -181,6 +187,10 @@ Options parseOptions(int argc, char** argv) {
       o.study.checkpoint_interval = seconds(k, v);
     else if (k == "--stop-after")
       o.stop_after = integer(k, v);
+    else if (k == "--stop-after-segments")
+      o.stop_after_segments = integer(k, v);
+    else if (k == "--segment")
+      o.study.segment = seconds(k, v);
     else if (k == "--modes")
       o.study.modes = integer(k, v);
     else if (k == "--t-end")
@@ -209,6 +219,7 @@ std::string signature(const Options& o, int ranks, int threads) {
   os << " repeats=" << s.repeats << " ranks=" << ranks << " threads=" << threads;
   if (s.analysis == "modal") os << " modes=" << s.modes;
   if (s.analysis == "dynamics") os << " t_end=" << s.t_end << " rtol=" << s.rtol;
+  if (s.segment > 0.0) os << " segment=" << s.segment;
   if (s.linear_solver != "direct") os << " linear_solver=" << s.linear_solver;
   return os.str();
 }
@@ -262,6 +273,16 @@ double ownedMass(const DistributedModel& dm) {
 struct RunResult {
   std::string line;
   bool pass = false;
+  bool interrupted = false;  ///< dynamics stopped by a signal at a segment's end: no line
+  double t = 0.0;            ///< s, where an interrupted run stopped
+};
+
+/// How a dynamics run checkpoints inside itself (parallel/segmented_dynamics.hpp).
+struct RunCheckpoint {
+  std::string stem;      ///< of the per-rank files; empty: none
+  std::string study;     ///< the study's signature (with the size and repeat: the run's identity)
+  bool restart = false;  ///< resume this run from its files, if they are of this run
+  int stop_after = -1;   ///< --stop-after-segments
 };
 
 /// Bound of the energy check at IDA's relative tolerance rtol (docs/scaling.md): neither model
@@ -361,9 +382,10 @@ bool latticeMotionChecks(JsonWriter& j, const DistributedModel& dm, const State&
 }
 
 /// The family's model of the given size released at rest (the chain from its 'V', the lattice
-/// a little off hanging: both assembled, v = 0), integrated by distributed IDA (GGL) to t_end;
-/// the JSON line.
-RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int ranks, int rank) {
+/// a little off hanging: both assembled, v = 0), integrated by distributed IDA (GGL) to t_end
+/// in the study's segments; the JSON line, or no line if a signal interrupted the run.
+RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int ranks, int rank,
+                      const RunCheckpoint& ckpt) {
   const bool chain = study.family == "chain";
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
@@ -382,10 +404,22 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   o.atol = 1e-2 * study.rtol;
   o.output_interval = study.t_end / 100.0;  // outputs interpolated: the steps are IDA's own
   double kinetic_max = 0.0;                 // over the outputs: the scale of the energy check
-  const DistributedDynamicsResult r = integrateDistributedIda(as, s0, o, [&](const State& s) {
-    kinetic_max = std::max(kinetic_max, distributedEnergy(as, s).kinetic);
-    return true;
-  });
+  SegmentOptions seg;
+  seg.segment = study.segment;
+  seg.checkpoint = ckpt.stem;
+  seg.run = ckpt.study + " size=" + std::to_string(size) + " repeat=" + std::to_string(repeat);
+  seg.restart = ckpt.restart && !ckpt.stem.empty();
+  seg.stop_after = ckpt.stop_after;
+  seg.save = [&](Checkpoint& c) { c.add("kinetic_max", exactNumber(kinetic_max)); };
+  seg.load = [&](const Checkpoint& c) { kinetic_max = parseExactNumber(c.get("kinetic_max")); };
+  const SegmentedDynamicsResult r =
+      integrateDistributedIdaInSegments(as, s0, o, seg, [&](const State& s) {
+        kinetic_max = std::max(kinetic_max, distributedEnergy(as, s).kinetic);
+        return true;
+      });
+  if (rank == 0 && !r.note.empty())
+    std::cerr << "catena-scale: N = " << size << ": " << r.note << "\n";
+  if (r.interrupted) return {"", false, true, r.state.t};
   MPI_Barrier(MPI_COMM_WORLD);
   const double total = MPI_Wtime() - start;
 
@@ -418,6 +452,8 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   j.key("status").value(r.status.ok() ? std::string("ok") : r.status.message);
   j.key("linear_solver").value(r.linear_solver);
   j.key("t_end_s").value(study.t_end).key("rtol").value(study.rtol);
+  j.key("segment_s").value(study.segment).key("segments_run").value(r.segments);
+  j.key("resumed_at_s").value(r.resumed_at);  // null: not restarted
   j.key("steps").value(r.stats.steps).key("rejected_steps").value(r.stats.rejected_steps);
   j.key("newton_iterations").value(r.stats.newton_iterations);
   j.key("factorizations").value(r.stats.factorizations).key("solves").value(r.stats.linear_solves);
@@ -677,9 +713,25 @@ int main(int argc, char** argv) {
       const long N = s.sizes[run / s.repeats];
       CATENA_CHECK(N >= ranks, "size " << N << ": a model needs at least one body per rank ("
                                        << ranks << " ranks)");
+      // A dynamics run checkpoints inside itself too; a restart resumes the first pending run.
+      const RunCheckpoint inside{s.checkpoint.empty() ? "" : s.checkpoint + ".run", sig,
+                                 o.restart && run == done, o.stop_after_segments};
       const RunResult result = s.analysis == "dynamics"
-                                   ? runDynamics(s, N, run % s.repeats, ranks, rank)
+                                   ? runDynamics(s, N, run % s.repeats, ranks, rank, inside)
                                    : runStatics(s, N, run % s.repeats, ranks, rank);
+      if (result.interrupted) {
+        save();
+        if (rank == 0) {
+          std::cerr << "catena-scale: stopped by a signal in run " << run + 1 << " of " << total
+                    << " at t = " << result.t << " s";
+          if (s.checkpoint.empty())
+            std::cerr << "; no checkpoint (give --json or --checkpoint)\n";
+          else
+            std::cerr << "; checkpoints written to '" << s.checkpoint << "' and '" << inside.stem
+                      << ".r*'; continue with the same options and --restart\n";
+        }
+        return 3;
+      }
       if (rank == 0) {
         lines.push_back(result.line);
         if (!result.pass) all_pass = 0;

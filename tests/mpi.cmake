@@ -51,11 +51,13 @@ catena_mpi_test(distributed_lattice 180)
 # stopped by SIGTERM and restarted gives the lines of an uninterrupted one; bad options fail; the
 # iterative saddle-point solver gives the direct one's check values; the modal analysis on 1 and
 # 2 ranks gives the same frequencies; the lattice passes its closed-form checks on 1, 2 and 4
-# ranks; the dynamics on 1 and 2 ranks the same state to the integration error; the lattice's
+# ranks; the dynamics on 1 and 2 ranks the same state to the integration error, and a run in
+# segments stopped and restarted bitwise the uninterrupted one; the lattice's
 # dynamics on 1, 2 and 4 ranks passes its closed-form check and agrees to round-off.
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
-  foreach(mode ranks restart options iterative modal lattice dynamics lattice_dynamics)
+  foreach(mode ranks restart options iterative modal lattice dynamics dynamics_restart
+               lattice_dynamics)
     add_test(NAME mpi_catena_scale_${mode}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/catena_scale_test.py
                      --mpiexec ${MPIEXEC_EXECUTABLE} --scale $<TARGET_FILE:catena_scale>

@@ -9,18 +9,20 @@
 #              size; JSON the output file
 # Environment: CATENA_SCALE (the executable), FAMILY (chain or lattice), ANALYSIS (statics,
 # modal or dynamics), MODES (modal: default 4), T_END and RTOL (dynamics: simulated seconds,
-# default 0.1; IDA's relative tolerance, default 1e-6),
+# default 0.1; IDA's relative tolerance, default 1e-6; SEGMENT: simulated seconds per restartable
+# segment of a run, default 0: none, so a run must end within Slurm's signal margin),
 # CHECKPOINT_INTERVAL (seconds, default 600), CATENA_PETSC_OPTIONS (passed through).
 
 catena_scale_study() {
-  local launch="$1" np="$2" sizes="$3" repeats="$4" json="$5" restart=() rc=0
+  local launch="$1" np="$2" sizes="$3" repeats="$4" json="$5" restart=() segment=() rc=0
   [ -f "$json.ckpt" ] && restart=(--restart)
+  [ "${ANALYSIS:-statics}" = dynamics ] && segment=(--segment "${SEGMENT:-0}")
   # shellcheck disable=SC2086  # LAUNCH and the PETSc options are word lists
   $launch "$np" "${CATENA_SCALE:?set CATENA_SCALE to the catena-scale executable}" \
     --family "${FAMILY:-chain}" --analysis "${ANALYSIS:-statics}" --modes "${MODES:-4}" \
     --t-end "${T_END:-0.1}" --rtol "${RTOL:-1e-6}" --sizes "$sizes" \
     --repeats "$repeats" --json "$json" --checkpoint-interval "${CHECKPOINT_INTERVAL:-600}" \
-    "${restart[@]}" ${CATENA_PETSC_OPTIONS:-} || rc=$?
+    "${segment[@]}" "${restart[@]}" ${CATENA_PETSC_OPTIONS:-} || rc=$?
   if [ "$rc" -eq 3 ]; then
     echo "[catena] $json: stopped by a signal, checkpoint written; submit again to continue" >&2
   elif [ "$rc" -ne 0 ]; then

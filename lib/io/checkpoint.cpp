@@ -4,10 +4,12 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <charconv>
 #include <csignal>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <system_error>
 
 #include "core/check.hpp"
 
@@ -45,6 +47,20 @@ std::vector<std::string> Checkpoint::all(const std::string& key) const {
   for (const auto& [k, v] : records)
     if (k == key) out.push_back(v);
   return out;
+}
+
+std::string exactNumber(double x) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::hex);
+  return std::string(buf, r.ptr);
+}
+
+double parseExactNumber(const std::string& text) {
+  double x = 0.0;
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), x, std::chars_format::hex);
+  CATENA_CHECK(r.ec == std::errc() && r.ptr == text.data() + text.size() && !text.empty(),
+               "expected a hexadecimal float such as 1.8p+1, got '" << text << "'");
+  return x;
 }
 
 void writeFileAtomically(const std::filesystem::path& path, const std::string& contents) {

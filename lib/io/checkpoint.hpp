@@ -33,6 +33,12 @@ struct Checkpoint {
   std::vector<std::string> all(const std::string& key) const;
 };
 
+/// A double as exact text (hexadecimal significand, std::chars_format::hex: "1.8p+1" is 3),
+/// so that a restart continues from the very values, and back. parseExactNumber throws
+/// catena::Error if the whole text is not such a number.
+std::string exactNumber(double x);
+double parseExactNumber(const std::string& text);
+
 /// Writes contents to path atomically (temporary file + fsync + rename). Throws catena::Error
 /// with the path and the reason on failure.
 void writeFileAtomically(const std::filesystem::path& path, const std::string& contents);

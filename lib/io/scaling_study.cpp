@@ -18,14 +18,15 @@ ScalingStudy readScalingStudy(const std::string& file) {
   io::Reader reader(file);
   const YAML::Node root = io::parseSingleDocument(reader, text.str());
   const io::Map map(reader, root, "study");
-  map.allowKeys({"family", "analysis", "modes", "t_end", "rtol", "linear_solver", "sizes",
-                 "repeats", "json", "checkpoint", "checkpoint_interval"});
+  map.allowKeys({"family", "analysis", "modes", "t_end", "rtol", "segment", "linear_solver",
+                 "sizes", "repeats", "json", "checkpoint", "checkpoint_interval"});
   ScalingStudy s;
   s.family = map.string("family", s.family);
   s.analysis = map.string("analysis", s.analysis);
   s.modes = static_cast<int>(map.integer("modes", 1, 1000000, s.modes));
   s.t_end = map.number("t_end", s.t_end);
   s.rtol = map.number("rtol", s.rtol);
+  s.segment = map.number("segment", s.segment);
   s.linear_solver = map.string("linear_solver", s.linear_solver);
   const YAML::Node& sizes = map.require("sizes");
   if (!sizes.IsSequence() || sizes.size() == 0)
@@ -51,6 +52,10 @@ void checkScalingStudy(const ScalingStudy& s) {
                "t_end: expected a simulated time > 0 s, got " << s.t_end);
   CATENA_CHECK(s.rtol > 0.0 && s.rtol < 1.0,
                "rtol: expected a tolerance in (0, 1), got " << s.rtol);
+  CATENA_CHECK(s.segment >= 0.0 && std::isfinite(s.segment),
+               "segment: expected a simulated time >= 0 s, got " << s.segment);
+  CATENA_CHECK(s.segment == 0.0 || s.analysis == "dynamics",
+               "segment: restartable segments are for 'dynamics', not '" << s.analysis << "'");
   CATENA_CHECK(s.linear_solver == "direct" || s.linear_solver == "iterative",
                "linear_solver: expected 'direct' or 'iterative', got '" << s.linear_solver << "'");
   CATENA_CHECK(s.linear_solver == "direct" || s.analysis != "dynamics",

@@ -24,6 +24,16 @@
            to the integration error: the midpoint to 10 rtol of the span (10 m), the support
            reactions to 1e-4 of the weight (the multipliers' Newton corrections are weighed
            with multiplier_atol = 1e-2 N), the step counts to 15 % (docs/parallel.md)
+  dynamics_restart
+           a dynamics run in restartable segments (--segment) on 2 ranks, stopped by SIGTERM
+           after 2 of 4 segments (--stop-after-segments) and restarted, ends bitwise where the
+           uninterrupted run with the same segments ends (every field but the timings, memory
+           and the restart's own counters); so does a restart after one rank's newest file was
+           lost (a kill between its rename and its write: the ranks fall back to the segment
+           before); the segments change the result by no more than the integration error
+           (midpoint within 10 rtol of the span of the run without segments); a one-rank run
+           sent SIGTERM from outside stops at a segment's end with status 3, and its restart
+           ends bitwise where the uninterrupted one does
   lattice_dynamics
            --family lattice --analysis dynamics (released in its slowest mode's shape) on 1, 2
            and 4 ranks: every line passes its checks (energy, constraints, the closed-form small
@@ -205,6 +215,10 @@ def test_options(args):
          "'iterative' is for statics"),
         (["--sizes", "40", "--bogus", "1"], "unknown option '--bogus'"),
         (["--sizes", "40", "--restart"], "--restart needs a checkpoint"),
+        (["--sizes", "40", "--analysis", "dynamics", "--segment", "-1"],
+         "--segment: expected seconds >= 0"),
+        (["--sizes", "40", "--segment", "0.01"],
+         "segment: restartable segments are for 'dynamics', not 'statics'"),
         ([], "sizes: expected at least one size"),
     ]
     for extra, message in cases:
@@ -347,6 +361,94 @@ def test_dynamics(args):
     check(worst_steps <= 0.15, f"step counts differ by {worst_steps}")
 
 
+def same_run(whole, restarted, what):
+    """Every field of two JSON lines equal but the timings, memory and the restart's own."""
+    own = TIMING | {"segments_run", "resumed_at_s"}
+    for k in whole:
+        if k not in own:
+            check(whole[k] == restarted.get(k),
+                  f"{what}: {k} = {whole[k]} uninterrupted, {restarted.get(k)} restarted")
+
+
+def test_dynamics_restart(args):
+    rtol = 1e-6
+    base = ["--family", "chain", "--sizes", "40", "--analysis", "dynamics", "--t-end", "0.04",
+            "--rtol", str(rtol)]
+    segmented = base + ["--segment", "0.01"]
+    whole = study(args, 2, "segments_whole", segmented, 1)[0]
+    plain = study(args, 2, "segments_none", base, 1)[0]
+    check(whole["status"] == "ok" and whole["check_energy_pass"] and whole["check_constraint_pass"],
+          f"segmented run: {whole}")
+    check(whole["segments_run"] == 4 and whole["resumed_at_s"] is None,
+          f"segmented run: {whole['segments_run']} segments, resumed at {whole['resumed_at_s']}")
+    check(plain["segments_run"] == 1, f"run without segments: {plain['segments_run']} segments")
+    deviation = max(abs(x - y) for x, y in zip(whole["midpoint_m"], plain["midpoint_m"])) / 10.0
+    print(f"segments against none: midpoint {deviation:.3g} of the span, steps "
+          f"{whole['steps']} / {plain['steps']}")
+    check(deviation <= 10 * rtol, f"the segments moved the midpoint by {deviation} of the span")
+
+    parts = os.path.join(args.work, "segments_parts.jsonl")
+    stem = parts + ".ckpt.run"
+    for f in (parts, parts + ".ckpt", stem + ".r0", stem + ".r1"):
+        if os.path.exists(f):
+            os.remove(f)
+    p = run(args, 2, segmented + ["--json", parts, "--stop-after-segments", "2"], expect=3)
+    check("stopped by a signal in run 1 of 1 at t = 0.02 s" in p.stderr,
+          f"the stop does not say where: {p.stderr[-500:]}")
+    check(read_lines(parts) == [], "an interrupted run wrote a line")
+    for r in (0, 1):
+        check(os.path.exists(f"{stem}.r{r}") and os.path.exists(f"{stem}.r{r}.prev"),
+              f"rank {r}: no checkpoint and previous checkpoint")
+    saved = {f: open(f, "rb").read() for f in (parts + ".ckpt", stem + ".r0", stem + ".r0.prev",
+                                               stem + ".r1", stem + ".r1.prev")}
+    p = run(args, 2, segmented + ["--json", parts, "--restart"])
+    check("resumed at t = 0.02 s after segment 2 of 4" in p.stderr,
+          f"the restart did not resume at 0.02 s: {p.stderr[-500:]}")
+    restarted = read_lines(parts)
+    check(len(restarted) == 1 and restarted[0]["resumed_at_s"] == 0.02 and
+          restarted[0]["segments_run"] == 2, f"restarted line: {restarted}")
+    if restarted:
+        same_run(whole, restarted[0], "restart")
+
+    # Rank 1 killed after moving its file to .prev, before writing the new one.
+    for f, data in saved.items():
+        with open(f, "wb") as out:
+            out.write(data)
+    os.remove(stem + ".r1")
+    p = run(args, 2, segmented + ["--json", parts, "--restart"])
+    check("resumed at t = 0.01 s after segment 1 of 4" in p.stderr,
+          f"the restart without rank 1's newest file did not fall back: {p.stderr[-500:]}")
+    restarted = read_lines(parts)
+    if restarted:
+        same_run(whole, restarted[0], "restart from the previous segment")
+
+    # SIGTERM from outside, one rank: it stops at the end of the segment in progress.
+    one = ["--family", "chain", "--sizes", "100", "--analysis", "dynamics", "--t-end", "0.1",
+           "--segment", "0.002"]
+    reference = study(args, 1, "segments_signal_whole", one, 1)[0]
+    out = os.path.join(args.work, "segments_signal.jsonl")
+    for f in (out, out + ".ckpt", out + ".ckpt.run.r0", out + ".ckpt.run.r0.prev"):
+        if os.path.exists(f):
+            os.remove(f)
+    # Started without mpiexec (a singleton, as test_external_signal), which would forward the
+    # signal and report its own status.
+    q = subprocess.Popen([args.scale] + one + ["--json", out], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    deadline = time.time() + 120
+    while not os.path.exists(out + ".ckpt.run.r0") and q.poll() is None and time.time() < deadline:
+        time.sleep(0.01)
+    q.send_signal(signal.SIGTERM)
+    _, err = q.communicate(timeout=120)
+    print(f"external SIGTERM: status {q.returncode}; {err.strip().splitlines()[-1:]}")
+    check(q.returncode == 3 and "stopped by a signal in run 1 of 1 at t = " in err,
+          f"external SIGTERM: status {q.returncode}: {err[-500:]}")
+    p = run(args, 1, one + ["--json", out, "--restart"])
+    lines = read_lines(out)
+    check(len(lines) == 1 and lines[0]["resumed_at_s"] is not None, f"restart: {lines}")
+    if lines:
+        same_run(reference, lines[0], "restart after an external SIGTERM")
+
+
 def test_lattice_dynamics(args):
     sizes = "6,9"
     t_end = 3.0  # most of the slowest period (4.2 s for K = 6, 5.0 s for K = 9)
@@ -387,12 +489,13 @@ def main():
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("mode", choices=["ranks", "restart", "options", "iterative", "modal", "lattice",
-                                         "dynamics", "lattice_dynamics"])
+                                         "dynamics", "dynamics_restart", "lattice_dynamics"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     {"ranks": test_ranks, "restart": test_restart, "options": test_options,
      "iterative": test_iterative,
      "modal": test_modal, "lattice": test_lattice, "dynamics": test_dynamics,
+     "dynamics_restart": test_dynamics_restart,
      "lattice_dynamics": test_lattice_dynamics}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")
