@@ -64,6 +64,7 @@
 #include "parallel/distributed_statics.hpp"
 #include "parallel/lattice_part.hpp"
 #include "parallel/petsc_session.hpp"
+#include "parallel/reproducible_sum.hpp"
 #include "parallel/segmented_dynamics.hpp"
 
 using namespace catena;
@@ -92,6 +93,10 @@ constexpr const char* kUsage =
     "  --segment S                dynamics: simulated seconds per restartable segment, each\n"
     "                             ending in a checkpoint of the run (default 0: one segment,\n"
     "                             no checkpoint inside a run; study file: segment)\n"
+    "  --reproducible             chain dynamics: bitwise the same on any rank count and any\n"
+    "                             thread count (halo parts; the Newton systems by a KLU of the\n"
+    "                             gathered matrix on every rank: for checks, not for speed;\n"
+    "                             study file: reproducible: true)\n"
     "  --linear-solver direct|iterative\n"
     "                             statics (and modal's statics): the saddle-point systems by\n"
     "                             MUMPS (default) or by FGMRES + PCFIELDSPLIT on the augmented\n"
@@ -118,12 +123,17 @@ struct Options {
 /// Throws catena::Error for bad options; PETSc options (one dash) and their values are skipped.
 Options parseOptions(int argc, char** argv) {
   Options o;
+  bool reproducible = false;
   std::vector<std::pair<std::string, std::string>> given;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--help") throw std::string(kUsage);
     if (a == "--restart") {
       o.restart = true;
+      continue;
+    }
+    if (a == "--reproducible") {
+      reproducible = true;
       continue;
     }
     if (a.rfind("--", 0) == 0) {
@@ -202,6 +212,7 @@ Options parseOptions(int argc, char** argv) {
     else
       CATENA_CHECK(false, "unknown option '" << k << "' (see --help)");
   }
+  if (reproducible) o.study.reproducible = true;
   checkScalingStudy(o.study);
   if (o.study.checkpoint.empty() && !o.study.json.empty())
     o.study.checkpoint = o.study.json + ".ckpt";
@@ -220,6 +231,7 @@ std::string signature(const Options& o, int ranks, int threads) {
   if (s.analysis == "modal") os << " modes=" << s.modes;
   if (s.analysis == "dynamics") os << " t_end=" << s.t_end << " rtol=" << s.rtol;
   if (s.segment > 0.0) os << " segment=" << s.segment;
+  if (s.reproducible) os << " reproducible";
   if (s.linear_solver != "direct") os << " linear_solver=" << s.linear_solver;
   return os.str();
 }
@@ -262,11 +274,10 @@ void writePeakMemory(JsonWriter& j) {
   j.key("max_rss_mib_max").value(maxOver(rss)).key("max_rss_mib_sum").value(sumOver(rss));
 }
 
-/// Mass of the rank's owned bodies, kg.
-double ownedMass(const DistributedModel& dm) {
-  double mass = 0.0;
-  for (Index k = 0; k < dm.part().owned_bodies; ++k) mass += dm.local().bodies[k].mass;
-  return mass;
+/// Mass of the whole model, kg: an exact sum over the bodies, the same bits on any rank count.
+double totalMass(const DistributedModel& dm) {
+  return reproducibleSum(MPI_COMM_WORLD, dm.part().owned_bodies,
+                         [&](Index k) { return dm.local().bodies[k].mass; });
 }
 
 /// A run's JSON line and whether its checks passed (both meaningful on rank 0).
@@ -313,14 +324,15 @@ FourBarLatticeOptions studyLattice(long K) {
   return leaningFourBarLattice(static_cast<int>(K), static_cast<int>(K), 0.02);
 }
 
-/// This rank's part of a study's model: the chain of `size` links (contiguous ranges) or the
-/// given lattice (PT-Scotch graph partition), and the partitioner's name.
+/// This rank's part of a study's model: the chain of `size` links (contiguous ranges; with its
+/// halo for bitwise dynamics) or the given lattice (PT-Scotch graph partition), and the
+/// partitioner's name.
 DistributedLatticePart buildStudyPart(bool chain, long size, const FourBarLatticeOptions& lattice,
-                                      int rank, int ranks) {
+                                      int rank, int ranks, bool halo = false) {
   if (!chain) return buildDistributedFourBarLattice(lattice);
   CatenaryChainOptions o;
   o.links = static_cast<int>(size);
-  return {buildCatenaryChainPart(o, rank, ranks), "contiguous"};
+  return {buildCatenaryChainPart(o, rank, ranks, halo), "contiguous"};
 }
 
 /// The largest initial angle of a released lattice, rad.
@@ -391,7 +403,8 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the model, its numbering and ghosts, the assembly plan.
   const FourBarLatticeOptions lattice = chain ? FourBarLatticeOptions{} : releaseLattice(size);
-  const auto [part, partitioner] = buildStudyPart(chain, size, lattice, rank, ranks);
+  const auto [part, partitioner] =
+      buildStudyPart(chain, size, lattice, rank, ranks, study.reproducible);
   const DistributedModel dm(part);
   const DistributedAssembly as(dm);
   const double setup = MPI_Wtime() - start;
@@ -403,7 +416,8 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   o.rtol = study.rtol;
   o.atol = 1e-2 * study.rtol;
   o.output_interval = study.t_end / 100.0;  // outputs interpolated: the steps are IDA's own
-  double kinetic_max = 0.0;                 // over the outputs: the scale of the energy check
+  if (study.reproducible) useRedundantKlu(o.petsc_prefix);
+  double kinetic_max = 0.0;  // over the outputs: the scale of the energy check
   SegmentOptions seg;
   seg.segment = study.segment;
   seg.checkpoint = ckpt.stem;
@@ -452,6 +466,7 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   j.key("status").value(r.status.ok() ? std::string("ok") : r.status.message);
   j.key("linear_solver").value(r.linear_solver);
   j.key("t_end_s").value(study.t_end).key("rtol").value(study.rtol);
+  j.key("reproducible").value(study.reproducible);
   j.key("segment_s").value(study.segment).key("segments_run").value(r.segments);
   j.key("resumed_at_s").value(r.resumed_at);  // null: not restarted
   j.key("steps").value(r.stats.steps).key("rejected_steps").value(r.stats.rejected_steps);
@@ -474,7 +489,7 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
     const double sag = -lowestMarkerHeight(dm, r.state.q);
     const JointReaction a = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, 0);
     const JointReaction b = distributedJointReaction(as, r.state.q, r.state.t, r.state.lambda, N);
-    const double weight = dm.sum(ownedMass(dm)) * part.model.gravity.norm();
+    const double weight = totalMass(dm) * part.model.gravity.norm();
     j.key("midpoint_m").array(midpoint).key("sag_m").value(sag);
     j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
     j.key("weight_n").value(weight);
@@ -499,7 +514,7 @@ bool chainChecks(JsonWriter& j, const DistributedAssembly& as, const Distributed
   const double sag = -lowestMarkerHeight(dm, r.q);
   const JointReaction a = distributedJointReaction(as, r.q, 0.0, r.lambda, 0);
   const JointReaction b = distributedJointReaction(as, r.q, 0.0, r.lambda, N);
-  const double weight = dm.sum(ownedMass(dm)) * dm.local().gravity.norm();
+  const double weight = totalMass(dm) * dm.local().gravity.norm();
   const double residual = std::abs(a.force_world.z() + b.force_world.z() - weight) / weight;
   j.key("sag_m").value(sag);
   j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
@@ -523,7 +538,7 @@ bool latticeChecks(JsonWriter& j, const DistributedAssembly& as, const Distribut
   for (std::size_t k = 0; k < m.joints.size(); ++k)
     if (m.markers[m.joints[k].marker2].body == kGround) vertical += R[k].force_world.y();
   vertical = dm.sum(vertical);
-  const double weight = dm.sum(ownedMass(dm)) * m.gravity.norm();
+  const double weight = totalMass(dm) * m.gravity.norm();
   const double residual = std::abs(vertical - weight) / weight;
   const double lowest_residual = std::abs(lowest + drop) / drop;
   j.key("lowest_point_m").value(lowest).key("closed_form_lowest_point_m").value(-drop);

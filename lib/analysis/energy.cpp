@@ -4,9 +4,7 @@
 #include "kernels/pose.hpp"
 
 namespace catena {
-namespace {
 
-/// World position of the centre of mass of body b.
 Vec3 centreOfMass(const Model& m, const VecX& q, Index b) {
   const Body& body = m.bodies[b];
   if (m.dimension == 2) {
@@ -17,6 +15,8 @@ Vec3 centreOfMass(const Model& m, const VecX& q, Index b) {
   const Pose3 p = pose3(q.data() + m.qOffset(b));
   return p.r + p.R * body.com;
 }
+
+namespace {
 
 /// Relative rotation of F1 in F2: the rotation vector (3D) or the angle in z (2D).
 Vec3 relativeRotation(const Model& m, const VecX& q, Index k1, Index k2) {

@@ -15,6 +15,9 @@ struct Energy {
   double total() const { return kinetic + gravity + springs; }
 };
 
+/// World position of the centre of mass of body b (2D: z = 0).
+Vec3 centreOfMass(const Model& model, const VecX& q, Index b);
+
 /// Marker loads and dampers are not potentials: a system with them need not conserve total().
 Energy computeEnergy(const Model& model, const AssemblyPlan& plan, const State& s);
 

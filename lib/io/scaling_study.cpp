@@ -18,8 +18,8 @@ ScalingStudy readScalingStudy(const std::string& file) {
   io::Reader reader(file);
   const YAML::Node root = io::parseSingleDocument(reader, text.str());
   const io::Map map(reader, root, "study");
-  map.allowKeys({"family", "analysis", "modes", "t_end", "rtol", "segment", "linear_solver",
-                 "sizes", "repeats", "json", "checkpoint", "checkpoint_interval"});
+  map.allowKeys({"family", "analysis", "modes", "t_end", "rtol", "segment", "reproducible",
+                 "linear_solver", "sizes", "repeats", "json", "checkpoint", "checkpoint_interval"});
   ScalingStudy s;
   s.family = map.string("family", s.family);
   s.analysis = map.string("analysis", s.analysis);
@@ -27,6 +27,7 @@ ScalingStudy readScalingStudy(const std::string& file) {
   s.t_end = map.number("t_end", s.t_end);
   s.rtol = map.number("rtol", s.rtol);
   s.segment = map.number("segment", s.segment);
+  s.reproducible = map.boolean("reproducible", s.reproducible);
   s.linear_solver = map.string("linear_solver", s.linear_solver);
   const YAML::Node& sizes = map.require("sizes");
   if (!sizes.IsSequence() || sizes.size() == 0)
@@ -56,6 +57,10 @@ void checkScalingStudy(const ScalingStudy& s) {
                "segment: expected a simulated time >= 0 s, got " << s.segment);
   CATENA_CHECK(s.segment == 0.0 || s.analysis == "dynamics",
                "segment: restartable segments are for 'dynamics', not '" << s.analysis << "'");
+  CATENA_CHECK(!s.reproducible || (s.analysis == "dynamics" && s.family == "chain"),
+               "reproducible: bitwise runs are for the chain's dynamics (the lattice has no halo "
+               "parts yet), not the "
+                   << s.family << "'s " << s.analysis);
   CATENA_CHECK(s.linear_solver == "direct" || s.linear_solver == "iterative",
                "linear_solver: expected 'direct' or 'iterative', got '" << s.linear_solver << "'");
   CATENA_CHECK(s.linear_solver == "direct" || s.analysis != "dynamics",

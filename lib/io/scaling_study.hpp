@@ -12,6 +12,8 @@
 ///   rtol: 1e-6               # dynamics: IDA's relative tolerance
 ///   segment: 0.05            # dynamics: simulated s per restartable segment (0: one; a
 ///                            # checkpoint after each, docs/parallel.md)
+///   reproducible: false      # dynamics of the chain: bitwise the same on any rank and thread
+///                            # count (halo parts, a redundant KLU on every rank: slower)
 ///   linear_solver: direct    # statics, modal's statics: direct (MUMPS) or iterative (augmented
 ///                            # Lagrangian, FGMRES + PCFIELDSPLIT; docs/parallel.md)
 ///   sizes: [10000, 100000]   # chain: links, each even and >= 2; lattice: K for K x K cells
@@ -28,10 +30,11 @@ namespace catena {
 struct ScalingStudy {
   std::string family = "chain";
   std::string analysis = "statics";
-  int modes = 4;         ///< modal: the lowest modes computed
-  double t_end = 0.1;    ///< dynamics: simulated time, s
-  double rtol = 1e-6;    ///< dynamics: IDA's relative tolerance
-  double segment = 0.0;  ///< dynamics: simulated s per restartable segment; 0: the whole run
+  int modes = 4;              ///< modal: the lowest modes computed
+  double t_end = 0.1;         ///< dynamics: simulated time, s
+  double rtol = 1e-6;         ///< dynamics: IDA's relative tolerance
+  double segment = 0.0;       ///< dynamics: simulated s per restartable segment; 0: the whole run
+  bool reproducible = false;  ///< chain dynamics: bitwise the same on any rank count
   std::string linear_solver = "direct";  ///< statics' saddle-point solves: direct or iterative
   std::vector<long> sizes;
   int repeats = 1;

@@ -77,8 +77,16 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& ass
                                                   const State& initial, const IdaOptions& options,
                                                   const TrajectoryObserver& observer = {});
 
+/// Chooses the solves of item 2 above under the PETSc options prefix (IdaOptions::petsc_prefix,
+/// e.g. "ida_"): -<prefix>pc_type redundant, -<prefix>redundant_pc_factor_mat_solver_type klu
+/// and -<prefix>redundant_pc_factor_mat_ordering_type natural, each unless the options database
+/// already names it. Call before integrateDistributedIda.
+void useRedundantKlu(const std::string& prefix);
+
 /// Energy of the whole distributed model (analysis/energy.hpp: kinetic + gravity; distributed
-/// models have no springs), each body counted by its owner. s: as DistributedDynamicsResult::
+/// models have no springs: throws catena::Error if the local model has some), each body counted
+/// by its owner, the bodies' terms summed exactly (reproducible_sum.hpp): the same bits on any
+/// rank count. s: as DistributedDynamicsResult::
 /// state.
 Energy distributedEnergy(const DistributedAssembly& assembly, const State& s);
 

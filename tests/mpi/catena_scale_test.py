@@ -34,6 +34,11 @@
            (midpoint within 10 rtol of the span of the run without segments); a one-rank run
            sent SIGTERM from outside stops at a segment's end with status 3, and its restart
            ends bitwise where the uninterrupted one does
+  reproducible
+           --reproducible dynamics of a 2048-link chain (halo parts, a redundant KLU) on 1
+           rank, 2 ranks with 1 and with 2 OpenMP threads, and 4 ranks: every field but the
+           timings, memory, ranks and threads bitwise the same (state, steps, checks); 1024
+           and 512 links per rank pass the assembly's threshold of 512 for its parallel loops
   lattice_dynamics
            --family lattice --analysis dynamics (released in its slowest mode's shape) on 1, 2
            and 4 ranks: every line passes its checks (energy, constraints, the closed-form small
@@ -217,6 +222,8 @@ def test_options(args):
         (["--sizes", "40", "--restart"], "--restart needs a checkpoint"),
         (["--sizes", "40", "--analysis", "dynamics", "--segment", "-1"],
          "--segment: expected seconds >= 0"),
+        (["--sizes", "40", "--reproducible"],
+         "reproducible: bitwise runs are for the chain's dynamics"),
         (["--sizes", "40", "--segment", "0.01"],
          "segment: restartable segments are for 'dynamics', not 'statics'"),
         ([], "sizes: expected at least one size"),
@@ -449,6 +456,41 @@ def test_dynamics_restart(args):
         same_run(reference, lines[0], "restart after an external SIGTERM")
 
 
+def test_reproducible(args):
+    extra = ["--family", "chain", "--sizes", "2048", "--analysis", "dynamics", "--t-end", "0.01",
+             "--reproducible"]
+    lines = {}
+    for np, threads in ((1, 1), (2, 1), (2, 2), (4, 1)):
+        out = os.path.join(args.work, f"reproducible_np{np}_t{threads}.jsonl")
+        if os.path.exists(out):
+            os.remove(out)
+        cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np),
+               "-x", f"OMP_NUM_THREADS={threads}", args.scale] + extra + ["--json", out]
+        print("$ " + " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        check(p.returncode == 0, f"{np} ranks x {threads} threads: status {p.returncode}: "
+                                 f"{p.stderr[-1000:]}")
+        got = read_lines(out)
+        check(len(got) == 1, f"{np} ranks x {threads} threads: {len(got)} lines")
+        if got:
+            l = got[0]
+            check(l["ranks"] == np and l["threads"] == threads and l["reproducible"] is True,
+                  f"line of {np} x {threads}: ranks {l['ranks']}, threads {l['threads']}")
+            check(l["status"] == "ok" and l["check_energy_pass"] and l["check_constraint_pass"],
+                  f"{np} ranks x {threads} threads: {l}")
+            lines[(np, threads)] = l
+    ref = lines.get((1, 1))
+    if ref is None:
+        return
+    print(f"1 rank: {ref['steps']} steps, midpoint {ref['midpoint_m']} m, energy drift "
+          f"{ref['check_energy_drift']:.3g}")
+    for key, l in lines.items():
+        for k in ref:
+            if k not in TIMING | {"ranks", "threads"}:
+                check(ref[k] == l.get(k), f"{key[0]} ranks x {key[1]} threads: {k} = {l.get(k)}, "
+                                          f"1 rank: {ref[k]}")
+
+
 def test_lattice_dynamics(args):
     sizes = "6,9"
     t_end = 3.0  # most of the slowest period (4.2 s for K = 6, 5.0 s for K = 9)
@@ -489,13 +531,14 @@ def main():
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
     ap.add_argument("mode", choices=["ranks", "restart", "options", "iterative", "modal", "lattice",
-                                         "dynamics", "dynamics_restart", "lattice_dynamics"])
+                                         "dynamics", "dynamics_restart", "reproducible",
+                                         "lattice_dynamics"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     {"ranks": test_ranks, "restart": test_restart, "options": test_options,
      "iterative": test_iterative,
      "modal": test_modal, "lattice": test_lattice, "dynamics": test_dynamics,
-     "dynamics_restart": test_dynamics_restart,
+     "dynamics_restart": test_dynamics_restart, "reproducible": test_reproducible,
      "lattice_dynamics": test_lattice_dynamics}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")

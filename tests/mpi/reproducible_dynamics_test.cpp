@@ -9,7 +9,6 @@
 // rtol 1e-8, to 0.3 s. Its step control amplifies a last-digit difference until a decision
 // flips (about 550 steps), so equal final states and step counts mean every step was equal.
 #include <mpi.h>
-#include <petscsys.h>
 
 #include <algorithm>
 #include <cmath>
@@ -110,8 +109,7 @@ BOOST_AUTO_TEST_CASE(released_chain_is_bitwise_identical_on_any_rank_count) {
   o.atol = 1e-10;
   o.assemble_initial_state = false;  // the 'V' at rest is assembled
   o.petsc_prefix = "bitwise_";
-  PetscOptionsSetValue(nullptr, "-bitwise_pc_type", "redundant");
-  PetscOptionsSetValue(nullptr, "-bitwise_redundant_pc_factor_mat_solver_type", "klu");
+  useRedundantKlu(o.petsc_prefix);
   const DistributedDynamicsResult r = integrateDistributedIda(as, initialState(part.model), o);
   BOOST_REQUIRE_MESSAGE(allTrue(r.status.ok()), r.status.message);
 
