@@ -64,6 +64,7 @@
 #include "parallel/distributed_statics.hpp"
 #include "parallel/lattice_part.hpp"
 #include "parallel/petsc_session.hpp"
+#include "parallel/redundant_klu.hpp"
 #include "parallel/reproducible_sum.hpp"
 #include "parallel/segmented_dynamics.hpp"
 

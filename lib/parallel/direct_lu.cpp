@@ -92,6 +92,19 @@ bool mumpsWorkspaceShort(PC pc) {
 std::string directLuPackage(KSP ksp) {
   PC pc;
   KSPGetPC(ksp, &pc);
+  PetscBool redundant = PETSC_FALSE;
+  PetscObjectTypeCompare(reinterpret_cast<PetscObject>(pc), PCREDUNDANT, &redundant);
+  if (redundant) {  // the inner solver's package, on the gathered matrix
+    KSP inner = nullptr;
+    if (PCRedundantGetKSP(pc, &inner) || !inner) return "redundant";
+    // Before the first set-up the inner PC has not read its options yet: read them here.
+    const char* prefix = nullptr;
+    char type[64] = "";
+    PetscBool set = PETSC_FALSE;
+    KSPGetOptionsPrefix(inner, &prefix);
+    PetscOptionsGetString(nullptr, prefix, "-pc_factor_mat_solver_type", type, sizeof type, &set);
+    return "redundant " + (set ? std::string(type) : directLuPackage(inner));
+  }
   MatSolverType type = nullptr;
   PCFactorGetMatSolverType(pc, &type);
   return type ? type : "petsc";

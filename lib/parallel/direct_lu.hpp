@@ -38,7 +38,8 @@ std::string mumpsWorkspaceOption(PC pc);
 /// packages and before any factorization.
 bool mumpsWorkspaceShort(PC pc);
 
-/// The factorization package of ksp ("mumps", ...; "petsc" for PETSc's own).
+/// The factorization package of ksp ("mumps", ...; "petsc" for PETSc's own; "redundant klu"
+/// for PCREDUNDANT with KLU inside).
 std::string directLuPackage(KSP ksp);
 
 }  // namespace catena

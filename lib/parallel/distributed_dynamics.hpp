@@ -26,9 +26,9 @@
 ///   1. the part has its halo (ModelPart::halo; buildCatenaryChainPart(..., true)): each rank
 ///      evaluates its bodies' rows whole, in the order one rank does; without it a ghost body's
 ///      joint terms are summed into its owner's rows after the owner's own;
-///   2. the Newton systems are solved by a sequential LU of the gathered matrix on every rank:
-///      -<prefix>pc_type redundant -<prefix>redundant_pc_factor_mat_solver_type klu (every rank
-///      factors the whole matrix: for reproducibility, not for speed);
+///   2. the Newton systems are solved by a sequential LU of the gathered matrix on every rank
+///      (useRedundantKlu(prefix), parallel/redundant_klu.hpp: every rank factors the whole matrix,
+///      for reproducibility, not for speed);
 /// IDA's norms and the first step's sum are exact sums (parallel/reproducible_sum.hpp) always.
 /// Otherwise results equal the serial integrateIda to round-off while the step sequences agree,
 /// and to the integration error once they part. Within a rank, bitwise identical for any OpenMP
@@ -76,12 +76,6 @@ struct DistributedDynamicsResult {
 DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& assembly,
                                                   const State& initial, const IdaOptions& options,
                                                   const TrajectoryObserver& observer = {});
-
-/// Chooses the solves of item 2 above under the PETSc options prefix (IdaOptions::petsc_prefix,
-/// e.g. "ida_"): -<prefix>pc_type redundant, -<prefix>redundant_pc_factor_mat_solver_type klu
-/// and -<prefix>redundant_pc_factor_mat_ordering_type natural, each unless the options database
-/// already names it. Call before integrateDistributedIda.
-void useRedundantKlu(const std::string& prefix);
 
 /// Energy of the whole distributed model (analysis/energy.hpp: kinetic + gravity; distributed
 /// models have no springs: throws catena::Error if the local model has some), each body counted

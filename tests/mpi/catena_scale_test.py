@@ -474,6 +474,7 @@ def test_reproducible(args):
         check(len(got) == 1, f"{np} ranks x {threads} threads: {len(got)} lines")
         if got:
             l = got[0]
+            check(l["linear_solver"] == "redundant klu", f"{np} x {threads}: {l['linear_solver']}")
             check(l["ranks"] == np and l["threads"] == threads and l["reproducible"] is True,
                   f"line of {np} x {threads}: ranks {l['ranks']}, threads {l['threads']}")
             check(l["status"] == "ok" and l["check_energy_pass"] and l["check_constraint_pass"],

@@ -22,6 +22,7 @@
 #include "model/state.hpp"
 #include "mpi_support.hpp"
 #include "parallel/distributed_statics.hpp"
+#include "parallel/redundant_klu.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;
@@ -304,26 +305,38 @@ BOOST_AUTO_TEST_CASE(iterative_statics_out_of_iterations_says_so) {
 // assembly's parallel regions start at 4 ranks too: 512 joints per rank). On one rank the
 // solution is compared bit for bit. On several, MUMPS assigns the work of its parallel fronts by
 // the load it measures at run time, so two runs may differ in the last bits whatever the thread
-// count (seen at 4 oversubscribed ranks): there catena's part, the assembly, is compared bit for
-// bit (test above) and the solution to round-off.
+// count (seen at 4 oversubscribed ranks): there the solution is compared to round-off with
+// MUMPS, and bit for bit with a KLU of the gathered matrix on every rank (useRedundantKlu).
 BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
   const ModelPart part = chainPart(2048);
   const DistributedModel dm(part);
   DistributedAssembly as(dm);
   const int threads = omp_get_max_threads();
-  std::vector<std::vector<double>> runs;
-  for (int t : {1, 2}) {
-    omp_set_num_threads(t);
-    const DistributedStaticsResult d = solveDistributedStatics(as);
-    BOOST_TEST(d.status.ok(), d.status.message);
-    std::vector<double> v(d.q.data(), d.q.data() + d.q.size());
-    v.insert(v.end(), d.lambda.data(), d.lambda.data() + d.lambda.size());
-    runs.push_back(std::move(v));
-  }
-  omp_set_num_threads(threads);
+  auto solve = [&](const StaticsOptions& o) {
+    std::vector<std::vector<double>> runs;
+    for (int t : {1, 2}) {
+      omp_set_num_threads(t);
+      const DistributedStaticsResult d = solveDistributedStatics(as, o);
+      BOOST_TEST(d.status.ok(), d.status.message);
+      BOOST_TEST(d.linear_solver == (o.petsc_prefix == "statics_" ? "mumps" : "redundant klu"));
+      std::vector<double> v(d.q.data(), d.q.data() + d.q.size());
+      v.insert(v.end(), d.lambda.data(), d.lambda.data() + d.lambda.size());
+      runs.push_back(std::move(v));
+    }
+    omp_set_num_threads(threads);
+    return runs;
+  };
+  const std::vector<std::vector<double>> runs = solve({});
   if (worldSize() == 1) {
     BOOST_TEST(allBitwiseEqual(runs[0], runs[1]));
   } else {
+    // PCREDUNDANT gathers the MatMPIAIJ into a sequential matrix, which KLU takes (on one rank
+    // it would hand KLU the MatMPIAIJ itself).
+    StaticsOptions o;
+    o.petsc_prefix = "bitwise_statics_";
+    useRedundantKlu(o.petsc_prefix);
+    const std::vector<std::vector<double>> klu = solve(o);
+    BOOST_TEST(allBitwiseEqual(klu[0], klu[1]));
     BOOST_REQUIRE(runs[0].size() == runs[1].size());
     double diff = 0.0, scale = 0.0;
     for (std::size_t i = 0; i < runs[0].size(); ++i) {

@@ -22,6 +22,7 @@
 
 #include "mpi_support.hpp"
 #include "parallel/distributed_dynamics.hpp"
+#include "parallel/redundant_klu.hpp"
 #include "parallel/reproducible_sum.hpp"
 #include "petsc_fixture.hpp"
 
