@@ -7,6 +7,8 @@
 
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "kernels/pose.hpp"
+#include "model/model_part.hpp"
 #include "model/state.hpp"
 #include "test_support.hpp"
 
@@ -68,6 +70,38 @@ BOOST_AUTO_TEST_CASE(catenary_chain_counts_and_initial_v_shape) {
 
 // Every link spinning about its own axis keeps all universal joints satisfied exactly (the
 // relative quaternion is conjugated by a rotation about x); only the twist lock at A stops it.
+// A 10^7-link chain on 1000 ranks (issue 6): each rank builds its 10^4 links and no more, each
+// link where the whole chain has it. Building the parts of ranks 0, 500 and 999 here takes
+// O(N / P) each; the whole chain would need about 14 GB (benchmarks/results/
+// chain_statics_large.md: 13.8 kB per link).
+BOOST_AUTO_TEST_CASE(a_rank_builds_only_its_part_of_a_ten_million_link_chain) {
+  CatenaryChainOptions o;
+  o.links = 10'000'000;
+  const int ranks = 1000;
+  auto at = [](const ModelPart& p, const std::string& marker) {
+    const Model& m = p.model;
+    return markerPosition(m, initialState(m).q.data(), m.findMarker(marker));
+  };
+  const ModelPart first = buildCatenaryChainPart(o, 0, ranks);
+  BOOST_TEST(first.owned_bodies == 10'000);
+  BOOST_TEST(first.model.bodies.size() == 10'000u);  // no ghost: rank 1 holds joint 10^4
+  BOOST_TEST(first.ghost_bodies.empty());
+  BOOST_TEST(first.global_bodies == 10'000'000);
+  BOOST_TEST(first.global_joints == 10'000'001);
+  BOOST_TEST((at(first, "link_0/start") - o.end_a).norm() <= 1e-12);
+
+  const ModelPart middle = buildCatenaryChainPart(o, ranks / 2, ranks);
+  BOOST_TEST(middle.first_body == 5'000'000);
+  BOOST_TEST(middle.owned_bodies == 10'000);
+  BOOST_TEST((at(middle, "link_5000000/start") - o.sag_point).norm() <= 1e-9);
+
+  const ModelPart last = buildCatenaryChainPart(o, ranks - 1, ranks);
+  BOOST_TEST(last.first_body == 9'990'000);
+  BOOST_TEST(last.model.bodies.size() == 10'001u);  // and the ghost link 9'989'999
+  BOOST_TEST(last.ghost_bodies == std::vector<Index>{9'989'999});
+  BOOST_TEST((at(last, "link_9999999/end") - o.end_b).norm() <= 1e-9);
+}
+
 BOOST_AUTO_TEST_CASE(chain_has_no_zero_energy_twist_motion) {
   CatenaryChainOptions o;
   o.links = 6;
