@@ -289,14 +289,6 @@ struct RunResult {
   double t = 0.0;            ///< s, where an interrupted run stopped
 };
 
-/// How a dynamics run checkpoints inside itself (parallel/segmented_dynamics.hpp).
-struct RunCheckpoint {
-  std::string stem;      ///< of the per-rank files; empty: none
-  std::string study;     ///< the study's signature (with the size and repeat: the run's identity)
-  bool restart = false;  ///< resume this run from its files, if they are of this run
-  int stop_after = -1;   ///< --stop-after-segments
-};
-
 /// Bound of the energy check at IDA's relative tolerance rtol (docs/scaling.md): neither model
 /// has damping, so |E(t_end) - E(0)| is the integration error (BDF damps a little), measured
 /// against the largest kinetic energy at 100 output times. Measured at rtol 1e-6: the chain
@@ -396,9 +388,11 @@ bool latticeMotionChecks(JsonWriter& j, const DistributedModel& dm, const State&
 
 /// The family's model of the given size released at rest (the chain from its 'V', the lattice
 /// a little off hanging: both assembled, v = 0), integrated by distributed IDA (GGL) to t_end
-/// in the study's segments; the JSON line, or no line if a signal interrupted the run.
+/// in the study's segments; the JSON line, or no line if a signal interrupted the run. inside:
+/// the run's checkpoints (parallel/segmented_dynamics.hpp), its `run` the study's signature, to
+/// which the size and repeat are added here.
 RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int ranks, int rank,
-                      const RunCheckpoint& ckpt) {
+                      SegmentOptions inside) {
   const bool chain = study.family == "chain";
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
@@ -419,16 +413,11 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   o.output_interval = study.t_end / 100.0;  // outputs interpolated: the steps are IDA's own
   if (study.reproducible) useRedundantKlu(o.petsc_prefix);
   double kinetic_max = 0.0;  // over the outputs: the scale of the energy check
-  SegmentOptions seg;
-  seg.segment = study.segment;
-  seg.checkpoint = ckpt.stem;
-  seg.run = ckpt.study + " size=" + std::to_string(size) + " repeat=" + std::to_string(repeat);
-  seg.restart = ckpt.restart && !ckpt.stem.empty();
-  seg.stop_after = ckpt.stop_after;
-  seg.save = [&](Checkpoint& c) { c.add("kinetic_max", exactNumber(kinetic_max)); };
-  seg.load = [&](const Checkpoint& c) { kinetic_max = parseExactNumber(c.get("kinetic_max")); };
+  inside.run += " size=" + std::to_string(size) + " repeat=" + std::to_string(repeat);
+  inside.save = [&](Checkpoint& c) { c.add("kinetic_max", exactNumber(kinetic_max)); };
+  inside.load = [&](const Checkpoint& c) { kinetic_max = parseExactNumber(c.get("kinetic_max")); };
   const SegmentedDynamicsResult r =
-      integrateDistributedIdaInSegments(as, s0, o, seg, [&](const State& s) {
+      integrateDistributedIdaInSegments(as, s0, o, inside, [&](const State& s) {
         kinetic_max = std::max(kinetic_max, distributedEnergy(as, s).kinetic);
         return true;
       });
@@ -730,8 +719,12 @@ int main(int argc, char** argv) {
       CATENA_CHECK(N >= ranks, "size " << N << ": a model needs at least one body per rank ("
                                        << ranks << " ranks)");
       // A dynamics run checkpoints inside itself too; a restart resumes the first pending run.
-      const RunCheckpoint inside{s.checkpoint.empty() ? "" : s.checkpoint + ".run", sig,
-                                 o.restart && run == done, o.stop_after_segments};
+      SegmentOptions inside;
+      inside.segment = s.segment;
+      if (!s.checkpoint.empty()) inside.checkpoint = s.checkpoint + ".run";
+      inside.run = sig;
+      inside.restart = o.restart && run == done && !s.checkpoint.empty();
+      inside.stop_after = o.stop_after_segments;
       const RunResult result = s.analysis == "dynamics"
                                    ? runDynamics(s, N, run % s.repeats, ranks, rank, inside)
                                    : runStatics(s, N, run % s.repeats, ranks, rank);
@@ -743,7 +736,8 @@ int main(int argc, char** argv) {
           if (s.checkpoint.empty())
             std::cerr << "; no checkpoint (give --json or --checkpoint)\n";
           else
-            std::cerr << "; checkpoints written to '" << s.checkpoint << "' and '" << inside.stem
+            std::cerr << "; checkpoints written to '" << s.checkpoint << "' and '"
+                      << inside.checkpoint.string()
                       << ".r*'; continue with the same options and --restart\n";
         }
         return 3;

@@ -1,11 +1,9 @@
 #include "parallel/segmented_dynamics.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <csignal>
 #include <sstream>
-#include <system_error>
 #include <vector>
 
 #include "core/check.hpp"
@@ -15,9 +13,10 @@ namespace {
 
 constexpr const char* kFormat = "catena-dynamics 1";
 
-std::string hexList(const VecX& x) {
+/// Numbers as exactNumber's words, one blank apart.
+std::string exactList(const double* x, Index n) {
   std::string s;
-  for (Index i = 0; i < x.size(); ++i) {
+  for (Index i = 0; i < n; ++i) {
     if (i > 0) s += ' ';
     s += exactNumber(x[i]);
   }
@@ -27,20 +26,15 @@ std::string hexList(const VecX& x) {
 /// The n numbers of a record; throws catena::Error naming the file and the key otherwise.
 std::vector<double> numbers(const std::filesystem::path& file, const Checkpoint& c,
                             const std::string& key, std::size_t n) {
-  const std::string& text = c.get(key);
+  std::istringstream words(c.get(key));
   std::vector<double> out;
-  const char* p = text.data();
-  const char* end = p + text.size();
-  while (p < end) {
-    while (p < end && *p == ' ') ++p;
-    if (p == end) break;
-    double x = 0.0;
-    const auto r = std::from_chars(p, end, x, std::chars_format::hex);
-    CATENA_CHECK(r.ec == std::errc() && (r.ptr == end || *r.ptr == ' '),
-                 "checkpoint '" << file.string() << "': record '" << key << "': number "
-                                << out.size() + 1 << " is not a hexadecimal float");
-    out.push_back(x);
-    p = r.ptr;
+  for (std::string word; words >> word;) {
+    try {
+      out.push_back(parseExactNumber(word));
+    } catch (const Error& e) {
+      throw Error("checkpoint '" + file.string() + "': record '" + key + "': number " +
+                  std::to_string(out.size() + 1) + ": " + e.what());
+    }
   }
   CATENA_CHECK(out.size() == n, "checkpoint '" << file.string() << "': record '" << key << "' has "
                                                << out.size() << " numbers, expected " << n
@@ -82,29 +76,26 @@ void accumulate(DistributedDynamicsTimings& total, const DistributedDynamicsTimi
   total.integration += t.integration;
 }
 
-std::string statsRecord(const DynamicsStats& s) {
+/// The counters (record "stats") and the step sizes (record "step_sizes": last, smallest,
+/// largest) of a run.
+void addStats(Checkpoint& c, const DynamicsStats& s) {
   std::ostringstream os;
   os << s.steps << ' ' << s.rejected_steps << ' ' << s.newton_iterations << ' '
      << s.jacobian_evaluations << ' ' << s.factorizations << ' ' << s.linear_solves << ' '
-     << s.error_test_failures << ' ' << s.convergence_failures << ' ' << s.projections << ' '
-     << exactNumber(s.last_step) << ' ' << exactNumber(s.smallest_step) << ' '
-     << exactNumber(s.largest_step);
-  return os.str();
+     << s.error_test_failures << ' ' << s.convergence_failures << ' ' << s.projections;
+  c.add("stats", os.str());
+  const double h[] = {s.last_step, s.smallest_step, s.largest_step};
+  c.add("step_sizes", exactList(h, 3));
 }
 
 DynamicsStats parseStats(const std::filesystem::path& file, const Checkpoint& c) {
   std::istringstream is(c.get("stats"));
   DynamicsStats s;
-  std::string last, smallest, largest;
   is >> s.steps >> s.rejected_steps >> s.newton_iterations >> s.jacobian_evaluations >>
       s.factorizations >> s.linear_solves >> s.error_test_failures >> s.convergence_failures >>
-      s.projections >> last >> smallest >> largest;
-  CATENA_CHECK(is && !last.empty(), "checkpoint '" << file.string()
-                                                   << "': record 'stats' is not 9 counts and 3 "
-                                                      "step sizes");
-  Checkpoint steps;
-  steps.add("h", last + " " + smallest + " " + largest);
-  const std::vector<double> h = numbers(file, steps, "h", 3);
+      s.projections;
+  CATENA_CHECK(is, "checkpoint '" << file.string() << "': record 'stats' is not 9 counts");
+  const std::vector<double> h = numbers(file, c, "step_sizes", 3);
   s.last_step = h[0];
   s.smallest_step = h[1];
   s.largest_step = h[2];
@@ -285,10 +276,10 @@ SegmentedDynamicsResult integrateDistributedIdaInSegments(const DistributedAssem
         c.add("segment_count", std::to_string(count));
         c.add("t0", exactNumber(t0));
         c.add("t", exactNumber(s.t));
-        c.add("stats", statsRecord(out.stats));
-        c.add("q", hexList(s.q));
-        c.add("v", hexList(s.v));
-        c.add("lambda", hexList(s.lambda));
+        addStats(c, out.stats);
+        c.add("q", exactList(s.q.data(), s.q.size()));
+        c.add("v", exactList(s.v.data(), s.v.size()));
+        c.add("lambda", exactList(s.lambda.data(), s.lambda.size()));
         if (seg.save) seg.save(c);
         if (std::filesystem::exists(file)) std::filesystem::rename(file, previous(file));
         writeCheckpoint(file, c);
