@@ -69,6 +69,12 @@ struct StepState {
 struct IterationMatrix {
   bool valid = false;
   double h = 0.0;  ///< s
+  /// The last step rebuilt within two corrections the matrix it kept from an earlier step: on
+  /// a whipping chain tension waves move K_c within a step and a kept matrix contracts by only
+  /// ~0.7. The next step then rebuilds after its first correction, which has moved the
+  /// multipliers (and with them K_c) most of the way: a matrix built there contracts by ~0.03,
+  /// one built at the predictor by ~0.15. Cleared by any step that starts on a fresh matrix.
+  bool stale = false;
 };
 
 /// Largest contraction of the Newton corrections accepted from a kept matrix; above it the
@@ -139,6 +145,32 @@ double newtonTolerance(const GeneralizedAlphaOptions& o) {
   return std::max(1e-10, 1e-2 * o.error_tolerance);
 }
 
+/// The multipliers' Newton tolerance over the configuration's, relative to the largest
+/// multiplier. lambda_n enters no later step (the equations at t_{n+1} hold lambda_{n+1}, and
+/// lambda_n is only its first guess), so it does not carry into the trajectory as the
+/// configuration's error does; converged to this, it holds Newton to ~3 iterations a step on
+/// the 1000-link chain where the force residual at the Newton tolerance took ~5
+/// (benchmarks/results/chain_vs_simbody_large.md).
+constexpr double kMultiplierToleranceFactor = 10.0;
+
+/// |C| / length scale at convergence: o.constraint_tolerance, or by default the Newton
+/// tolerance, at most 1e-8. Tighter costs an iteration a step and does not move the trajectory.
+double constraintTolerance(const GeneralizedAlphaOptions& o) {
+  if (o.constraint_tolerance > 0.0) return o.constraint_tolerance;
+  return std::min(1e-8, newtonTolerance(o));
+}
+
+/// The estimated distance to the solution after a correction of size `last` that contracted at
+/// `rate`: rate / (1 - rate) last for rate < 1 (Hairer & Wanner II, IV.8), else `last`.
+double remainingError(double last, double rate) {
+  return rate < 1.0 ? std::min(last, rate / (1.0 - rate) * last) : last;
+}
+
+/// Corrections still needed at `rate` to bring `last` down to `tol`.
+double iterationsNeeded(double last, double rate, double tol) {
+  return rate < 1.0 ? std::log(tol / last) / std::log(rate) : INFINITY;
+}
+
 /// What the Newton corrector of one step reports.
 struct Correction {
   bool converged = false;
@@ -147,32 +179,39 @@ struct Correction {
   double correction = INFINITY;  ///< weighted max norm of the last correction
   double position = INFINITY;    ///< |C|_inf / length scale
   double force = INFINITY;       ///< |residual of the force balance|_inf / force scale
+  double multiplier = INFINITY;  ///< |last multiplier correction|_inf / |lambda|_inf
 };
 
 /// Newton on the configuration of the step of length h from the predicted y, with the
 /// iteration matrix [beta' M + gamma' D + K (+ K_c), C_q^T; C_q, 0]. Modified Newton
 /// (o.reuse_iteration_matrix): the factored matrix is kept from earlier iterations and steps
 /// and rebuilt at the current iterate when the step changed by more than kMaxStepRatio, the
-/// corrections or the force residual contract by less than kMaxContraction or too slowly for
-/// the distance left, or kMaxIterationsOnMatrix corrections were made with it in this step.
-/// Converged when |C|, the residual of the force balance (relative to its largest term) and the
-/// estimated distance to the solution, rate / (1 - rate) times the last correction for a
-/// contraction rate < 1 (Hairer & Wanner II, IV.8), are below the Newton tolerance. The force
-/// residual matters with a kept matrix: a residual along the constraint normals moves the
-/// multipliers, not the configuration, so a small configuration correction alone does not show that
-/// the multipliers have converged.
+/// corrections contract by less than kMaxContraction, they or the multipliers' corrections
+/// contract too slowly for the distance left, kMaxIterationsOnMatrix corrections were made with
+/// it in this step, or (IterationMatrix::stale) after the first correction.
+/// Converged when |C| is below the constraint tolerance and the estimated distance to the
+/// solution, rate / (1 - rate) times the last correction for a contraction rate < 1 (Hairer &
+/// Wanner II, IV.8), is below the Newton tolerance for the configuration and below
+/// kMultiplierToleranceFactor times it for the multipliers. The multipliers need their own test
+/// with a kept matrix: a residual along the constraint normals moves them, not the
+/// configuration, so a small configuration correction alone does not show that they converged.
 Correction correctStep(const Model& m, const AssemblyPlan& plan, const GeneralizedAlphaOptions& o,
                        double h, double beta_p, double gamma_p, double ls, Workspace& w,
                        SaddlePointSolver& kkt, IterationMatrix& matrix, StepState& y,
                        DynamicsStats& stats) {
   Correction c;
   const double tol = newtonTolerance(o);
+  const double multiplier_tol = kMultiplierToleranceFactor * (1.0 - o.rho_inf) * tol;
+  const double constraint_tol = constraintTolerance(o);
   double rate = 1.0;  // contraction of the last correction; unknown before the second one
-  double previous_force = INFINITY;
+  double multiplier_rate = 1.0;   // the same of the multipliers' corrections
   int since_rebuild = 0;          // corrections made with the current matrix in this step
   bool previous_rebuilt = false;  // the last correction used a matrix built for it
   bool rebuild = !o.reuse_iteration_matrix || !matrix.valid || h > kMaxStepRatio * matrix.h ||
                  h * kMaxStepRatio < matrix.h;
+  const bool kept_from_earlier = !rebuild;
+  const bool rebuild_after_first = kept_from_earlier && matrix.stale;
+  matrix.stale = false;
   for (int it = 0; it <= o.max_newton_iterations; ++it) {
     assembleMassTimes(m, y.s.q, y.vdot, w.inertial);
     assembleForces(m, plan, y.s.q, y.s.v, y.s.t, w.f);
@@ -180,31 +219,27 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     w.reaction.noalias() = w.Cq.transpose() * y.s.lambda;
     w.r = w.f - w.inertial - w.reaction;  // minus the residual
     // The scale of the balance is its largest term; the reactions count: in a long chain they
-    // exceed the weight of a link by the number of links.
+    // exceed the weight of a link by the number of links. Reported, not tested: the
+    // multipliers' corrections show the part of it that the configuration's do not.
     const double force_scale =
         std::max({w.f.cwiseAbs().maxCoeff(), w.inertial.cwiseAbs().maxCoeff(),
                   w.reaction.cwiseAbs().maxCoeff(), 1e-300});
     c.position = w.C.cwiseAbs().maxCoeff() / ls;
     c.force = w.r.cwiseAbs().maxCoeff() / force_scale;
-    if (it > 0 && c.position <= o.constraint_tolerance && c.force <= tol) {
-      const double remaining = rate < 1.0 ? rate / (1.0 - rate) * c.correction : INFINITY;
-      if (std::min(c.correction, remaining) <= tol) {
-        c.converged = true;
-        break;
-      }
+    if (it > 0 && c.position <= constraint_tol && remainingError(c.correction, rate) <= tol &&
+        (remainingError(c.multiplier, multiplier_rate) <= multiplier_tol || c.force <= tol)) {
+      c.converged = true;
+      break;
     }
     if (it == o.max_newton_iterations) break;
-    // The force residual converges at its own rate (through the multipliers): a kept matrix
-    // that would need too many more iterations for it, or has had enough, is rebuilt too.
-    if (it > 0 && !rebuild && !previous_rebuilt) {
-      const double force_rate = c.force / previous_force;
-      const double needed =
-          force_rate < 1.0 ? std::log(tol / c.force) / std::log(force_rate) : INFINITY;
-      if (needed > kMaxIterationsAtRate || since_rebuild >= kMaxIterationsOnMatrix) rebuild = true;
-    }
-    previous_force = c.force;
+    if (it > 0 && !rebuild && !previous_rebuilt && since_rebuild >= kMaxIterationsOnMatrix)
+      rebuild = true;
+    if (it == 1 && rebuild_after_first) rebuild = true;
     const bool rebuilt = rebuild;
     if (rebuild) {
+      // The matrix kept from an earlier step lasted at most two corrections: the next step
+      // rebuilds it after its first (IterationMatrix::stale).
+      if (kept_from_earlier && it <= 2) matrix.stale = true;
       assembleMass(m, plan, y.s.q, w.M);
       assembleForceJacobians(m, plan, y.s.q, y.s.v, y.s.t, &y.vdot, w.K, w.D);
       values(w.S) = beta_p * values(w.M) + gamma_p * values(w.D) + values(w.K);
@@ -235,15 +270,18 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     y.s.v += gamma_p * w.dx;
     y.vdot += beta_p * w.dx;
     y.s.lambda += w.dl;
-    const double previous = c.correction;
+    const double previous = c.correction, previous_multiplier = c.multiplier;
     c.correction = weightedMaxNorm(w.weights, w.dx);
+    c.multiplier = w.dl.cwiseAbs().maxCoeff() / std::max(y.s.lambda.cwiseAbs().maxCoeff(), 1e-300);
     previous_rebuilt = rebuilt;
     // The contraction of a matrix shows between two corrections made with it.
     if (it > 0 && !rebuilt) {
       rate = c.correction / previous;
-      // Iterations still needed at this rate to bring the correction down to the tolerance.
-      const double needed = rate < 1.0 ? std::log(tol / c.correction) / std::log(rate) : INFINITY;
-      if (rate > kMaxContraction || needed > kMaxIterationsAtRate) rebuild = true;
+      multiplier_rate = c.multiplier / previous_multiplier;
+      if (rate > kMaxContraction ||
+          iterationsNeeded(c.correction, rate, tol) > kMaxIterationsAtRate ||
+          iterationsNeeded(c.multiplier, multiplier_rate, multiplier_tol) > kMaxIterationsAtRate)
+        rebuild = true;
     }
   }
   return c;
@@ -264,9 +302,8 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
   CATENA_CHECK(o.step > 0.0 && o.min_step > 0.0 && o.t_end > initial.t,
                "generalized-alpha: the step, the smallest step and t_end - t0 must be positive");
   CATENA_CHECK(
-      o.error_tolerance >= 0.0 && o.newton_tolerance >= 0.0 && o.constraint_tolerance > 0.0,
-      "generalized-alpha: the error and Newton tolerances must be >= 0 and the "
-      "constraint tolerance > 0");
+      o.error_tolerance >= 0.0 && o.newton_tolerance >= 0.0 && o.constraint_tolerance >= 0.0,
+      "generalized-alpha: the error, Newton and constraint tolerances must be >= 0");
   const Parameters p(o.rho_inf);
   {
     std::ostringstream os;

@@ -62,12 +62,13 @@ struct GeneralizedAlphaOptions {
   bool reuse_iteration_matrix = true;
   int max_newton_iterations = 12;
   /// Newton converges when the estimated error of the configuration (the displacement it
-  /// causes relative to the length scale, as the error test) and the residual of the force
-  /// balance (relative to its largest term) are below this, and |C| / length scale below
-  /// constraint_tolerance. 0 (default): a hundredth of error_tolerance, at least 1e-10 (1e-10
-  /// with a fixed step): Newton's error then stays well inside the local error.
+  /// causes relative to the length scale, as the error test) is below this, the estimated error
+  /// of the multipliers (relative to the largest) below ten times this, and |C| / length scale
+  /// below constraint_tolerance. 0 (default): a hundredth of error_tolerance, at least 1e-10
+  /// (1e-10 with a fixed step): Newton's error then stays well inside the local error.
   double newton_tolerance = 0.0;
-  double constraint_tolerance = 1e-10;  ///< |C| / length scale at every accepted step
+  /// |C| / length scale at every accepted step; 0 (default): the Newton tolerance, at most 1e-8.
+  double constraint_tolerance = 0.0;
   /// Local error per step, as a displacement relative to the length scale; 0: fixed step.
   double error_tolerance = 1e-5;
   long max_steps = 100'000'000;
