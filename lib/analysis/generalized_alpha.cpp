@@ -145,13 +145,17 @@ double newtonTolerance(const GeneralizedAlphaOptions& o) {
   return std::max(1e-10, 1e-2 * o.error_tolerance);
 }
 
-/// The multipliers' Newton tolerance over the configuration's, relative to the largest
-/// multiplier. lambda_n enters no later step (the equations at t_{n+1} hold lambda_{n+1}, and
-/// lambda_n is only its first guess), so it does not carry into the trajectory as the
-/// configuration's error does; converged to this, it holds Newton to ~3 iterations a step on
-/// the 1000-link chain where the force residual at the Newton tolerance took ~5
-/// (benchmarks/results/chain_vs_simbody_large.md).
-constexpr double kMultiplierToleranceFactor = 10.0;
+/// The multipliers' Newton tolerance, relative to the largest multiplier: 10 (1 - rho_inf)
+/// times the configuration's. Looser, because lambda_n enters no later step (the equations at
+/// t_{n+1} hold lambda_{n+1}; lambda_n is only its first guess): on the 1000-link chain Newton
+/// takes 3.9 iterations a step where the force residual at the Newton tolerance held it to 5.2
+/// (benchmarks/results/chain_vs_simbody_large.md). Scaled by (1 - rho_inf), because an error
+/// left in lambda excites the index-3 scheme's parasitic multiplier mode, damped by only rho_inf
+/// per step: with a flat 10 the pendulum's period at rho_inf = 0.99 lost its second order
+/// (pendulum_period_converges_with_order_two).
+double multiplierTolerance(const GeneralizedAlphaOptions& o) {
+  return 10.0 * (1.0 - o.rho_inf) * newtonTolerance(o);
+}
 
 /// |C| / length scale at convergence: o.constraint_tolerance, or by default the Newton
 /// tolerance, at most 1e-8. Tighter costs an iteration a step and does not move the trajectory.
@@ -192,21 +196,22 @@ struct Correction {
 /// Converged when |C| is below the constraint tolerance and the estimated distance to the
 /// solution, rate / (1 - rate) times the last correction for a contraction rate < 1 (Hairer &
 /// Wanner II, IV.8), is below the Newton tolerance for the configuration and below
-/// kMultiplierToleranceFactor times it for the multipliers. The multipliers need their own test
-/// with a kept matrix: a residual along the constraint normals moves them, not the
-/// configuration, so a small configuration correction alone does not show that they converged.
+/// multiplierTolerance for the multipliers, or, where round-off stops their corrections first,
+/// the force residual (relative to its largest term) is below the Newton tolerance. The
+/// multipliers need their own test with a kept matrix: a residual along the constraint normals
+/// moves them, not the configuration, so a small configuration correction alone does not show
+/// that they converged.
 Correction correctStep(const Model& m, const AssemblyPlan& plan, const GeneralizedAlphaOptions& o,
                        double h, double beta_p, double gamma_p, double ls, Workspace& w,
                        SaddlePointSolver& kkt, IterationMatrix& matrix, StepState& y,
                        DynamicsStats& stats) {
   Correction c;
   const double tol = newtonTolerance(o);
-  const double multiplier_tol = kMultiplierToleranceFactor * (1.0 - o.rho_inf) * tol;
+  const double multiplier_tol = multiplierTolerance(o);
   const double constraint_tol = constraintTolerance(o);
   double rate = 1.0;  // contraction of the last correction; unknown before the second one
-  double multiplier_rate = 1.0;   // the same of the multipliers' corrections
-  int since_rebuild = 0;          // corrections made with the current matrix in this step
-  bool previous_rebuilt = false;  // the last correction used a matrix built for it
+  double multiplier_rate = 1.0;  // the same of the multipliers' corrections
+  int since_rebuild = 0;         // corrections made with the current matrix in this step
   bool rebuild = !o.reuse_iteration_matrix || !matrix.valid || h > kMaxStepRatio * matrix.h ||
                  h * kMaxStepRatio < matrix.h;
   const bool kept_from_earlier = !rebuild;
@@ -219,8 +224,7 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     w.reaction.noalias() = w.Cq.transpose() * y.s.lambda;
     w.r = w.f - w.inertial - w.reaction;  // minus the residual
     // The scale of the balance is its largest term; the reactions count: in a long chain they
-    // exceed the weight of a link by the number of links. Reported, not tested: the
-    // multipliers' corrections show the part of it that the configuration's do not.
+    // exceed the weight of a link by the number of links.
     const double force_scale =
         std::max({w.f.cwiseAbs().maxCoeff(), w.inertial.cwiseAbs().maxCoeff(),
                   w.reaction.cwiseAbs().maxCoeff(), 1e-300});
@@ -232,9 +236,7 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
       break;
     }
     if (it == o.max_newton_iterations) break;
-    if (it > 0 && !rebuild && !previous_rebuilt && since_rebuild >= kMaxIterationsOnMatrix)
-      rebuild = true;
-    if (it == 1 && rebuild_after_first) rebuild = true;
+    if (since_rebuild >= kMaxIterationsOnMatrix || (it == 1 && rebuild_after_first)) rebuild = true;
     const bool rebuilt = rebuild;
     if (rebuild) {
       // The matrix kept from an earlier step lasted at most two corrections: the next step
@@ -273,7 +275,6 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     const double previous = c.correction, previous_multiplier = c.multiplier;
     c.correction = weightedMaxNorm(w.weights, w.dx);
     c.multiplier = w.dl.cwiseAbs().maxCoeff() / std::max(y.s.lambda.cwiseAbs().maxCoeff(), 1e-300);
-    previous_rebuilt = rebuilt;
     // The contraction of a matrix shows between two corrections made with it.
     if (it > 0 && !rebuilt) {
       rate = c.correction / previous;

@@ -62,10 +62,11 @@ struct GeneralizedAlphaOptions {
   bool reuse_iteration_matrix = true;
   int max_newton_iterations = 12;
   /// Newton converges when the estimated error of the configuration (the displacement it
-  /// causes relative to the length scale, as the error test) is below this, the estimated error
-  /// of the multipliers (relative to the largest) below ten times this, and |C| / length scale
-  /// below constraint_tolerance. 0 (default): a hundredth of error_tolerance, at least 1e-10
-  /// (1e-10 with a fixed step): Newton's error then stays well inside the local error.
+  /// causes relative to the length scale, as the error test) is below this, the estimated
+  /// error of the multipliers (relative to the largest) below 10 (1 - rho_inf) times this, and
+  /// |C| / length scale below constraint_tolerance. 0 (default): a hundredth of
+  /// error_tolerance, at least 1e-10 (1e-10 with a fixed step): Newton's error then stays well
+  /// inside the local error.
   double newton_tolerance = 0.0;
   /// |C| / length scale at every accepted step; 0 (default): the Newton tolerance, at most 1e-8.
   double constraint_tolerance = 0.0;
