@@ -220,8 +220,8 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
   for (int it = 0; it <= o.max_newton_iterations; ++it) {
     assembleMassTimes(m, y.s.q, y.vdot, w.inertial);
     assembleForces(m, plan, y.s.q, y.s.v, y.s.t, w.f);
-    assembleConstraints(m, plan, y.s.q, y.s.t, &w.C, &w.Cq);
-    w.reaction.noalias() = w.Cq.transpose() * y.s.lambda;
+    // C_q is written only where the matrix is rebuilt.
+    assembleConstraintsAndForces(m, plan, y.s.q, y.s.t, y.s.lambda, w.C, w.reaction);
     w.r = w.f - w.inertial - w.reaction;  // minus the residual
     // The scale of the balance is its largest term; the reactions count: in a long chain they
     // exceed the weight of a link by the number of links.
@@ -246,8 +246,10 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
       assembleForceJacobians(m, plan, y.s.q, y.s.v, y.s.t, &y.vdot, w.K, w.D);
       values(w.S) = beta_p * values(w.M) + gamma_p * values(w.D) + values(w.K);
       if (o.constraint_stiffness) {
-        assembleConstraintStiffness(m, plan, y.s.q, y.s.t, y.s.lambda, w.Kc);
+        assembleConstraintJacobianAndStiffness(m, plan, y.s.q, y.s.t, y.s.lambda, w.Cq, w.Kc);
         values(w.S) += values(w.Kc);
+      } else {
+        assembleConstraints(m, plan, y.s.q, y.s.t, nullptr, &w.Cq);
       }
       // Constraint rows scaled to the iteration matrix (Bottasso et al.): the conditioning
       // does not grow like 1/h^2.

@@ -324,6 +324,46 @@ void forEachPairForceColoured(const Model& model, const AssemblyPlan& plan, F&& 
   }
 }
 
+/// C_q^T lambda (nv) joint by joint and, with C non-null, the residual C from the same frames.
+void constraintForcesAndResidual(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                 double t, const VecX& lambda, VecX& out, VecX* C) {
+  out.setZero(model.nv);
+  forEachJointColoured(plan, [&](Index j) {
+    const JointSlots& js = plan.joints[j];
+    switch (model.jointKernel(j)) {
+      case JointKernel::kLock3D: {
+        const Lock3Eval e = evalLock3(model, plan, j, q, t);
+        const auto g = computeLockForces3(e.frames, e.motion, jointMultipliers<6>(js, lambda));
+        addPairVector<6>(model, js.pair, g, out);
+        if (C) writeRows<6>(model, j, computeLockResidual3(e.frames, e.motion), *C);
+        break;
+      }
+      case JointKernel::kLock2D: {
+        const LockFrames2 k = evalLock2(model, plan, j, q);
+        Mat3x6 J;
+        computeLockJacobian2(k, J);
+        const Vec6 g = J.transpose() * jointMultipliers<3>(js, lambda);
+        addPairVector<3>(model, js.pair, g, out);
+        if (C)
+          writeRows<3>(model, j,
+                       computeLockResidual2(k, evaluateLockMotion2(model.joints[j].motion, t)), *C);
+        break;
+      }
+      case JointKernel::kDistance2D: {
+        const DistanceFrames2 k = evalDistance2(model, plan, j, q);
+        Eigen::Matrix<double, 1, 6> J;
+        computeDistanceJacobian2(k, J);
+        const Vec6 g = J.transpose() * lambda(model.joint_row_offset[j]);
+        addPairVector<3>(model, js.pair, g, out);
+        if (C)
+          (*C)(model.joint_row_offset[j]) =
+              computeDistanceResidual2(k, model.joints[j].length.evaluate(t));
+        break;
+      }
+    }
+  });
+}
+
 }  // namespace
 
 SparseMatrixCSR makeConstraintMatrix(const AssemblyPlan& plan) {
@@ -426,32 +466,12 @@ void assembleConstraintJacobianAndStiffness(const Model& model, const AssemblyPl
 
 void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
                               const VecX& lambda, VecX& out) {
-  out.setZero(model.nv);
-  forEachJointColoured(plan, [&](Index j) {
-    const JointSlots& js = plan.joints[j];
-    switch (model.jointKernel(j)) {
-      case JointKernel::kLock3D: {
-        const Lock3Eval e = evalLock3(model, plan, j, q, t);
-        const auto g = computeLockForces3(e.frames, e.motion, jointMultipliers<6>(js, lambda));
-        addPairVector<6>(model, js.pair, g, out);
-        break;
-      }
-      case JointKernel::kLock2D: {
-        Mat3x6 J;
-        computeLockJacobian2(evalLock2(model, plan, j, q), J);
-        const Vec6 g = J.transpose() * jointMultipliers<3>(js, lambda);
-        addPairVector<3>(model, js.pair, g, out);
-        break;
-      }
-      case JointKernel::kDistance2D: {
-        Eigen::Matrix<double, 1, 6> J;
-        computeDistanceJacobian2(evalDistance2(model, plan, j, q), J);
-        const Vec6 g = J.transpose() * lambda(model.joint_row_offset[j]);
-        addPairVector<3>(model, js.pair, g, out);
-        break;
-      }
-    }
-  });
+  constraintForcesAndResidual(model, plan, q, t, lambda, out, nullptr);
+}
+
+void assembleConstraintsAndForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                  double t, const VecX& lambda, VecX& C, VecX& forces) {
+  constraintForcesAndResidual(model, plan, q, t, lambda, forces, &C);
 }
 
 void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q, SparseMatrixCSR& M) {
@@ -474,8 +494,8 @@ void assembleMassTimes(const Model& model, const VecX& q, const VecX& a, VecX& o
     const Body& body = model.bodies[b];
     const Index vo = model.vOffset(b);
     if (model.dimension == 3)
-      out.segment<6>(vo).noalias() =
-          computeBodyMass3(body, pose3(q.data() + model.qOffset(b)).R) * a.segment<6>(vo);
+      out.segment<6>(vo) =
+          computeBodyMassTimes3(body, pose3(q.data() + model.qOffset(b)).R, a.segment<6>(vo));
     else
       out.segment<3>(vo).noalias() =
           computeBodyMass2(body, pose2(q.data() + model.qOffset(b)).R) * a.segment<3>(vo);

@@ -43,6 +43,10 @@ void assembleConstraintJacobianAndStiffness(const Model& model, const AssemblyPl
 /// Constraint forces C_q^T lambda (nv), computed joint by joint.
 void assembleConstraintForces(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
                               const VecX& lambda, VecX& out);
+/// C (nc) and C_q^T lambda (nv) from one evaluation of each joint's frames, without C_q: a
+/// Newton residual needs both at every iteration and C_q only when its matrix is rebuilt.
+void assembleConstraintsAndForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                  double t, const VecX& lambda, VecX& C, VecX& forces);
 /// Mass matrix M(q).
 void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q, SparseMatrixCSR& M);
 /// M(q) a (nv) body by body, without the matrix: a Newton residual needs the product at every

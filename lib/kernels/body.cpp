@@ -18,6 +18,15 @@ Mat6 computeBodyMass3(const Body& b, const Mat3& R) {
   return M;
 }
 
+Vec6 computeBodyMassTimes3(const Body& b, const Mat3& R, const Vec6& a) {
+  const Vec3 alpha = a.tail<3>();
+  const Vec3 u = R.transpose() * a.head<3>() - b.com.cross(alpha);
+  Vec6 out;
+  out.head<3>() = b.mass * (R * u);
+  out.tail<3>() = b.inertia * alpha + b.mass * b.com.cross(u);
+  return out;
+}
+
 Vec6 computeBodyInertialForces3(const Body& b, const Mat3& R, const Vec3& w) {
   Vec6 f;
   f.head<3>() = b.mass * (R * w.cross(w.cross(b.com)));

@@ -15,6 +15,9 @@ namespace catena {
 
 /// Mass matrix block (6 x 6) of a 3D body.
 Mat6 computeBodyMass3(const Body& b, const Mat3& R);
+/// M a (6) without forming M: m R u and J_G alpha + m c x u, u = R^T a_r - c x alpha. A Newton
+/// residual needs it at every iteration, M only when its matrix is rebuilt.
+Vec6 computeBodyMassTimes3(const Body& b, const Mat3& R, const Vec6& a);
 /// Gyroscopic and centrifugal forces f_g (left-hand side).
 Vec6 computeBodyInertialForces3(const Body& b, const Mat3& R, const Vec3& w);
 /// Weight as a generalized force (right-hand side).

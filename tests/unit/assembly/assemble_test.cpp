@@ -254,6 +254,12 @@ BOOST_AUTO_TEST_CASE(sparse_refill_equals_naive_dense_assembly) {
         for (Index i = 0; i < m.nv; ++i) a(i) = rnd.uniform();
         assembleMassTimes(m, s.q, a, Ma);
         checkClose(Ma, VecX(d.M * a), 1e-14, tag + " M a vs dense");
+        // The Newton residual's path: C and C_q^T lambda from one evaluation of the frames.
+        VecX C(m.nc), reaction;
+        assembleConstraintsAndForces(m, plan, s.q, s.t, s.lambda, C, reaction);
+        BOOST_TEST(test::bitwiseEqual(C, g.C), tag << ": C differs from assembleConstraints'");
+        BOOST_TEST(test::bitwiseEqual(reaction, g.cforce),
+                   tag << ": C_q^T lambda differs from assembleConstraintForces'");
         // Springs and loads come on top of the body terms in K, D and f; the dense reference
         // holds the body terms only, so compare on a model without forces below.
       }

@@ -68,6 +68,7 @@ BOOST_AUTO_TEST_CASE(spatial_body_matches_point_cloud) {
     checkClose(lhs, cloudForces3(cloud, R, w, a, g), 1e-12, "M a + f_g - gravity");
     const Mat6 M = computeBodyMass3(b, R);
     checkClose(M, M.transpose(), 1e-14, "M symmetric");
+    checkClose(computeBodyMassTimes3(b, R, a), Vec6(M * a), 1e-13, "M a without M");
   }
 }
 
