@@ -6,6 +6,11 @@ Mat3 inertiaAboutOrigin(const Body& b) {
   const Mat3 C = skew(b.com);
   return b.inertia - b.mass * C * C;
 }
+/// J_O w without forming J_O (c~ c~ w = c x (c x w)): the inertial forces need it at every
+/// Newton iteration.
+Vec3 inertiaAboutOriginTimes(const Body& b, const Vec3& w) {
+  return b.inertia * w - b.mass * b.com.cross(b.com.cross(w));
+}
 }  // namespace
 
 Mat6 computeBodyMass3(const Body& b, const Mat3& R) {
@@ -30,7 +35,7 @@ Vec6 computeBodyMassTimes3(const Body& b, const Mat3& R, const Vec6& a) {
 Vec6 computeBodyInertialForces3(const Body& b, const Mat3& R, const Vec3& w) {
   Vec6 f;
   f.head<3>() = b.mass * (R * w.cross(w.cross(b.com)));
-  f.tail<3>() = w.cross(inertiaAboutOrigin(b) * w);
+  f.tail<3>() = w.cross(inertiaAboutOriginTimes(b, w));
   return f;
 }
 
