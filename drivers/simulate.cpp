@@ -266,17 +266,6 @@ TrajectoryColumns defaultColumns(const Model& m, const SimulateArguments& a) {
   return c;
 }
 
-/// True if nothing in the model adds or removes energy: no loads, dampers or driven joints.
-bool conservative(const Model& m) {
-  for (const SpringDamper& k : m.springs)
-    if (k.damping != 0.0) return false;
-  for (const RotationalSpringDamper& k : m.rotational_springs)
-    if (k.damping != 0.0) return false;
-  for (const Joint& j : m.joints)
-    if (j.motion.active) return false;
-  return m.loads.empty();
-}
-
 /// What the user should distrust in a run that reached its end: a fixed-step integrator has no
 /// error estimate, so a step too large for a violent motion (a whipping chain) can give a
 /// wrong trajectory that still satisfies C = 0. Energy is the witness where it is conserved.
@@ -284,7 +273,7 @@ std::vector<std::string> trustWarnings(const Model& m, double e0, double e1, dou
   std::vector<std::string> out;
   // Relative to the largest kinetic energy: the zero of the potential is arbitrary.
   const double change = std::abs(e1 - e0) / std::max(kinetic, 1e-300);
-  if (conservative(m) && change > 1e-2) {
+  if (isConservative(m) && change > 1e-2) {
     std::ostringstream os;
     os << "the energy changed by " << 100.0 * change << " % of the largest kinetic energy "
        << "in a conservative model: the "

@@ -1,6 +1,6 @@
 #include "analysis/energy.hpp"
 
-#include "assembly/assemble.hpp"
+#include "kernels/body.hpp"
 #include "kernels/pose.hpp"
 
 namespace catena {
@@ -36,13 +36,21 @@ Vec3 relativeRotation(const Model& m, const VecX& q, Index k1, Index k2) {
 
 }  // namespace
 
-Energy computeEnergy(const Model& m, const AssemblyPlan& plan, const State& s) {
+Energy computeEnergy(const Model& m, const AssemblyPlan& /*plan*/, const State& s) {
   Energy e;
-  SparseMatrixCSR M = makeBodyMatrix(plan);
-  assembleMass(m, plan, s.q, M);
-  e.kinetic = 0.5 * s.v.dot(M * s.v);
-  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b)
-    e.gravity -= m.bodies[b].mass * m.gravity.dot(centreOfMass(m, s.q, b));
+  // Body by body, without the mass matrix: generalized-alpha watches the energy at every step.
+  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b) {
+    const Body& body = m.bodies[b];
+    const Index vo = m.vOffset(b);
+    if (m.dimension == 3) {
+      const Vec6 v = s.v.segment<6>(vo);
+      e.kinetic += 0.5 * v.dot(computeBodyMassTimes3(body, pose3(s.q.data() + m.qOffset(b)).R, v));
+    } else {
+      const Vec3 v = s.v.segment<3>(vo);
+      e.kinetic += 0.5 * v.dot(computeBodyMass2(body, pose2(s.q.data() + m.qOffset(b)).R) * v);
+    }
+    e.gravity -= body.mass * m.gravity.dot(centreOfMass(m, s.q, b));
+  }
   for (const SpringDamper& k : m.springs) {
     const double L =
         (markerPosition(m, s.q.data(), k.marker1) - markerPosition(m, s.q.data(), k.marker2))
@@ -55,6 +63,16 @@ Energy computeEnergy(const Model& m, const AssemblyPlan& plan, const State& s) {
     e.springs += 0.5 * k.stiffness * theta.squaredNorm();
   }
   return e;
+}
+
+bool isConservative(const Model& m) {
+  for (const SpringDamper& k : m.springs)
+    if (k.damping != 0.0) return false;
+  for (const RotationalSpringDamper& k : m.rotational_springs)
+    if (k.damping != 0.0) return false;
+  for (const Joint& j : m.joints)
+    if (j.motion.active) return false;
+  return m.loads.empty();
 }
 
 }  // namespace catena

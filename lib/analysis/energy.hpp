@@ -19,6 +19,11 @@ struct Energy {
 Vec3 centreOfMass(const Model& model, const VecX& q, Index b);
 
 /// Marker loads and dampers are not potentials: a system with them need not conserve total().
+/// No allocation (body by body).
 Energy computeEnergy(const Model& model, const AssemblyPlan& plan, const State& s);
+
+/// True if nothing in the model adds or removes energy: no marker loads, dampers or driven
+/// joints. Then total() is conserved by the equations of motion.
+bool isConservative(const Model& model);
 
 }  // namespace catena

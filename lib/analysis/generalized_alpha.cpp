@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "analysis/constraint_rank.hpp"
+#include "analysis/energy.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
@@ -75,6 +76,47 @@ struct IterationMatrix {
   /// multipliers (and with them K_c) most of the way: a matrix built there contracts by ~0.03,
   /// one built at the predictor by ~0.15. Cleared by any step that starts on a fresh matrix.
   bool stale = false;
+};
+
+/// The energy of a conservative model along the run (GeneralizedAlphaOptions::
+/// energy_growth_limit): generalized-alpha with rho_inf < 1 only dissipates, so a gain beyond a
+/// fraction of the energy exchanged so far is an instability.
+class EnergyWatch {
+ public:
+  EnergyWatch(const Model& m, const AssemblyPlan& plan, const State& s0, double limit)
+      : m_(m), plan_(plan), on_(limit > 0.0 && isConservative(m)), limit_(limit) {
+    if (!on_) return;
+    const Energy e = computeEnergy(m, plan, s0);
+    e0_ = e.total();
+    potential0_ = e.gravity + e.springs;
+    kinetic0_ = e.kinetic;
+    // Round-off of the total: below it no exchange is measurable.
+    floor_ = 1e-10 * (std::abs(e.gravity) + std::abs(e.springs) + e.kinetic);
+  }
+  /// Not ok when the energy at s exceeds the limit: what grew, by how much, since when.
+  Status check(const State& s, double t0) {
+    if (!on_) return Status::success();
+    const Energy e = computeEnergy(m_, plan_, s);
+    exchanged_ = std::max({exchanged_, e.kinetic, std::abs(e.gravity + e.springs - potential0_)});
+    const double gain = e.total() - e0_;
+    const double scale = std::max({exchanged_, kinetic0_, floor_, 1e-300});
+    if (gain <= limit_ * scale) return Status::success();
+    std::ostringstream os;
+    os << "generalized-alpha is unstable: the energy of this conservative model grew from " << e0_
+       << " J at t = " << t0 << " s to " << e.total() << " J at t = " << s.t << " s, "
+       << 100.0 * gain / scale << " % of the largest energy exchanged (" << scale
+       << " J); the method only dissipates, so the step, rho_inf or the Newton tolerance is too "
+          "large for this motion "
+          "(energy_growth_limit "
+       << limit_ << ")";
+    return Status::failure(Status::Code::kNotConverged, os.str());
+  }
+
+ private:
+  const Model& m_;
+  const AssemblyPlan& plan_;
+  bool on_;
+  double limit_, e0_ = 0.0, potential0_ = 0.0, kinetic0_ = 0.0, floor_ = 0.0, exchanged_ = 0.0;
 };
 
 /// Largest contraction of the Newton corrections accepted from a kept matrix; above it the
@@ -304,9 +346,10 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
              "index-3 scheme does not damp the multipliers and diverges (Arnold & Brüls 2007)");
   CATENA_CHECK(o.step > 0.0 && o.min_step > 0.0 && o.t_end > initial.t,
                "generalized-alpha: the step, the smallest step and t_end - t0 must be positive");
-  CATENA_CHECK(
-      o.error_tolerance >= 0.0 && o.newton_tolerance >= 0.0 && o.constraint_tolerance >= 0.0,
-      "generalized-alpha: the error, Newton and constraint tolerances must be >= 0");
+  CATENA_CHECK(o.error_tolerance >= 0.0 && o.newton_tolerance >= 0.0 &&
+                   o.constraint_tolerance >= 0.0 && o.energy_growth_limit >= 0.0,
+               "generalized-alpha: the error, Newton and constraint tolerances and the energy "
+               "growth limit must be >= 0");
   const Parameters p(o.rho_inf);
   {
     std::ostringstream os;
@@ -328,6 +371,7 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
   if (observer && !observer(x.s)) return out;
 
   const double ls = lengthScale(m);
+  EnergyWatch energy(m, plan, x.s, o.energy_growth_limit);
   SaddlePointSolver kkt(w.S, w.Cq, o.petsc_prefix);
   IterationMatrix matrix;
   StepState y = x;
@@ -434,6 +478,8 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
     stats.last_step = h;
     stats.smallest_step = stats.steps == 1 ? h : std::min(stats.smallest_step, h);
     stats.largest_step = std::max(stats.largest_step, h);
+    out.status = energy.check(x.s, initial.t);
+    if (!out.status.ok()) break;
     if (growth > 0.0) {
       // A step shortened to land on an output time does not shrink the next one, nor stop
       // it from growing (every step that divides the way to an output is a little shorter).

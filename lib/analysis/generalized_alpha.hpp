@@ -73,6 +73,13 @@ struct GeneralizedAlphaOptions {
   /// Local error per step, as a displacement relative to the length scale; 0: fixed step.
   double error_tolerance = 1e-5;
   long max_steps = 100'000'000;
+  /// Stops the run, as unstable, when the energy of a conservative model (isConservative,
+  /// analysis/energy.hpp) exceeds its initial value by more than this fraction of the energy
+  /// exchanged so far (the largest kinetic energy or change of the potential energy).
+  /// Generalized-alpha with rho_inf < 1 only dissipates, so such a gain is an instability, not
+  /// an inaccuracy: the 1000-link chain released from the V at rho_inf 0.6 and fixed 10 ms
+  /// steps gained 8e12 J over 13743 steps and 5 minutes before Newton gave up. 0: no check.
+  double energy_growth_limit = 0.5;
   std::string petsc_prefix = "dynamics_";  ///< PETSc options prefix of the linear solver
 };
 
