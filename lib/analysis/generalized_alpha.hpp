@@ -78,7 +78,8 @@ struct GeneralizedAlphaOptions {
   /// exchanged so far (the largest kinetic energy or change of the potential energy).
   /// Generalized-alpha with rho_inf < 1 only dissipates, so such a gain is an instability, not
   /// an inaccuracy: the 1000-link chain released from the V at rho_inf 0.6 and fixed 10 ms
-  /// steps gained 8e12 J over 13743 steps and 5 minutes before Newton gave up. 0: no check.
+  /// steps gained 8e12 J over 13743 steps and 5 minutes before Newton gave up (hand run). 0: no
+  /// check.
   double energy_growth_limit = 0.5;
   std::string petsc_prefix = "dynamics_";  ///< PETSc options prefix of the linear solver
 };

@@ -211,14 +211,15 @@ DistanceFrames2 evalDistance2(const Model& model, const AssemblyPlan& plan, Inde
                                 plan.markers[js.marker2]);
 }
 
-/// Constraint Jacobian and/or stiffness contribution of joint j (the shared hot path).
+/// Constraint Jacobian, stiffness and/or residual of joint j from one evaluation of its frames
+/// (the shared hot path); any of Cq, Kc, C may be null.
 void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Index j, const VecX& q,
                                double t, const VecX* lambda, SparseMatrixCSR* Cq,
-                               SparseMatrixCSR* Kc) {
+                               SparseMatrixCSR* Kc, VecX* C = nullptr) {
   const JointSlots& js = plan.joints[j];
   switch (model.jointKernel(j)) {
     case JointKernel::kLock3D: {
-      if (Cq && Kc) {  // the hot path: one kernel call shares the frames
+      if (Cq && Kc && !C) {  // the hot path: one kernel call shares the frames
         LockMotion3 motion;
         if (js.rheonomic) motion = evaluateLockMotion3(model.joints[j].motion, t);
         Mat6x12RowMajor J;
@@ -242,6 +243,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
         computeLockStiffnessBlocks3(e.frames, e.motion, jointMultipliers<6>(js, *lambda), K);
         storeLockStiffness3(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
+      if (C) writeRows<6>(model, j, computeLockResidual3(e.frames, e.motion), *C);
       break;
     }
     case JointKernel::kLock2D: {
@@ -256,6 +258,9 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
         computeLockStiffness2(k, jointMultipliers<3>(js, *lambda), K);
         storePair<3>(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
+      if (C)
+        writeRows<3>(model, j,
+                     computeLockResidual2(k, evaluateLockMotion2(model.joints[j].motion, t)), *C);
       break;
     }
     case JointKernel::kDistance2D: {
@@ -270,6 +275,9 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
         computeDistanceStiffness2(k, (*lambda)(js.row), K);
         storePair<3>(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
+      if (C)
+        (*C)(model.joint_row_offset[j]) =
+            computeDistanceResidual2(k, model.joints[j].length.evaluate(t));
       break;
     }
   }
@@ -376,24 +384,7 @@ SparseMatrixCSR makeBodyMatrix(const AssemblyPlan& plan) {
 void assembleConstraints(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
                          VecX* C, SparseMatrixCSR* Cq) {
   forEachJoint(model, [&](Index j) {
-    if (Cq) jointJacobianAndStiffness(model, plan, j, q, t, nullptr, Cq, nullptr);
-    if (!C) return;
-    switch (model.jointKernel(j)) {
-      case JointKernel::kLock3D: {
-        const Lock3Eval e = evalLock3(model, plan, j, q, t);
-        writeRows<6>(model, j, computeLockResidual3(e.frames, e.motion), *C);
-        break;
-      }
-      case JointKernel::kLock2D: {
-        const LockMotion2 mo = evaluateLockMotion2(model.joints[j].motion, t);
-        writeRows<3>(model, j, computeLockResidual2(evalLock2(model, plan, j, q), mo), *C);
-        break;
-      }
-      case JointKernel::kDistance2D:
-        (*C)(model.joint_row_offset[j]) = computeDistanceResidual2(
-            evalDistance2(model, plan, j, q), model.joints[j].length.evaluate(t));
-        break;
-    }
+    jointJacobianAndStiffness(model, plan, j, q, t, nullptr, Cq, nullptr, C);
   });
 }
 

@@ -70,19 +70,20 @@ double measuredPeriod(double h, double rho_inf, DynamicsStats* stats = nullptr,
   return crossings[2] - crossings[0];
 }
 
+/// The catenary chain of `links` links.
+Model chainOf(int links) {
+  CatenaryChainOptions co;
+  co.links = links;
+  return buildCatenaryChain(co);
+}
+
 /// The catenary chain of `links` links, released at rest from its 'V', with its plan.
 struct ReleasedChain {
   Model m;
   AssemblyPlan plan;
   State s0;
   explicit ReleasedChain(int links)
-      : m(buildCatenaryChain([&] {
-          CatenaryChainOptions co;
-          co.links = links;
-          return co;
-        }())),
-        plan(buildAssemblyPlan(m)),
-        s0(initialState(m)) {}
+      : m(chainOf(links)), plan(buildAssemblyPlan(m)), s0(initialState(m)) {}
 };
 
 }  // namespace
