@@ -211,6 +211,18 @@ DistanceFrames2 evalDistance2(const Model& model, const AssemblyPlan& plan, Inde
                                 plan.markers[js.marker2]);
 }
 
+/// Joint j's residual rows into C, from its frames (one overload per joint kernel).
+void writeResidual(const Model& model, Index j, const Lock3Eval& e, double /*t*/, VecX& C) {
+  writeRows<6>(model, j, computeLockResidual3(e.frames, e.motion), C);
+}
+void writeResidual(const Model& model, Index j, const LockFrames2& k, double t, VecX& C) {
+  writeRows<3>(model, j, computeLockResidual2(k, evaluateLockMotion2(model.joints[j].motion, t)),
+               C);
+}
+void writeResidual(const Model& model, Index j, const DistanceFrames2& k, double t, VecX& C) {
+  C(model.joint_row_offset[j]) = computeDistanceResidual2(k, model.joints[j].length.evaluate(t));
+}
+
 /// Constraint Jacobian, stiffness and/or residual of joint j from one evaluation of its frames
 /// (the shared hot path); any of Cq, Kc, C may be null.
 void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Index j, const VecX& q,
@@ -243,7 +255,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
         computeLockStiffnessBlocks3(e.frames, e.motion, jointMultipliers<6>(js, *lambda), K);
         storeLockStiffness3(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
-      if (C) writeRows<6>(model, j, computeLockResidual3(e.frames, e.motion), *C);
+      if (C) writeResidual(model, j, e, t, *C);
       break;
     }
     case JointKernel::kLock2D: {
@@ -258,9 +270,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
         computeLockStiffness2(k, jointMultipliers<3>(js, *lambda), K);
         storePair<3>(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
-      if (C)
-        writeRows<3>(model, j,
-                     computeLockResidual2(k, evaluateLockMotion2(model.joints[j].motion, t)), *C);
+      if (C) writeResidual(model, j, k, t, *C);
       break;
     }
     case JointKernel::kDistance2D: {
@@ -275,9 +285,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
         computeDistanceStiffness2(k, (*lambda)(js.row), K);
         storePair<3>(Kc->valuePtr(), js.pair, js.kc_first, K);
       }
-      if (C)
-        (*C)(model.joint_row_offset[j]) =
-            computeDistanceResidual2(k, model.joints[j].length.evaluate(t));
+      if (C) writeResidual(model, j, k, t, *C);
       break;
     }
   }
@@ -343,7 +351,7 @@ void constraintForcesAndResidual(const Model& model, const AssemblyPlan& plan, c
         const Lock3Eval e = evalLock3(model, plan, j, q, t);
         const auto g = computeLockForces3(e.frames, e.motion, jointMultipliers<6>(js, lambda));
         addPairVector<6>(model, js.pair, g, out);
-        if (C) writeRows<6>(model, j, computeLockResidual3(e.frames, e.motion), *C);
+        if (C) writeResidual(model, j, e, t, *C);
         break;
       }
       case JointKernel::kLock2D: {
@@ -352,9 +360,7 @@ void constraintForcesAndResidual(const Model& model, const AssemblyPlan& plan, c
         computeLockJacobian2(k, J);
         const Vec6 g = J.transpose() * jointMultipliers<3>(js, lambda);
         addPairVector<3>(model, js.pair, g, out);
-        if (C)
-          writeRows<3>(model, j,
-                       computeLockResidual2(k, evaluateLockMotion2(model.joints[j].motion, t)), *C);
+        if (C) writeResidual(model, j, k, t, *C);
         break;
       }
       case JointKernel::kDistance2D: {
@@ -363,9 +369,7 @@ void constraintForcesAndResidual(const Model& model, const AssemblyPlan& plan, c
         computeDistanceJacobian2(k, J);
         const Vec6 g = J.transpose() * lambda(model.joint_row_offset[j]);
         addPairVector<3>(model, js.pair, g, out);
-        if (C)
-          (*C)(model.joint_row_offset[j]) =
-              computeDistanceResidual2(k, model.joints[j].length.evaluate(t));
+        if (C) writeResidual(model, j, k, t, *C);
         break;
       }
     }
