@@ -39,9 +39,9 @@ double pendulumPeriod(double theta0) {
 /// The period of inputs/pendulum.yaml (30 deg) measured from the first and third upward
 /// crossings of x = 0 by the bob, linearly interpolated (x'' = 0 there, so the interpolation
 /// error is O(h^3)). The run stops at the third crossing (1.25 periods): at rho_inf 0.99 and
-/// h = T / 400 the rotational accelerations of this point mass (zero inertia, so they are
-/// fixed by the constraints alone) grow from about 3.7 s on and the run blows up at 5.2 s, which
-/// the energy check reports (docs/dynamics-generalized-alpha.md, known defects).
+/// h = T / 400 the accelerations grow from about 3.7 s on and the run blows up at 5.2 s (with
+/// full Newton too, at 4.9 s), which the energy check reports (docs/dynamics-generalized-alpha.md,
+/// known defect).
 double measuredPeriod(double h, double rho_inf, DynamicsStats* stats = nullptr,
                       double error_tolerance = 0.0) {
   const Model m = loadMechanismFile(kInputs + "pendulum.yaml").model;
