@@ -371,7 +371,7 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
 
   const double ls = lengthScale(m);
   EnergyWatch energy(m, plan, x.s, o.energy_growth_limit);
-  SaddlePointSolver kkt(w.S, w.Cq, o.petsc_prefix);
+  SaddlePointSolver kkt(w.S, w.Cq, o.petsc_prefix, plan.body_nonzero);
   IterationMatrix matrix;
   StepState y = x;
   DynamicsStats& stats = out.stats;

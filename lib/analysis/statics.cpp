@@ -69,7 +69,7 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
                            const StaticsOptions& o) {
   StaticsResult out;
   Workspace w(m, plan, o.constraint_stiffness);
-  SaddlePointSolver kkt(w.K, w.Cq, o.petsc_prefix);
+  SaddlePointSolver kkt(w.K, w.Cq, o.petsc_prefix, plan.body_nonzero);
   out.linear_solver = kkt.package();
   s.v.setZero();
   if (s.lambda.size() != m.nc) s.lambda = VecX::Zero(m.nc);

@@ -44,6 +44,34 @@ Colouring colour(const std::vector<std::pair<Index, Index>>& elements, std::size
   return out;
 }
 
+/// AssemblyPlan::body_nonzero. Diagonal blocks and blocks coupled by a two-body force are full.
+/// A 3D joint's K_c has, off the diagonal, only the blocks K(dr1, th2), K(th1, th2),
+/// K(th2, dr1) and K(th2, th1) (LockStiffnessBlocks3): body 1's rows by body 2's rotation
+/// columns, and body 2's rotation rows by body 1's columns. 2D joints keep full blocks.
+template <typename SlotOf>
+void markBodyNonzeros(const Model& model, const std::vector<std::pair<Index, Index>>& joint_pairs,
+                      const std::vector<std::pair<Index, Index>>& force_pairs,
+                      const SlotOf& blockSlot, AssemblyPlan& plan) {
+  const int nvb = model.nv_body;
+  plan.body_nonzero.assign(plan.body_pattern.nonZeros(), 0);
+  auto mark = [&](Index bi, Index bj, int row0, int col0) {
+    const BlockSlot s = blockSlot(bi, bj);
+    if (s.base < 0) return;
+    for (int a = row0; a < nvb; ++a)
+      for (int c = col0; c < nvb; ++c) plan.body_nonzero[s.base + a * s.stride + c] = 1;
+  };
+  for (Index b = 0; b < static_cast<Index>(model.bodies.size()); ++b) mark(b, b, 0, 0);
+  for (auto [b1, b2] : force_pairs) {
+    mark(b1, b2, 0, 0);
+    mark(b2, b1, 0, 0);
+  }
+  const int rotation = model.dimension == 3 ? 3 : 0;  // first rotation DOF of a 3D body
+  for (auto [b1, b2] : joint_pairs) {
+    mark(b1, b2, 0, rotation);
+    mark(b2, b1, rotation, 0);
+  }
+}
+
 }  // namespace
 
 AssemblyPlan buildAssemblyPlan(const Model& model) {
@@ -197,6 +225,7 @@ AssemblyPlan buildAssemblyPlan(const Model& model) {
       const BlockSlot s = blockSlot(b, c);
       if (!written[s.base]) plan.kc_unwritten.push_back(s);
     }
+  markBodyNonzeros(model, joint_pairs, force_pairs, blockSlot, plan);
   return plan;
 }
 

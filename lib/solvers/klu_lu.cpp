@@ -40,6 +40,7 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns)
   // check of the values on every factorization (the pattern is checked once, here): the check
   // alone cost 6 % of a chain's integration.
   k.common.scale = -1;
+  k.common.tol = kPivotTolerance;
   k.row_start = std::move(row_start);
   k.columns = std::move(columns);
   k.values.resize(k.columns.size());

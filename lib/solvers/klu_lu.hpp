@@ -2,11 +2,11 @@
 /// @file klu_lu.hpp
 /// SuiteSparse KLU called directly on a fixed CSR pattern (solvers/ only), for the one thing
 /// PETSc's KLU interface does not do: a refactorization that keeps the previous pivot order
-/// (klu_refactor). On the 1000-link chain's KKT matrix (n = 10^4, 2.0e5 nonzeros) a new
-/// factorization takes 3.2 ms and a refactorization 1.6 ms; generalized-alpha factors about once
-/// per step there. The pivots of a refactorization are not chosen again, so after each one the
-/// crude reciprocal condition estimate (min |U_kk| / max |U_kk|, klu_rcond) is compared with that
-/// of the last full factorization (as SUNDIALS' KLU module does): a drop by more than
+/// (klu_refactor). On the 1000-link chain's KKT matrix (n = 10^4, 1.7e5 nonzeros) a new
+/// factorization takes 4.3 ms and a refactorization 1.1 ms (hand run); generalized-alpha factors
+/// about once per step there. The pivots of a refactorization are not chosen again, so after each
+/// one the crude reciprocal condition estimate (min |U_kk| / max |U_kk|, klu_rcond) is compared
+/// with that of the last full factorization (as SUNDIALS' KLU module does): a drop by more than
 /// kMaxRcondDrop means the old pivots have gone bad, and the matrix is factored again with
 /// partial pivoting (a pendulum's 11 x 11 KKT matrix needs that every few steps as it swings).
 /// The estimate is crude, so a caller whose iteration fails calls forgetPivots() before it
@@ -61,6 +61,13 @@ class KluLu {
   int full_ = 0, refactor_ = 0;
   bool new_pivots_ = false;
 };
+
+/// Threshold partial pivoting: a diagonal pivot is kept while it is at least this fraction of
+/// the largest in its column. KLU's default 0.001 suits circuit matrices; on the KKT matrices of
+/// a chain with its always-zero entries left out (AssemblyPlan::body_nonzero) it let the solutions
+/// lose two digits to pivot growth (solvers/saddle_point_test); 0.1 keeps them, at 14 % more
+/// flops there (2.33 against 2.04 Mflop) and a refactorization time within the noise (hand runs).
+inline constexpr double kPivotTolerance = 0.1;
 
 /// A refactorization whose rcond falls below the last full factorization's divided by this is
 /// redone with new pivots.

@@ -11,6 +11,7 @@
 /// once from the two assembly patterns; factor() refills values in place. The constraint rows and
 /// columns are scaled by s (factor's argument) so that the pivots do not depend on units.
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -31,8 +32,11 @@ struct SaddlePointStats {
 class SaddlePointSolver {
  public:
   /// A_pattern and B_pattern fix the sparsity; prefix is the PETSc options prefix ("" or "x_").
+  /// A_nonzero (empty, or one flag per entry of A_pattern, AssemblyPlan::body_nonzero): the
+  /// entries flagged 0 are zero in every A this solver gets, and are left out of the factored
+  /// matrix.
   SaddlePointSolver(const SparseMatrixCSR& A_pattern, const SparseMatrixCSR& B_pattern,
-                    const std::string& prefix);
+                    const std::string& prefix, const std::vector<std::uint8_t>& A_nonzero = {});
   ~SaddlePointSolver();
   SaddlePointSolver(const SaddlePointSolver&) = delete;
   SaddlePointSolver& operator=(const SaddlePointSolver&) = delete;
@@ -71,6 +75,9 @@ class SaddlePointSolver {
   // Start of each KKT row (n + m + 1), and the next free B^T position of rows < n while
   // factor() scatters the values (computed from the patterns, not stored per entry).
   std::vector<int> row_, next_;
+  // With A_nonzero: the positions in A's value array of the entries factored, row by row, and
+  // where each row's start in that list (n + 1). Empty: all of A.
+  std::vector<int> a_kept_, a_kept_row_;
 };
 
 }  // namespace catena
