@@ -49,7 +49,7 @@ struct GeneralizedAlphaOptions {
   /// spin top blows up within seconds).
   /// Default 0.5 (Adams' HHT default alpha = -0.3 is 0.54, MBDyn's 0.6): a whipping chain
   /// excites high frequencies that the error test must otherwise resolve; at 0.8 the 300-link
-  /// chain released from the V took 1480 steps at the default tolerance and ended 190x farther
+  /// chain released from the V took 1467 steps at the default tolerance and ended 430x farther
   /// from the reference than with 259 steps at 0.5 (benchmarks/results/chain_dynamics.md). From
   /// 0.65 up, the 1000-link release gained tens of percent of energy at every tolerance and
   /// step tried (docs/dynamics-generalized-alpha.md, rho_inf): not a setting for violent motions.
