@@ -4,8 +4,11 @@
 // a catenary chain (universal joints, a spherical end) at random configurations and multipliers,
 // against a dense LU (Eigen, partial pivoting) of the same matrix: leaving out the entries
 // flagged zero shrinks the factored matrix and leaves the solution as it was, to round-off
-// (KLU's pivot tolerance 0.1; at its default 0.001 the solutions here lost two digits). (Which
+// (KLU's pivot tolerance 0.1; at its default 0.001 the solutions here lost two digits), through
+// KLU directly and through PETSc (MUMPS). (Which
 // entries may be left out is checked in assemble_test.)
+#include <petscsys.h>
+
 #include <Eigen/Dense>
 
 #include "analysis/scales.hpp"
@@ -27,8 +30,12 @@ BOOST_AUTO_TEST_CASE(left_out_zero_entries_change_nothing_but_the_size) {
   SparseMatrixCSR S = makeBodyMatrix(plan), M = makeBodyMatrix(plan), K = makeBodyMatrix(plan),
                   D = makeBodyMatrix(plan), Kc = makeBodyMatrix(plan),
                   Cq = makeConstraintMatrix(plan);
-  SaddlePointSolver full(S, Cq, ""), trimmed(S, Cq, "", plan.body_nonzero);
+  // The same through PETSc (MUMPS): the values are copied into PETSc's matrix, not KLU's.
+  BOOST_REQUIRE(PetscOptionsSetValue(nullptr, "-mumps_pc_factor_mat_solver_type", "mumps") == 0);
+  SaddlePointSolver full(S, Cq, ""), trimmed(S, Cq, "", plan.body_nonzero),
+      mumps(S, Cq, "mumps_", plan.body_nonzero);
   BOOST_TEST(trimmed.nonZeros() < full.nonZeros());
+  BOOST_TEST(mumps.package() == "mumps");
   for (int c = 0; c < 5; ++c) {
     const State s = test::randomState(rnd, m);
     assembleMass(m, plan, s.q, M);
@@ -52,8 +59,8 @@ BOOST_AUTO_TEST_CASE(left_out_zero_entries_change_nothing_but_the_size) {
     // Regular and well enough conditioned for the comparison below.
     const double cond = 1.0 / A.partialPivLu().rcond();
     BOOST_TEST_REQUIRE(cond < 1e6, "condition number estimate " << cond);
-    for (SaddlePointSolver* solver : {&full, &trimmed}) {
-      const char* which = solver == &full ? "full" : "trimmed";
+    for (SaddlePointSolver* solver : {&full, &trimmed, &mumps}) {
+      const char* which = solver == &full ? "full" : solver == &trimmed ? "trimmed" : "mumps";
       solver->forgetPivots();  // fresh pivots: the accuracy of a factorization, not of reuse
       BOOST_TEST_REQUIRE(solver->factor(S, Cq, scale).ok(), which);
       VecX x, y;
