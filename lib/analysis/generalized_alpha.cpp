@@ -139,7 +139,7 @@ Status initialAccelerations(const Model& m, const AssemblyPlan& plan, const std:
   assembleForces(m, plan, x.s.q, x.s.v, x.s.t, w.f);
   assembleConstraints(m, plan, x.s.q, x.s.t, nullptr, &w.Cq);
   assembleGamma(m, plan, x.s.q, x.s.v, x.s.t, w.gamma);
-  SaddlePointSolver kkt(w.M, w.Cq, prefix);
+  SaddlePointSolver kkt(w.M, w.Cq, prefix, plan.body_nonzero);
   Status st = kkt.factor(w.M, w.Cq, 1.0);
   if (st.ok()) st = kkt.solve(w.f, w.gamma, x.vdot, x.s.lambda);
   if (!st.ok())

@@ -76,24 +76,16 @@ SaddlePointSolver::SaddlePointSolver(const SparseMatrixCSR& A, const SparseMatri
   // Row i < n of the KKT matrix is row i of A (its entries flagged nonzero) followed by the B^T
   // entries of column i of B (in B's row order, which keeps the columns sorted); row n + r is
   // row r of B. factor() scatters the values by the same walk, so no per-entry slot array is
-  // kept beyond a_kept_. Built as int, KLU's index type; converted to PetscInt only when PETSc
-  // factors.
-  if (!A_nonzero.empty()) {
-    a_kept_row_.assign(n + 1, 0);
-    for (int i = 0; i < n; ++i) {
-      for (int a = A.outerIndexPtr()[i]; a < A.outerIndexPtr()[i + 1]; ++a)
-        if (A_nonzero[a]) a_kept_.push_back(a);
-      a_kept_row_[i + 1] = static_cast<int>(a_kept_.size());
-    }
-  }
-  auto a_count = [&](int i) {
-    return a_kept_row_.empty() ? A.outerIndexPtr()[i + 1] - A.outerIndexPtr()[i]
-                               : a_kept_row_[i + 1] - a_kept_row_[i];
-  };
+  // kept. Built as int, KLU's index type; converted to PetscInt only when PETSc factors.
+  a_nonzero_ = A_nonzero;
   std::vector<int> bt_count(n + 1, 0);
   for (int k = 0; k < B.nonZeros(); ++k) ++bt_count[B.innerIndexPtr()[k] + 1];
   row_.assign(N + 1, 0);
-  for (int i = 0; i < n; ++i) row_[i + 1] = row_[i] + a_count(i) + bt_count[i + 1];
+  for (int i = 0; i < n; ++i) {
+    int a_count = 0;
+    forEachFactoredEntry(A, i, [&](int) { ++a_count; });
+    row_[i + 1] = row_[i] + a_count + bt_count[i + 1];
+  }
   for (int r = 0; r < m; ++r)
     row_[n + r + 1] = row_[n + r] + (B.outerIndexPtr()[r + 1] - B.outerIndexPtr()[r]);
   bt_count = {};
@@ -101,12 +93,7 @@ SaddlePointSolver::SaddlePointSolver(const SparseMatrixCSR& A, const SparseMatri
   next_.resize(n);
   for (int i = 0; i < n; ++i) {
     int k = row_[i];
-    if (a_kept_row_.empty())
-      for (int a = A.outerIndexPtr()[i]; a < A.outerIndexPtr()[i + 1]; ++a)
-        col[k++] = A.innerIndexPtr()[a];
-    else
-      for (int p = a_kept_row_[i]; p < a_kept_row_[i + 1]; ++p)
-        col[k++] = A.innerIndexPtr()[a_kept_[p]];
+    forEachFactoredEntry(A, i, [&](int a) { col[k++] = A.innerIndexPtr()[a]; });
     next_[i] = k;
   }
   for (int r = 0; r < m; ++r) {
@@ -171,18 +158,12 @@ Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR
   scale_ = scale;
   Petsc& p = *petsc_;
   auto fill = [&](double* v) {  // the constructor's walk of the layout
-    const int* a_row = A.outerIndexPtr();
     const int* b_row = B.outerIndexPtr();
     const int* b_col = B.innerIndexPtr();
-    for (long i = 0; i < n_; ++i) {
-      if (a_kept_row_.empty()) {
-        std::copy(A.valuePtr() + a_row[i], A.valuePtr() + a_row[i + 1], v + row_[i]);
-        next_[i] = row_[i] + (a_row[i + 1] - a_row[i]);
-      } else {
-        int k = row_[i];
-        for (int p = a_kept_row_[i]; p < a_kept_row_[i + 1]; ++p) v[k++] = A.valuePtr()[a_kept_[p]];
-        next_[i] = k;
-      }
+    for (int i = 0; i < static_cast<int>(n_); ++i) {
+      int k = row_[i];
+      forEachFactoredEntry(A, i, [&](int a) { v[k++] = A.valuePtr()[a]; });
+      next_[i] = k;
     }
     for (long r = 0; r < m_; ++r) {
       int k = row_[n_ + r];

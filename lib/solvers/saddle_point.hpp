@@ -75,9 +75,13 @@ class SaddlePointSolver {
   // Start of each KKT row (n + m + 1), and the next free B^T position of rows < n while
   // factor() scatters the values (computed from the patterns, not stored per entry).
   std::vector<int> row_, next_;
-  // With A_nonzero: the positions in A's value array of the entries factored, row by row, and
-  // where each row's start in that list (n + 1). Empty: all of A.
-  std::vector<int> a_kept_, a_kept_row_;
+  std::vector<std::uint8_t> a_nonzero_;  // the constructor's A_nonzero (empty: all of A)
+  /// f(a) for the entries a of row i of A that the factored matrix holds, in order.
+  template <class F>
+  void forEachFactoredEntry(const SparseMatrixCSR& A, int i, F&& f) const {
+    for (int a = A.outerIndexPtr()[i]; a < A.outerIndexPtr()[i + 1]; ++a)
+      if (a_nonzero_.empty() || a_nonzero_[a]) f(a);
+  }
 };
 
 }  // namespace catena
