@@ -20,6 +20,7 @@
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "solvers/klu_lu.hpp"
 #include "solvers/saddle_point.hpp"
 #include "solvers/sparse_linear_solver.hpp"
 
@@ -126,6 +127,11 @@ int scaledFree(SUNLinearSolver S) {
 SUNLinearSolver makeScaledKlu(N_Vector y, SUNMatrix J, const CallbackData* data, SUNContext ctx) {
   SUNLinearSolver klu = SUNLinSol_KLU(y, J, ctx);
   if (!klu) return nullptr;
+  // The maximum transversal of KLU's block triangular form is superlinear on the GGL Newton
+  // matrix of a long chain: 64 % of a 5000-link chain's run, 81 s at 10^4 links where the run
+  // takes 7 s without it, hours at 3e4 (hand runs). Its work is capped at kMaxTransversalWork
+  // nnz: small models still finish it (their results are unchanged), long chains skip it.
+  SUNLinSol_KLUGetCommon(klu)->maxwork = kMaxTransversalWork;
   SUNLinearSolver S = SUNLinSolNewEmpty(ctx);
   if (!S) {
     SUNLinSolFree(klu);
@@ -312,6 +318,10 @@ int jacobianCallback(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector,
 /// index 3 work at all: a Newton correction of v carries round-off ~eps L / h and one of lambda
 /// ~eps m L / h^2, which unscaled weights read as divergence once h is small (IDA then halves h
 /// and makes it worse: it failed at t = 1.6e-5 s on a pendulum at rtol 1e-10).
+/// GGL: h for mu, for the same reason. mu takes up the round-off of q' = c_j (q - q_pred),
+/// ~c_j eps |q|, through (C_q C_q^T)^-1, whose largest eigenvalue grows like N^2 on a chain: from
+/// 15000 links on, mu's corrections stalled above its tolerance at any step and IDA failed at
+/// t = 0 (tests/unit/analysis/ida_test.cpp, long_chain_starts_in_every_formulation).
 int weightCallback(N_Vector y, N_Vector ewt, void* user) {
   auto* data = static_cast<CallbackData*>(user);
   const double* yv = N_VGetArrayPointer(y);
@@ -566,6 +576,8 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
       data.step_power.segment(L.v, L.nv).setConstant(1);
       data.step_power.segment(L.lambda, L.nc).setConstant(2);
       data.step_power.segment(L.nu, L.nnu).setConstant(1);
+    } else if (o.formulation == IdaFormulation::kIndex2) {
+      data.step_power.segment(L.mu, L.nmu).setConstant(1);
     }
   }
   const SparseMatrixCSR& pattern = dae.jacobian();
@@ -590,8 +602,8 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
   data.mem = sun.mem;
   if ((flag = IDASetUserData(sun.mem, &data)) != IDA_SUCCESS ||
-      (flag = index3 ? IDAWFtolerances(sun.mem, weightCallback)
-                     : IDASVtolerances(sun.mem, o.rtol, sun.atol)) != IDA_SUCCESS ||
+      (flag = data.step_power.any() ? IDAWFtolerances(sun.mem, weightCallback)
+                                    : IDASVtolerances(sun.mem, o.rtol, sun.atol)) != IDA_SUCCESS ||
       (flag = IDASetId(sun.mem, sun.id)) != IDA_SUCCESS ||
       (flag = IDASetSuppressAlg(sun.mem, SUNTRUE)) != IDA_SUCCESS ||
       (flag = IDASetMaxNumSteps(sun.mem, o.max_steps)) != IDA_SUCCESS ||

@@ -58,7 +58,7 @@ struct IdaOptions {
   /// nu (N, N m, m/s, 1/s). These are never in the error test (IDASetSuppressAlg); the value
   /// only weighs their Newton corrections, and a tight one makes Newton fail on the index-2
   /// variables (TOOLCHAIN.md, SUNDIALS notes). Index 3 further multiplies the Newton weights of
-  /// v and nu by h and those of lambda by h^2 (docs/dynamics-ida.md).
+  /// v and nu by h and those of lambda by h^2, GGL those of mu by h (docs/dynamics-ida.md).
   double multiplier_atol = 1e-2;
   long max_steps = 500'000;  ///< accepted steps over the whole run; reaching it is a failure
   double max_step = 0.0;     ///< s; 0: no limit
