@@ -34,14 +34,9 @@ double maxAbs(const VecX& x) {
 /// What the C callbacks see (IDA's user data and error-handler data).
 struct CallbackData {
   MultibodyDae* dae = nullptr;
-  void* mem = nullptr;
-  std::string ida_message;       ///< the last error IDA reported
-  std::string callback_message;  ///< an exception caught in a callback
-  // Error weights 1 / (rtol |y_i| + atol_i), times h^step_power_i (index 3, see weightCallback).
-  double rtol = 0.0;
-  VecX atol;
-  Eigen::VectorXi step_power;
-  double h_start = 0.0;  ///< stands for h before IDA has chosen the first step
+  std::string ida_message;         ///< the last error IDA reported
+  std::string callback_message;    ///< an exception caught in a callback
+  ida_glue::ErrorWeights weights;  ///< h-scaled for index 3 and GGL (setup in integrateIda)
   // Column scaling of the Newton system (see ScaledKlu): the unknowns' corrections are solved
   // for in units where the blocks of J are O(1) for every c_j.
   IdaFormulation formulation = IdaFormulation::kIndex2;
@@ -311,33 +306,6 @@ int jacobianCallback(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector,
   return -1;
 }
 
-/// Index 3: error weights 1 / (rtol |y_i| + atol_i) times h for the velocities and the
-/// quaternion-norm multipliers and h^2 for lambda (Hairer & Wanner, Vol. II, VII.3: the errors of
-/// index-2 and index-3 components are measured by their effect on the positions over a step).
-/// The weights also drive IDA's Newton convergence test, and there the scaling is what makes
-/// index 3 work at all: a Newton correction of v carries round-off ~eps L / h and one of lambda
-/// ~eps m L / h^2, which unscaled weights read as divergence once h is small (IDA then halves h
-/// and makes it worse: it failed at t = 1.6e-5 s on a pendulum at rtol 1e-10).
-/// GGL: h for mu, for the same reason. mu takes up the round-off of q' = c_j (q - q_pred),
-/// ~c_j eps |q|, through (C_q C_q^T)^-1, whose largest eigenvalue grows like N^2 on a chain: from
-/// 15000 links on, mu's corrections stalled above its tolerance at any step and IDA failed at
-/// t = 0 (tests/unit/analysis/ida_test.cpp, long_chain_starts_in_every_formulation).
-int weightCallback(N_Vector y, N_Vector ewt, void* user) {
-  auto* data = static_cast<CallbackData*>(user);
-  const double* yv = N_VGetArrayPointer(y);
-  double* w = N_VGetArrayPointer(ewt);
-  const sunindextype n = N_VGetLength(y);
-  realtype h = 0.0;
-  IDAGetCurrentStep(data->mem, &h);
-  const double hs = h != 0.0 ? std::abs(h) : data->h_start;
-  for (sunindextype i = 0; i < n; ++i) {
-    w[i] = 1.0 / (data->rtol * std::abs(yv[i]) + data->atol[i]);
-    if (data->step_power[i] >= 1) w[i] *= hs;
-    if (data->step_power[i] == 2) w[i] *= hs;
-  }
-  return 0;
-}
-
 /// The KKT solves around IDA: consistent accelerations and multipliers
 /// [M C_q^T; C_q 0] [v'; lambda] = [f; gamma], and the mass-weighted projection of q and v
 /// onto C = 0 and C_q v + C_t = 0 (index 1). One factorization per configuration.
@@ -566,18 +534,26 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   const bool index3 = o.formulation == IdaFormulation::kIndex3;
   {
     Eigen::Map<VecX>(N_VGetArrayPointer(sun.id), n) = dae.errorTestIds();
-    data.atol = VecX::Constant(n, o.multiplier_atol);
-    data.atol.segment(L.q, L.nq).setConstant(o.atol);
-    data.atol.segment(L.v, L.nv).setConstant(o.atol);
-    Eigen::Map<VecX>(N_VGetArrayPointer(sun.atol), n) = data.atol;
-    data.rtol = o.rtol;
-    data.step_power = Eigen::VectorXi::Zero(n);
+    ida_glue::ErrorWeights& e = data.weights;
+    e.atol = VecX::Constant(n, o.multiplier_atol);
+    e.atol.segment(L.q, L.nq).setConstant(o.atol);
+    e.atol.segment(L.v, L.nv).setConstant(o.atol);
+    Eigen::Map<VecX>(N_VGetArrayPointer(sun.atol), n) = e.atol;
+    e.rtol = o.rtol;
+    // Index 3: v and nu by h, lambda by h^2 (a Newton correction of v carries round-off
+    // ~eps L / h and one of lambda ~eps m L / h^2: IDA failed at t = 1.6e-5 s on a pendulum at
+    // rtol 1e-10). GGL: mu by h. mu is zero in the exact solution and takes up the round-off
+    // of q' = c_j (q - q_pred), ~c_j eps |q|, through (C_q C_q^T)^-1, whose largest eigenvalue
+    // grows like N^2 on a chain: from 15000 links on its corrections stalled above the
+    // tolerance at every step and IDA failed at t = 0 (ida_test,
+    // long_chain_starts_in_every_formulation).
+    e.step_power = Eigen::VectorXi::Zero(n);
     if (index3) {
-      data.step_power.segment(L.v, L.nv).setConstant(1);
-      data.step_power.segment(L.lambda, L.nc).setConstant(2);
-      data.step_power.segment(L.nu, L.nnu).setConstant(1);
+      e.step_power.segment(L.v, L.nv).setConstant(1);
+      e.step_power.segment(L.lambda, L.nc).setConstant(2);
+      e.step_power.segment(L.nu, L.nnu).setConstant(1);
     } else if (o.formulation == IdaFormulation::kIndex2) {
-      data.step_power.segment(L.mu, L.nmu).setConstant(1);
+      e.step_power.segment(L.mu, L.nmu).setConstant(1);
     }
   }
   const SparseMatrixCSR& pattern = dae.jacobian();
@@ -600,10 +576,11 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   int flag = IDASetErrHandlerFn(sun.mem, ida_glue::keepIdaError<CallbackData>, &data);
   if (flag == IDA_SUCCESS) flag = IDAInit(sun.mem, residualCallback, s.t, sun.y, sun.yp);
   if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
-  data.mem = sun.mem;
+  data.weights.mem = sun.mem;
   if ((flag = IDASetUserData(sun.mem, &data)) != IDA_SUCCESS ||
-      (flag = data.step_power.any() ? IDAWFtolerances(sun.mem, weightCallback)
-                                    : IDASVtolerances(sun.mem, o.rtol, sun.atol)) != IDA_SUCCESS ||
+      (flag = data.weights.scaled()
+                  ? IDAWFtolerances(sun.mem, ida_glue::weightCallback<CallbackData>)
+                  : IDASVtolerances(sun.mem, o.rtol, sun.atol)) != IDA_SUCCESS ||
       (flag = IDASetId(sun.mem, sun.id)) != IDA_SUCCESS ||
       (flag = IDASetSuppressAlg(sun.mem, SUNTRUE)) != IDA_SUCCESS ||
       (flag = IDASetMaxNumSteps(sun.mem, o.max_steps)) != IDA_SUCCESS ||
@@ -619,7 +596,7 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   if ((flag = IDASetMinStep(sun.mem, h_min)) != IDA_SUCCESS)
     return setup_error("IDASetMinStep", flag);
   const double h0 = o.initial_step > 0.0 ? o.initial_step : initialStep(model, s, vdot, o, span);
-  data.h_start = h0;
+  data.weights.h_start = h0;
   if ((flag = IDASetInitStep(sun.mem, h0)) != IDA_SUCCESS)
     return setup_error("IDASetInitStep", flag);
 

@@ -1,9 +1,10 @@
 #pragma once
 /// @file ida_glue.hpp
 /// What every SUNDIALS IDA driver of catena needs around IDA, in one place: the owner of a run's
-/// SUNDIALS objects, the error handler that keeps IDA's last message for the user, and the name
-/// of a return flag. Used by analysis/ida_dynamics.cpp and parallel/distributed_dynamics.cpp
-/// (the only files that include it: DESIGN.md, SUNDIALS stays behind the adapters).
+/// SUNDIALS objects, the error weights, the error handler that keeps IDA's last message for the
+/// user, and the name of a return flag. Used by analysis/ida_dynamics.cpp and
+/// parallel/distributed_dynamics.cpp (the only files that include it: DESIGN.md, SUNDIALS stays
+/// behind the adapters).
 
 #include <ida/ida.h>
 #include <sundials/sundials_context.h>
@@ -11,6 +12,7 @@
 #include <sundials/sundials_matrix.h>
 #include <sundials/sundials_nvector.h>
 
+#include <cmath>
 #include <cstdlib>
 #include <string>
 
@@ -65,6 +67,41 @@ struct IdaCounters {
     stats.rejected_steps = error_fails + conv_fails;
   }
 };
+
+/// IDA's error weights 1 / (rtol |y_i| + atol_i) times h^step_power_i, with step_power_i in
+/// {0, 1, 2} (Hairer & Wanner, Vol. II, VII.3: the errors of index-2 and index-3 components are
+/// measured by their effect on the positions over a step). The weights also drive IDA's Newton
+/// convergence test, and there the scaling is what makes the higher-index components work at
+/// all: their Newton corrections carry round-off ~eps / h^step_power, which fixed weights read
+/// as divergence once h is small; IDA then halves h and makes it worse. Which component gets
+/// which power is the formulation's (docs/dynamics-ida.md, "The error test and the Newton
+/// weights"). Entries are those of IDA's vectors: a rank's owned entries in a parallel run.
+struct ErrorWeights {
+  double rtol = 0.0;
+  VecX atol;
+  Eigen::VectorXi step_power;
+  double h_start = 0.0;  ///< stands for h before IDA has chosen the first step
+  void* mem = nullptr;   ///< the IDA run (its current step)
+  bool scaled() const { return step_power.size() > 0 && step_power.any(); }
+};
+
+/// IDAWFtolerances' callback for Data, the driver's IDA user data, with a member
+/// `ErrorWeights weights`.
+template <class Data>
+int weightCallback(N_Vector y, N_Vector ewt, void* user) {
+  const ErrorWeights& e = static_cast<Data*>(user)->weights;
+  const double* yv = N_VGetArrayPointer(y);
+  double* w = N_VGetArrayPointer(ewt);
+  realtype h = 0.0;
+  IDAGetCurrentStep(e.mem, &h);
+  const double hs = h != 0.0 ? std::abs(h) : e.h_start;
+  for (Index i = 0; i < e.atol.size(); ++i) {
+    w[i] = 1.0 / (e.rtol * std::abs(yv[i]) + e.atol[i]);
+    if (e.step_power[i] >= 1) w[i] *= hs;
+    if (e.step_power[i] == 2) w[i] *= hs;
+  }
+  return 0;
+}
 
 /// IDA's error handler: keeps "function: message" of the last error in data->ida_message
 /// (Data: the driver's callback data, user argument of IDASetErrHandlerFn). Warnings

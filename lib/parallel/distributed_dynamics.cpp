@@ -663,6 +663,7 @@ struct CallbackData {
   std::string callback_message;  ///< an exception caught in a callback
   Status linear_solver_status;   ///< the last failure of the Newton solves
   int last_flag = SUNLS_SUCCESS;
+  ida_glue::ErrorWeights weights;  ///< mu's scaled by h, as in the serial GGL (owned entries)
 };
 
 // Callbacks catch everything (STYLE.md rule 6) and return the same on every rank: 0 ok,
@@ -883,19 +884,29 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
     PhaseTimer timer(time.setup);
     if (SUNContext_Create(&comm, &sun.ctx) != 0)
       return fail(Status::Code::kResources, "distributed IDA: SUNContext_Create failed", s);
-    for (N_Vector* v : {&sun.y, &sun.yp, &sun.id, &sun.atol, &sun.work})
+    for (N_Vector* v : {&sun.y, &sun.yp, &sun.id, &sun.work})
       *v = N_VNew_Parallel(comm, n, N, sun.ctx);
-    if (!sun.y || !sun.yp || !sun.id || !sun.atol || !sun.work)
+    if (!sun.y || !sun.yp || !sun.id || !sun.work)
       return fail(Status::Code::kResources, "distributed IDA: out of memory for the vectors", s);
     // IDA's decisions the same on any rank count (its work vectors are clones of y).
-    for (N_Vector v : {sun.y, sun.yp, sun.id, sun.atol, sun.work}) useReproducibleReductions(v);
+    for (N_Vector v : {sun.y, sun.yp, sun.id, sun.work}) useReproducibleReductions(v);
     dae.pack(s, vdot, N_VGetArrayPointer(sun.y), N_VGetArrayPointer(sun.yp));
     const DaeLayout& L = dae.layout();
     dae.ownedEntries(dae.errorTestIds(), N_VGetArrayPointer(sun.id));
     VecX atol = VecX::Constant(L.size, o.multiplier_atol);
     atol.segment(L.q, L.nq).setConstant(o.atol);
     atol.segment(L.v, L.nv).setConstant(o.atol);
-    dae.ownedEntries(atol, N_VGetArrayPointer(sun.atol));
+    // GGL's mu weighed by h in Newton's test, as in the serial integrateIda (ida_dynamics.cpp):
+    // with fixed weights the serial run failed at t = 0 from 15000 links.
+    VecX step_power = VecX::Zero(L.size);
+    step_power.segment(L.mu, L.nmu).setConstant(1.0);
+    ida_glue::ErrorWeights& e = data.weights;
+    e.rtol = o.rtol;
+    e.atol = VecX(n);
+    dae.ownedEntries(atol, e.atol.data());
+    VecX owned_power(n);
+    dae.ownedEntries(step_power, owned_power.data());
+    e.step_power = owned_power.cast<int>();
     sun.J = makePlaceholderMatrix(sun.ctx);
     sun.ls = makeSolver(&data, sun.ctx);
     sun.mem = IDACreate(sun.ctx);
@@ -904,8 +915,9 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
     flag = IDASetErrHandlerFn(sun.mem, ida_glue::keepIdaError<CallbackData>, &data);
     if (flag == IDA_SUCCESS) flag = IDAInit(sun.mem, residualCallback, s.t, sun.y, sun.yp);
     if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
+    data.weights.mem = sun.mem;
     if ((flag = IDASetUserData(sun.mem, &data)) != IDA_SUCCESS ||
-        (flag = IDASVtolerances(sun.mem, o.rtol, sun.atol)) != IDA_SUCCESS ||
+        (flag = IDAWFtolerances(sun.mem, ida_glue::weightCallback<CallbackData>)) != IDA_SUCCESS ||
         (flag = IDASetId(sun.mem, sun.id)) != IDA_SUCCESS ||
         (flag = IDASetSuppressAlg(sun.mem, SUNTRUE)) != IDA_SUCCESS ||
         (flag = IDASetMaxNumSteps(sun.mem, o.max_steps)) != IDA_SUCCESS ||
@@ -921,6 +933,7 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
         IDA_SUCCESS)
       return setup_error("IDASetMinStep", flag);
     h0 = o.initial_step > 0.0 ? o.initial_step : initialStep(dm, s, vdot, o, span);
+    data.weights.h_start = h0;
     if ((flag = IDASetInitStep(sun.mem, h0)) != IDA_SUCCESS)
       return setup_error("IDASetInitStep", flag);
   }
