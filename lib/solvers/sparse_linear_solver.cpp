@@ -80,27 +80,35 @@ std::string lastPetscError(PetscErrorCode ierr) {
   return s;
 }
 
-/// While alive, KLU orders with COLAMD unless the options say otherwise (-mat_klu_ordering).
-/// PETSc's default, AMD (a symmetric ordering of A + A^T), suits symmetric patterns like the KKT
-/// matrices of statics; on the unsymmetric IDA Newton matrix of a 100-link chain (n = 2,206) it
-/// took 1.2 s per factorization against 2.4 ms with COLAMD, the ordering SUNDIALS' KLU uses.
+/// While alive, KLU orders with COLAMD and skips the block triangular form unless the options
+/// say otherwise (-mat_klu_ordering, -mat_klu_use_btf).
+/// PETSc's default ordering, AMD (a symmetric ordering of A + A^T), suits symmetric patterns like
+/// the KKT matrices of statics; on the unsymmetric IDA Newton matrix of a 100-link chain
+/// (n = 2,206) it took 1.2 s per factorization against 2.4 ms with COLAMD, the ordering SUNDIALS'
+/// KLU uses. The maximum transversal of the block triangular form is superlinear on a long
+/// chain's GGL matrix: 80 % of a 5000-link IDA run, 16.6 s against 2.5 s without it (hand runs);
+/// PETSc cannot cap its work as the serial IDA does (kMaxTransversalWork), so it is off.
 /// PETSc's KLU reads its options, under no prefix, when the factor matrix is created (in
-/// KSPSetFromOptions or KSPSetUp), so the default is set only around those calls.
-class ColumnOrderingForKlu {
+/// KSPSetFromOptions or KSPSetUp), so the defaults are set only around those calls.
+class KluDefaults {
  public:
-  ColumnOrderingForKlu() {
-    PetscBool set = PETSC_FALSE;
-    PetscOptionsHasName(nullptr, nullptr, "-mat_klu_ordering", &set);
-    owned_ = !set && PetscOptionsSetValue(nullptr, "-mat_klu_ordering", "COLAMD") == 0;
+  KluDefaults()
+      : ordering_(own("-mat_klu_ordering", "COLAMD")), btf_(own("-mat_klu_use_btf", "0")) {}
+  ~KluDefaults() {
+    if (ordering_) PetscOptionsClearValue(nullptr, "-mat_klu_ordering");
+    if (btf_) PetscOptionsClearValue(nullptr, "-mat_klu_use_btf");
   }
-  ~ColumnOrderingForKlu() {
-    if (owned_) PetscOptionsClearValue(nullptr, "-mat_klu_ordering");
-  }
-  ColumnOrderingForKlu(const ColumnOrderingForKlu&) = delete;
-  ColumnOrderingForKlu& operator=(const ColumnOrderingForKlu&) = delete;
+  KluDefaults(const KluDefaults&) = delete;
+  KluDefaults& operator=(const KluDefaults&) = delete;
 
  private:
-  bool owned_ = false;
+  /// Sets `name` to `value` unless the options already name it; true if it did.
+  static bool own(const char* name, const char* value) {
+    PetscBool set = PETSC_FALSE;
+    PetscOptionsHasName(nullptr, nullptr, name, &set);
+    return !set && PetscOptionsSetValue(nullptr, name, value) == 0;
+  }
+  bool ordering_ = false, btf_ = false;
 };
 
 }  // namespace
@@ -140,7 +148,7 @@ struct SparseLinearSolver::Petsc {
     CATENA_PETSC(KSPGetPC(ksp, &pc));
     useDirectFactorization(pc);  // before the options, so that they override it
     CATENA_PETSC(KSPSetOperators(ksp, A, A));
-    const ColumnOrderingForKlu colamd;
+    const KluDefaults klu_defaults;
     CATENA_PETSC(KSPSetFromOptions(ksp));
     PetscBool is_preonly = PETSC_FALSE;
     CATENA_PETSC(
@@ -204,7 +212,7 @@ Status SparseLinearSolver::factor(std::span<const double> values) {
   std::copy(values.begin(), values.end(), v);
   CATENA_PETSC(MatSeqAIJRestoreArray(p.A, &v));  // a new matrix state: KSPSetUp refactors
   CATENA_PETSC(KSPSetOperators(p.ksp, p.A, p.A));
-  const ColumnOrderingForKlu colamd;
+  const KluDefaults klu_defaults;
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a singular matrix is a status
   PetscErrorCode ierr = KSPSetUp(p.ksp);
   // Block preconditioners (bjacobi, asm) would factor their blocks in the first KSPSolve.
