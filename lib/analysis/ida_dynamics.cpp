@@ -123,9 +123,10 @@ SUNLinearSolver makeScaledKlu(N_Vector y, SUNMatrix J, const CallbackData* data,
   SUNLinearSolver klu = SUNLinSol_KLU(y, J, ctx);
   if (!klu) return nullptr;
   // The maximum transversal of KLU's block triangular form is superlinear on the GGL Newton
-  // matrix of a long chain: 64 % of a 5000-link chain's run, 81 s at 10^4 links where the run
-  // takes 7 s without it, hours at 3e4 (hand runs). Its work is capped at kMaxTransversalWork
-  // nnz: small models still finish it (their results are unchanged), long chains skip it.
+  // matrix of a long chain: 64 % of a 5000-link chain's run, and 81 s of a 10^4-link run that
+  // takes 8 s capped (hand runs, docs/dynamics-ida.md). Its work is capped at
+  // kMaxTransversalWork nnz: small models still finish it (their results are unchanged), long
+  // chains stop it early.
   SUNLinSol_KLUGetCommon(klu)->maxwork = kMaxTransversalWork;
   SUNLinearSolver S = SUNLinSolNewEmpty(ctx);
   if (!S) {
