@@ -31,6 +31,14 @@ double naturalNorm(const Model& m, const VecX& dq, double length_scale) {
   return std::sqrt(s);
 }
 
+double largestRotation(const Model& m, const VecX& dq) {
+  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+  double r = 0.0;
+  for (Index b = 0; b < dq.size() / per; ++b)
+    r = std::max(r, dq.segment(b * per + lin, per - lin).norm());
+  return r;
+}
+
 VecX displacementWeights(const Model& m, double length_scale) {
   const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
   std::vector<double> size(m.bodies.size(), 0.0);

@@ -18,6 +18,9 @@ double lengthScale(const Model& m);
 /// the length scale, rotations in radians, so a step is judged by how far it moves the mechanism.
 double naturalNorm(const Model& m, const VecX& dq, double length_scale);
 
+/// The largest rotation of a body in a variation dq (nv entries), rad.
+double largestRotation(const Model& m, const VecX& dq);
+
 /// Weights that turn a variation (nv entries) into displacements of the mechanism's points
 /// relative to its size: 1 / length_scale on translations, size_b / length_scale on the
 /// rotations of body b, where size_b is the body's own size (the largest distance of its

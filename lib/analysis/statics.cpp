@@ -154,7 +154,8 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
       const double d = naturalNorm(m, VecX(dq_bar - dq), ls);
       alpha_pred = d > 0.0 ? std::min(1.0, alpha * norm_prev * norm_bar / (d * norm_dq)) : 1.0;
     }
-    alpha = std::max(alpha_pred, o.min_step);
+    alpha =
+        std::max(std::min(alpha_pred, o.max_rotation_step / largestRotation(m, dq)), o.min_step);
     State trial = s;
     Residual tres{};
     bool accepted = false;

@@ -206,7 +206,8 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, const 
       const double d = naturalNorm(dm, VecX(dq_bar - dq), ls);
       alpha_pred = d > 0.0 ? std::min(1.0, alpha * norm_prev * norm_bar / (d * norm_dq)) : 1.0;
     }
-    alpha = std::max(alpha_pred, o.min_step);
+    const double rotation = dm.max(largestRotation(dm.local(), dq));
+    alpha = std::max(std::min(alpha_pred, o.max_rotation_step / rotation), o.min_step);
     VecX trial_q, trial_lambda;
     Residual tres{};
     bool accepted = false;

@@ -12,6 +12,7 @@
 
 #include "analysis/reactions.hpp"
 #include "io/yaml_loader.hpp"
+#include "model/four_bar_lattice.hpp"
 #include "model/generators.hpp"
 #include "model/model_builder.hpp"
 #include "petsc_fixture.hpp"
@@ -120,6 +121,25 @@ BOOST_AUTO_TEST_CASE(chain_newton_iterations_do_not_grow_with_the_number_of_link
                      << iterations[0] << ", " << iterations[1] << ", " << iterations[2]);
   BOOST_TEST(iterations[2] <= iterations[0] + 1);
   BOOST_TEST(iterations[2] <= 10u);
+}
+
+// A 24-level four-bar lattice leaning up to 0.5 rad from hanging (leaningFourBarLattice) reaches
+// the hanging equilibrium, every level at angle 0. Without the cap on a step's rotation
+// (max_rotation_step) the first damped step left the joints 32 m apart and Newton failed after
+// 53 iterations; with it, 10.
+BOOST_AUTO_TEST_CASE(leaning_lattice_reaches_hanging) {
+  const int levels = 24;
+  const Model m = buildFourBarLattice(leaningFourBarLattice(levels, 4, 0.5));
+  const StaticsResult r = solve(m);
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+  BOOST_TEST_MESSAGE("leaning lattice: " << r.history.size() - 1 << " Newton iterations");
+  BOOST_TEST(r.history.size() - 1 <= 20u);
+  const std::vector<double> angles =
+      fourBarLatticeLevelAngles(m, r.state.q, static_cast<Index>(m.bodies.size()), levels);
+  for (int l = 0; l < levels; ++l) BOOST_TEST(std::abs(angles[l]) <= 1e-9, "level " << l);
+  StaticsOptions unlimited;
+  unlimited.max_rotation_step = INFINITY;
+  BOOST_TEST(!solve(m, unlimited).status.ok());
 }
 
 // Through PETSc (UMFPACK) instead of KLU called directly. The multiplier estimate and the Newton
