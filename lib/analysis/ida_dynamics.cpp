@@ -524,9 +524,8 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   sun.y = N_VNew_Serial(n, sun.ctx);
   sun.yp = N_VNew_Serial(n, sun.ctx);
   sun.id = N_VNew_Serial(n, sun.ctx);
-  sun.atol = N_VNew_Serial(n, sun.ctx);
   sun.work = N_VNew_Serial(n, sun.ctx);
-  if (!sun.y || !sun.yp || !sun.id || !sun.atol || !sun.work)
+  if (!sun.y || !sun.yp || !sun.id || !sun.work)
     return fail(Status::Code::kResources, "IDA: out of memory for the vectors", s);
   Eigen::Map<VecX> y(N_VGetArrayPointer(sun.y), n), yp(N_VGetArrayPointer(sun.yp), n),
       work(N_VGetArrayPointer(sun.work), n);
@@ -539,7 +538,6 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
     e.atol = VecX::Constant(n, o.multiplier_atol);
     e.atol.segment(L.q, L.nq).setConstant(o.atol);
     e.atol.segment(L.v, L.nv).setConstant(o.atol);
-    Eigen::Map<VecX>(N_VGetArrayPointer(sun.atol), n) = e.atol;
     e.rtol = o.rtol;
     // Index 3: v and nu by h, lambda by h^2 (a Newton correction of v carries round-off
     // ~eps L / h and one of lambda ~eps m L / h^2: IDA failed at t = 1.6e-5 s on a pendulum at
@@ -579,9 +577,7 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
   data.weights.mem = sun.mem;
   if ((flag = IDASetUserData(sun.mem, &data)) != IDA_SUCCESS ||
-      (flag = data.weights.scaled()
-                  ? IDAWFtolerances(sun.mem, ida_glue::weightCallback<CallbackData>)
-                  : IDASVtolerances(sun.mem, o.rtol, sun.atol)) != IDA_SUCCESS ||
+      (flag = IDAWFtolerances(sun.mem, ida_glue::weightCallback<CallbackData>)) != IDA_SUCCESS ||
       (flag = IDASetId(sun.mem, sun.id)) != IDA_SUCCESS ||
       (flag = IDASetSuppressAlg(sun.mem, SUNTRUE)) != IDA_SUCCESS ||
       (flag = IDASetMaxNumSteps(sun.mem, o.max_steps)) != IDA_SUCCESS ||

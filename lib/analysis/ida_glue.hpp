@@ -26,7 +26,7 @@ namespace catena::ida_glue {
 struct IdaObjects {
   SUNContext ctx = nullptr;
   void* mem = nullptr;
-  N_Vector y = nullptr, yp = nullptr, id = nullptr, atol = nullptr, work = nullptr;
+  N_Vector y = nullptr, yp = nullptr, id = nullptr, work = nullptr;
   SUNMatrix J = nullptr;
   SUNLinearSolver ls = nullptr;
   IdaObjects() = default;
@@ -36,7 +36,7 @@ struct IdaObjects {
     if (mem) IDAFree(&mem);
     if (ls) SUNLinSolFree(ls);
     if (J) SUNMatDestroy(J);
-    for (N_Vector v : {y, yp, id, atol, work})
+    for (N_Vector v : {y, yp, id, work})
       if (v) N_VDestroy(v);
     if (ctx) SUNContext_Free(&ctx);
   }
@@ -82,7 +82,6 @@ struct ErrorWeights {
   Eigen::VectorXi step_power;
   double h_start = 0.0;  ///< stands for h before IDA has chosen the first step
   void* mem = nullptr;   ///< the IDA run (its current step)
-  bool scaled() const { return step_power.size() > 0 && step_power.any(); }
 };
 
 /// IDAWFtolerances' callback for Data, the driver's IDA user data, with a member
