@@ -4,10 +4,13 @@
 #include <chrono>
 #include <cmath>
 #include <numbers>
+#include <sstream>
 #include <vector>
 
+#include "analysis/constraint_rank.hpp"
 #include "assembly/assemble.hpp"
 #include "solvers/eigen_solver.hpp"
+#include "solvers/sparse_qr.hpp"
 
 namespace catena {
 namespace {
@@ -109,6 +112,72 @@ void classify(const Model& m, const Vec3& normal, Mode& mode) {
   }
 }
 
+/// n_v - rank(C_q): the threshold of analyzeConstraintRank (relative to the longest row).
+Index degreesOfFreedom(const SparseMatrixCSR& Cq) {
+  if (Cq.rows() == 0) return Cq.cols();
+  double longest = 0.0;
+  for (int r = 0; r < Cq.outerSize(); ++r) longest = std::max(longest, Cq.row(r).norm());
+  if (longest == 0.0) return Cq.cols();
+  return Cq.cols() - sparseQrRank(Cq, kDefaultRankTolerance * longest, true).rank;
+}
+
+/// Relative size below which the coordinate part (phi, and s phi when damped) of an eigenvector
+/// of unit norm counts as vanished: the pair lives in the multipliers (an infinite eigenvalue
+/// that round-off made finite). A mode's multiplier part is within cond(C_q) of its coordinate
+/// part, since the constraint rows are scaled to the stiffness.
+constexpr double kVanishedCoordinates = 1e-6;
+/// Relative residual of the scalar equation phi^H (s^2 M + s D + K_t) phi = 0 above which an
+/// eigenpair is not a mode: its eigenvalue is not carried by its coordinate part. A converged
+/// mode meets it to the eigensolver's tolerance times the conditioning.
+constexpr double kRayleighTolerance = 1e-6;
+/// Fraction of |M| |phi|^2 below which phi^H M phi counts as zero: the motion has no mass
+/// (1e-29 for the pendulum's spurious pairs, above 0.5 for its mode and the chains' modes).
+constexpr double kMasslessMotion = 1e-8;
+
+/// Why the eigenpair (s, x) is not a mode of the mechanism, or "" if it is one.
+std::string rejection(const EigenPair& e, std::complex<double> s, bool damped, int nv,
+                      const SparseMatrixCSR& K, const SparseMatrixCSR& D,
+                      const SparseMatrixCSR& M) {
+  const int ncoord = damped ? 2 * nv : nv;
+  const double all = std::hypot(e.re.norm(), e.im.norm());
+  const double coord = std::hypot(e.re.head(ncoord).norm(), e.im.head(ncoord).norm());
+  if (!(coord > kVanishedCoordinates * all)) {
+    std::ostringstream os;
+    os << "coordinate part " << coord / all << " of the eigenvector";
+    return os.str();
+  }
+  using VecC = Eigen::VectorXcd;
+  auto apply = [&](const SparseMatrixCSR& A) -> VecC {
+    const VecX re = A * e.re.head(nv), im = A * e.im.head(nv);
+    VecC y(nv);
+    for (int i = 0; i < nv; ++i) y(i) = {re(i), im(i)};
+    return y;
+  };
+  VecC phi(nv);
+  for (int i = 0; i < nv; ++i) phi(i) = {e.re(i), e.im(i)};
+  const std::complex<double> k = phi.dot(apply(K)), d = phi.dot(apply(D)), mm = phi.dot(apply(M));
+  const double scale =
+      (std::norm(s) * maxAbs(M) + std::abs(s) * maxAbs(D) + maxAbs(K)) * phi.squaredNorm();
+  const double r = std::abs(s * s * mm + s * d + k);
+  if (!(r <= kRayleighTolerance * scale)) {
+    std::ostringstream os;
+    os << "|phi^H (s^2 M + s D + K) phi| = " << r / scale << " relative";
+    return os.str();
+  }
+  // A motion of massless (and undamped) coordinates only: an infinite eigenvalue, whose
+  // Rayleigh quotient above is 0 / 0. A mode moves mass (or a damper).
+  const double inertial = std::norm(s) * std::abs(mm) + std::abs(s) * std::abs(d);
+  const double inertial_scale =
+      (std::norm(s) * maxAbs(M) + std::abs(s) * maxAbs(D)) * phi.squaredNorm();
+  if (!(inertial > kMasslessMotion * inertial_scale)) {
+    std::ostringstream os;
+    os << "a motion without mass (phi^H M phi = " << std::abs(mm) / (maxAbs(M) * phi.squaredNorm())
+       << " of |M| |phi|^2)";
+    return os.str();
+  }
+  return "";
+}
+
 }  // namespace
 
 ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq,
@@ -126,6 +195,23 @@ ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq
     values(K) += values(Kc);
   }
   out.damped = o.damped || maxAbs(D) > 0.0;
+  out.requested = o.modes;
+  out.dof = degreesOfFreedom(Cq);
+  const int wanted = static_cast<int>(o.limit_to_dof ? std::min<Index>(o.modes, out.dof) : o.modes);
+  if (wanted < o.modes) {
+    std::ostringstream os;
+    os << "the mechanism has " << out.dof << " degree" << (out.dof == 1 ? "" : "s")
+       << " of freedom at the equilibrium (n_v " << nv << " - rank(C_q) " << nv - out.dof
+       << "): " << wanted << " mode" << (wanted == 1 ? "" : "s") << " of the " << o.modes
+       << " requested";
+    out.note = os.str();
+  }
+  if (wanted == 0) {
+    out.status = Status::success();
+    out.assembly_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+  }
   const double two_pi = 2.0 * std::numbers::pi;
   // Constraint rows on the scale of the stiffness (or of the mass at the target).
   const double sigma = std::pow(two_pi * o.target_hz, 2);
@@ -137,7 +223,8 @@ ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq
   Triplets ta, tb;
   int n;
   EigenOptions eo;
-  eo.count = o.modes;
+  // Damped: conjugate pairs count twice.
+  eo.count = out.damped ? 2 * wanted : wanted;
   eo.tolerance = o.tolerance;
   eo.prefix = o.petsc_prefix;
   if (!out.damped) {
@@ -183,6 +270,11 @@ ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq
       if (e.value.imag() < 0.0) continue;  // keep one of each conjugate pair
       mode.s = e.value;
     }
+    const std::string why = rejection(e, mode.s, out.damped, nv, K, D, M);
+    if (!why.empty()) {
+      ++out.rejected;
+      continue;
+    }
     mode.residual = e.residual;
     mode.natural_frequency_hz = std::abs(mode.s) / two_pi;
     mode.frequency_hz = std::abs(mode.s.imag()) / two_pi;
@@ -191,7 +283,14 @@ ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq
     mode.shape_im = e.im.head(nv);
     classify(m, out.plane_normal, mode);
     out.modes.push_back(std::move(mode));
-    if (static_cast<int>(out.modes.size()) == o.modes) break;
+    if (static_cast<int>(out.modes.size()) == wanted) break;
+  }
+  if (out.status.ok() && static_cast<int>(out.modes.size()) < wanted) {
+    std::ostringstream os;
+    os << "the eigensolver found " << out.modes.size() << " of the " << wanted
+       << " modes the mechanism has near the target (" << out.rejected
+       << " eigenpairs rejected: their coordinate part vanished or did not carry the eigenvalue)";
+    out.status = Status::failure(Status::Code::kNotConverged, os.str());
   }
   return out;
 }

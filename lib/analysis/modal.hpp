@@ -7,6 +7,14 @@
 ///    (2 pi target)^2 — real arithmetic can aim at a frequency;
 ///  - damped: the first-order pencil in x = (phi, s phi, lambda), the modes of smallest |s|.
 /// a scales the constraint rows so that the pencil's conditioning does not depend on units.
+///
+/// The pencil has exactly dof = n_v - rank(C_q) finite eigenvalues (2 dof damped); the others
+/// are infinite and live in the multipliers. solveModal finds the rank (SuiteSparseQR, the
+/// threshold of constraint_rank.hpp), asks the eigensolver for at most dof modes (ModalResult
+/// says when fewer than requested exist) and rejects an eigenpair whose coordinate part
+/// vanishes, whose eigenvalue its coordinate part does not reproduce (Rayleigh quotient), or
+/// that moves no mass: those are infinite eigenvalues that round-off made finite. Fewer modes
+/// than min(modes, dof) after the rejection is a failure.
 
 #include <complex>
 #include <string>
@@ -25,6 +33,9 @@ struct ModalOptions {
   bool damped = false;               ///< force the first-order (damped) formulation
   double tolerance = 1e-10;
   std::string petsc_prefix = "modal_";
+  /// Ask the eigensolver for at most dof modes. false: for `modes` whatever the DOF, so that
+  /// the rejection of eigenpairs that are not modes can be tested.
+  bool limit_to_dof = true;
 };
 
 struct Mode {
@@ -41,6 +52,10 @@ struct Mode {
 struct ModalResult {
   Status status;
   std::vector<Mode> modes;  ///< by increasing |s| distance to the target
+  Index dof = 0;            ///< n_v - rank(C_q) at the equilibrium: the most modes there are
+  int requested = 0;        ///< modes asked for (ModalOptions::modes)
+  int rejected = 0;         ///< eigenpairs rejected as not modes (multiplier-space, spurious)
+  std::string note;         ///< why fewer modes than requested were returned (empty if not)
   bool damped = false;
   double constraint_scale = 1.0;
   int iterations = 0;

@@ -39,8 +39,7 @@ double largestRotation(const Model& m, const VecX& dq) {
   return r;
 }
 
-VecX displacementWeights(const Model& m, double length_scale) {
-  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+std::vector<double> bodySizes(const Model& m) {
   std::vector<double> size(m.bodies.size(), 0.0);
   for (std::size_t b = 0; b < m.bodies.size(); ++b) {
     const Body& body = m.bodies[b];
@@ -50,6 +49,74 @@ VecX displacementWeights(const Model& m, double length_scale) {
   }
   for (const Marker& k : m.markers)
     if (k.body != kGround) size[k.body] = std::max(size[k.body], k.position.norm());
+  return size;
+}
+
+double bodyForceResidual(const Model& m, const VecX& r, const VecX& f_mag,
+                         const SparseMatrixCSR& Cq, const VecX& lambda,
+                         const std::vector<double>& sizes, Index* worst) {
+  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+  VecX terms = f_mag;
+  for (int row = 0; row < Cq.outerSize(); ++row)
+    for (SparseMatrixCSR::InnerIterator it(Cq, row); it; ++it)
+      terms(it.col()) += std::abs(it.value() * lambda(row));
+  double largest = 0.0;
+  if (worst) *worst = -1;
+  for (Index b = 0; b * per < r.size(); ++b) {
+    const Index o = b * per;
+    const double force = terms.segment(o, lin).maxCoeff();
+    const double moment = std::max(terms.segment(o + lin, per - lin).maxCoeff(), force * sizes[b]);
+    const double rf = r.segment(o, lin).cwiseAbs().maxCoeff();
+    const double rm = r.segment(o + lin, per - lin).cwiseAbs().maxCoeff();
+    double e = 0.0;
+    if (rf > 0.0) e = force > 0.0 ? rf / force : INFINITY;
+    if (rm > 0.0) e = std::max(e, moment > 0.0 ? rm / moment : INFINITY);
+    if (e > largest) {
+      largest = e;
+      if (worst) *worst = b;
+    }
+  }
+  return largest;
+}
+
+double jointPositionResidual(const Model& m, const VecX& C, const VecX& q,
+                             const std::vector<double>& sizes, double length_scale,
+                             double tolerance, Index* worst) {
+  const int lin = m.dimension == 3 ? 3 : 2;
+  const double floor_factor = kRoundoffTolerance / std::max(tolerance, kRoundoffTolerance);
+  double largest = 0.0;
+  if (worst) *worst = -1;
+  for (Index j = 0; j < static_cast<Index>(m.joints.size()); ++j) {
+    const Joint& J = m.joints[j];
+    double size = 0.0, distance = 0.0;
+    for (const Index k : {J.marker1, J.marker2}) {
+      const Index b = m.markers[k].body;
+      if (b == kGround) {
+        distance = std::max(distance, m.markers[k].position.norm());
+      } else {
+        size = std::max(size, sizes[b]);
+        distance = std::max(distance, q.segment(m.qOffset(b), lin).norm() + sizes[b]);
+      }
+    }
+    const double length = std::max(size > 0.0 ? size : length_scale, distance * floor_factor);
+    int k = 0;
+    for (int axis = 0; axis < m.rows_per_joint; ++axis) {
+      if (!(J.mask & (1u << axis))) continue;
+      const Index row = m.joint_row_offset[j] + k++;
+      const bool rotation = J.type != JointType::kDistance && axis >= lin;
+      const double e = std::abs(C(row)) / (rotation ? 1.0 : length);
+      if (e > largest) {
+        largest = e;
+        if (worst) *worst = row;
+      }
+    }
+  }
+  return largest;
+}
+
+VecX displacementWeights(const Model& m, double length_scale) {
+  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+  const std::vector<double> size = bodySizes(m);
   VecX w(m.nv);
   for (Index i = 0; i < m.nv; ++i) {
     const double s = size[i / per];

@@ -30,6 +30,35 @@ double largestRotation(const Model& m, const VecX& dq);
 /// refined. A body of no size (a point mass without markers) keeps the weight 1 / rad.
 VecX displacementWeights(const Model& m, double length_scale);
 
+/// The size of each body, m: the largest distance of its markers and centre of mass from its
+/// frame origin, or its radius of gyration if larger; 0 for a point without markers.
+std::vector<double> bodySizes(const Model& m);
+
+/// Tolerances below this are taken as this: what double precision resolves of a sum of a few
+/// dozen terms (16 eps).
+inline constexpr double kRoundoffTolerance = 16 * 2.220446049250313e-16;
+
+/// The force residual of an equilibrium, r = f - C_q^T lambda (nv entries), each body against
+/// its own scale: its translational entries against F_b, the largest over them of the sum of
+/// the magnitudes of the terms that make the entry up, f_mag_i + sum_r |C_q(r, i) lambda_r|
+/// (f_mag: assembleForceMagnitudes); its
+/// rotational entries against max(that sum over the rotational entries, F_b size_b). So a light
+/// body is judged by the forces on it, not by the heaviest body's weight, and the top link of a
+/// long chain by the tension it carries, whose round-off its residual is. Returns
+/// max_b max_i |r_i| / scale_i (0 where a body has no force at all); `worst` gets the body.
+double bodyForceResidual(const Model& m, const VecX& r, const VecX& f_mag,
+                         const SparseMatrixCSR& Cq, const VecX& lambda,
+                         const std::vector<double>& sizes, Index* worst = nullptr);
+
+/// The constraint residual C (nc entries) at q, each row against its joint's own scale: rotation
+/// rows in rad; length rows against the joint's size (the larger of its bodies' sizes, or the
+/// mechanism's length_scale if both are points), floored at what the coordinates resolve there,
+/// |p| kRoundoffTolerance / tolerance with |p| the distance of the joint's bodies from the
+/// origin. Returns max_r |C_r| / scale_r; `worst` gets the row.
+double jointPositionResidual(const Model& m, const VecX& C, const VecX& q,
+                             const std::vector<double>& sizes, double length_scale,
+                             double tolerance, Index* worst = nullptr);
+
 /// max_i |weights_i dq_i|.
 double weightedMaxNorm(const VecX& weights, const VecX& dq);
 

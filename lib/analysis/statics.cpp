@@ -17,13 +17,14 @@ namespace {
 /// 1.3 kB per link of a chain, so the three that are not kept matter at 10^6 links.
 struct Workspace {
   SparseMatrixCSR Cq, K, Kc;
-  VecX C, f, cforce;
+  VecX C, f, f_mag, cforce;
   Workspace(const Model& m, const AssemblyPlan& plan, bool constraint_stiffness)
       : Cq(makeConstraintMatrix(plan)),
         K(makeBodyMatrix(plan)),
         Kc(constraint_stiffness ? makeBodyMatrix(plan) : SparseMatrixCSR()),
         C(m.nc),
         f(m.nv),
+        f_mag(m.nv),
         cforce(m.nv) {}
 };
 
@@ -33,26 +34,76 @@ void setIdentity(SparseMatrixCSR& A) {
     for (SparseMatrixCSR::InnerIterator it(A, r); it; ++it) it.valueRef() = it.col() == r;
 }
 
-double maxAbs(const VecX& x) {
-  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
-}
-
+/// The residuals of an iterate, each body's and joint's against its own scale; both infinite
+/// where a value is not finite.
 struct Residual {
-  double force, position, merit;
+  double force, position;
 };
 
-/// Evaluates C, C_q, f and C_q^T lambda at s; returns the scaled residual norms.
-Residual evaluate(const Model& m, const AssemblyPlan& plan, const State& s, double fs, double ls,
+/// What the convergence test needs besides the state: the scales of the mechanism.
+struct Scales {
+  double length = 1.0;              ///< m: of the mechanism (joints between points)
+  std::vector<double> sizes;        ///< of each body, m (bodySizes)
+  double position_tolerance = 0.0;  ///< for the round-off floor of the joints' length scales
+};
+
+/// Evaluates C, C_q, f and C_q^T lambda at s; returns the residuals, each body's and joint's
+/// against its own scale (analysis/scales.hpp).
+Residual evaluate(const Model& m, const AssemblyPlan& plan, const State& s, const Scales& sc,
                   Workspace& w) {
   assembleConstraints(m, plan, s.q, s.t, &w.C, &w.Cq);
   assembleForces(m, plan, s.q, s.v, s.t, w.f);
+  assembleForceMagnitudes(m, plan, s.q, s.v, s.t, w.f_mag);
   w.cforce = w.Cq.transpose() * s.lambda;
   const VecX r = w.f - w.cforce;
-  Residual res;
-  res.force = maxAbs(r) / fs;
-  res.position = maxAbs(w.C) / ls;
-  res.merit = r.squaredNorm() / (fs * fs) + w.C.squaredNorm() / (ls * ls);
-  return res;
+  if (!r.allFinite() || !w.C.allFinite()) return {INFINITY, INFINITY};
+  return {bodyForceResidual(m, r, w.f_mag, w.Cq, s.lambda, sc.sizes),
+          jointPositionResidual(m, w.C, s.q, sc.sizes, sc.length, sc.position_tolerance)};
+}
+
+/// Bodies whose applied forces change, when their coordinates move by one unit of round-off,
+/// by more than kResolvedForces of the forces on them: there the equilibrium and the reactions
+/// are resolved no better than that (a 1e20 N/m spring makes a pendulum's hinge force 32768 N
+/// instead of its 147 N weight). K = -df/dq at s; at most `count` warnings, the worst first.
+constexpr double kResolvedForces = 1e-6;
+std::vector<std::string> conditioningWarnings(const Model& m, const AssemblyPlan& plan,
+                                              const State& s, const Scales& sc, Workspace& w,
+                                              int count) {
+  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+  assembleForceStiffness(m, plan, s.q, s.v, s.t, w.K);
+  VecX terms = w.f_mag, roundoff = VecX::Zero(m.nv);
+  for (int row = 0; row < w.Cq.outerSize(); ++row)
+    for (SparseMatrixCSR::InnerIterator it(w.Cq, row); it; ++it)
+      terms(it.col()) += std::abs(it.value() * s.lambda(row));
+  constexpr double eps = 2.220446049250313e-16;
+  for (int row = 0; row < w.K.outerSize(); ++row)
+    for (SparseMatrixCSR::InnerIterator it(w.K, row); it; ++it) {
+      const Index b = it.col() / per;
+      const double unit =
+          it.col() % per < lin ? eps * (s.q.segment(m.qOffset(b), lin).norm() + sc.sizes[b]) : eps;
+      roundoff(row) += std::abs(it.value()) * unit;
+    }
+  std::vector<std::pair<double, Index>> bad;
+  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b) {
+    const double force = terms.segment(b * per, per).maxCoeff(),
+                 error = roundoff.segment(b * per, per).maxCoeff();
+    if (error > kResolvedForces * force)
+      bad.emplace_back(force > 0.0 ? error / force : INFINITY, b);
+  }
+  std::sort(bad.begin(), bad.end(), std::greater<>());
+  std::vector<std::string> out;
+  for (std::size_t k = 0; k < bad.size() && static_cast<int>(k) < count; ++k) {
+    std::ostringstream os;
+    os << "body '" << m.bodies[bad[k].second].name << "': the applied forces change by "
+       << bad[k].first
+       << " of the forces on it when its coordinates move by one unit of round-off (a very "
+          "stiff element); its equilibrium and the reactions of its joints are not resolved "
+          "better than that";
+    out.push_back(os.str());
+  }
+  if (bad.size() > out.size())
+    out.push_back("... and " + std::to_string(bad.size() - out.size()) + " more bodies");
+  return out;
 }
 
 void addCost(const SaddlePointSolver& kkt, StaticsResult& out) {
@@ -79,7 +130,17 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
   assembleForces(m, plan, s.q, s.v, s.t, w.f);
   out.force_scale = std::max(maxAbs(w.f), 1e-300);
   out.length_scale = lengthScale(m);
-  const double fs = out.force_scale, ls = out.length_scale;
+  const double ls = out.length_scale;
+  Scales sc;
+  sc.length = ls;
+  sc.sizes = bodySizes(m);
+  sc.position_tolerance = o.position_tolerance;
+  // Below round-off a test could never pass: it is taken at round-off (kRoundoffTolerance).
+  const double force_tol = std::max(o.force_tolerance, kRoundoffTolerance),
+               position_tol = std::max(o.position_tolerance, kRoundoffTolerance);
+  auto converged = [&](const Residual& r) {
+    return r.force <= force_tol && r.position <= position_tol;
+  };
   assembleConstraints(m, plan, s.q, s.t, &w.C, &w.Cq);
   if (m.nc > 0) {
     // [I C_q^T; C_q 0] through the Newton solver, which then forgets its analysis: a package
@@ -100,7 +161,8 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
       out.status = Status::failure(st.code, os.str());
       out.worst_rows = worstRows(m, w.C, 5);
       out.state = s;
-      out.history.push_back({maxAbs(w.f) / fs, maxAbs(w.C) / ls, 0.0});
+      out.history.push_back(
+          {INFINITY, jointPositionResidual(m, w.C, s.q, sc.sizes, ls, o.position_tolerance), 0.0});
       addCost(kkt, out);
       return out;
     }
@@ -108,17 +170,12 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
   }
 
   // 2. Damped Newton.
-  Residual res = evaluate(m, plan, s, fs, ls, w);
+  Residual res = evaluate(m, plan, s, sc, w);
   out.history.push_back({res.force, res.position, 0.0});
   double alpha = 1.0, alpha_pred = 1.0, norm_prev = 0.0, norm_bar = 0.0;
   VecX dq_bar;
   for (int it = 0; it < o.max_iterations; ++it) {
-    if (res.force <= o.force_tolerance && res.position <= o.position_tolerance) {
-      out.status = Status::success();
-      out.state = s;
-      addCost(kkt, out);
-      return out;
-    }
+    if (converged(res)) break;
     assembleForceStiffness(m, plan, s.q, s.v, s.t, w.K);
     // K and K_c share the body pattern, so the tangent is a sum of value arrays, made in K.
     if (o.constraint_stiffness) {
@@ -163,16 +220,15 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
       trial.q = s.q;
       applyVariation(m, dq, alpha, trial.q);
       trial.lambda = s.lambda + alpha * lam;
-      tres = evaluate(m, plan, trial, fs, ls, w);
-      if (!std::isfinite(tres.merit)) {
+      tres = evaluate(m, plan, trial, sc, w);
+      if (!std::isfinite(tres.force)) {
         alpha *= 0.5;
         continue;
       }
       VecX bar_lam;
       Status sb = kkt.solve(VecX(w.f - w.cforce), VecX(-w.C), dq_bar, bar_lam);
       norm_bar = sb.ok() ? naturalNorm(m, dq_bar, ls) : INFINITY;
-      if (norm_dq <= 1e-15 || norm_bar <= (1.0 - 0.25 * alpha) * norm_dq ||
-          (tres.force <= o.force_tolerance && tres.position <= o.position_tolerance)) {
+      if (norm_dq <= 1e-15 || norm_bar <= (1.0 - 0.25 * alpha) * norm_dq || converged(tres)) {
         accepted = true;
         break;
       }
@@ -184,7 +240,7 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
     }
     norm_prev = norm_dq;
     if (!accepted) {
-      evaluate(m, plan, s, fs, ls, w);  // restore the workspace to the current iterate
+      evaluate(m, plan, s, sc, w);  // restore the workspace to the current iterate
       std::ostringstream os;
       os << "statics: no damped Newton step reduces the correction at iteration " << it
          << " (force residual " << res.force << ", position residual " << res.position
@@ -197,19 +253,24 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
     out.history.push_back({res.force, res.position, alpha});
   }
   if (out.status.ok()) {
-    if (res.force <= o.force_tolerance && res.position <= o.position_tolerance) {
+    if (converged(res)) {
       out.state = s;
+      out.warnings = conditioningWarnings(m, plan, s, sc, w, 5);
       addCost(kkt, out);
       return out;
     }
     std::ostringstream os;
     os << "statics did not converge in " << o.max_iterations << " iterations (force residual "
-       << res.force << " of " << fs << " N, position residual " << res.position << " of " << ls
-       << " m)";
+       << res.force << ", position residual " << res.position
+       << ", each relative to its body's or joint's own scale)";
     out.status = Status::failure(Status::Code::kNotConverged, os.str());
   }
-  evaluate(m, plan, s, fs, ls, w);
+  evaluate(m, plan, s, sc, w);
   out.worst_rows = worstRows(m, w.C, 5);
+  // A body whose forces round-off cannot resolve may be why Newton stalled: say so.
+  out.warnings = conditioningWarnings(m, plan, s, sc, w, 5);
+  if (!out.warnings.empty())
+    out.status.message += "; round-off may be the cause: " + out.warnings.front();
   out.state = s;
   addCost(kkt, out);
   return out;

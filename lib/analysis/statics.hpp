@@ -10,6 +10,13 @@
 /// A step is also shortened so that no body turns by more than max_rotation_step.
 /// Scaling all loads would not help: the tangent scales with them. Convergence is a hard flag:
 /// a failed run says why.
+///
+/// Converged means: every body's force residual against the forces on that body, and every
+/// joint's constraint residual against that joint's size (analysis/scales.hpp:
+/// bodyForceResidual, jointPositionResidual), below the tolerances. Not against the largest
+/// force of the model, which let a 1 g pendulum beside a 1000 t body "converge" where it
+/// started, nor against the mechanism's size, which tightened the test of a 10^6-link chain
+/// below round-off. Tolerances below round-off are taken at round-off (kRoundoffTolerance).
 
 #include <string>
 #include <vector>
@@ -23,8 +30,8 @@ namespace catena {
 struct StaticsOptions {
   bool constraint_stiffness = true;   ///< include K_c in the tangent (the paper's point)
   int max_iterations = 100;           ///< Newton iterations
-  double force_tolerance = 1e-9;      ///< on |f - C_q^T lambda|_inf / force scale
-  double position_tolerance = 1e-10;  ///< on |C|_inf / length scale
+  double force_tolerance = 1e-9;      ///< on each body's |f - C_q^T lambda| / its forces
+  double position_tolerance = 1e-10;  ///< on each joint's |C| / its size (rotations: rad)
   double min_step = 1e-6;             ///< smallest damped Newton step tried
   /// rad: a Newton step is shortened so that no body turns by more than this in one iteration.
   /// The linearized constraints mean nothing at a turn of a radian: from a 0.5 rad lean, a
@@ -36,8 +43,8 @@ struct StaticsOptions {
 };
 
 struct StaticsIteration {
-  double force_residual;     ///< |f - C_q^T lambda|_inf / force scale
-  double position_residual;  ///< |C|_inf / length scale
+  double force_residual;     ///< max over bodies of |f - C_q^T lambda| / the body's forces
+  double position_residual;  ///< max over joints of |C| / the joint's size (rotations: rad)
   double step;               ///< damped Newton step length (1: full step)
 };
 
@@ -45,7 +52,7 @@ struct StaticsResult {
   Status status;
   State state;  ///< the equilibrium (or the last iterate on failure): q and lambda
   std::vector<StaticsIteration> history;
-  double force_scale = 1.0;   ///< N: largest applied generalized force at the start
+  double force_scale = 1.0;   ///< N: largest applied generalized force at the start (reported)
   double length_scale = 1.0;  ///< m: size of the mechanism
   std::string linear_solver;  ///< factorization package used
   /// Linear-algebra cost (wall seconds): numeric factorizations of the saddle-point matrix (the
@@ -54,6 +61,9 @@ struct StaticsResult {
   double factor_seconds = 0.0, solve_seconds = 0.0;
   /// The constraint rows with the largest residuals at the last iterate (Model::rowName).
   std::vector<std::string> worst_rows;
+  /// On success: bodies whose equilibrium round-off cannot resolve (a very stiff element), so
+  /// that their reactions are not meaningful to many digits. Empty when all is well.
+  std::vector<std::string> warnings;
 };
 
 StaticsResult solveStatics(const Model& model, const AssemblyPlan& plan, State start,

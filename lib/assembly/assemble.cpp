@@ -497,21 +497,40 @@ void assembleMassTimes(const Model& model, const VecX& q, const VecX& a, VecX& o
   });
 }
 
-void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
-                    double t, VecX& f) {
+namespace {
+
+/// f, or with kMagnitudes the sum of the magnitudes of the terms that make f up (entry by
+/// entry: every element's contribution, gravity and inertial forces apart).
+template <bool kMagnitudes>
+void assembleForceTerms(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
+                        double t, VecX& f) {
+  auto term = [](const auto& x) {
+    if constexpr (kMagnitudes)
+      return x.cwiseAbs().eval();
+    else
+      return x.eval();
+  };
   const bool d3 = model.dimension == 3;
   forEachBody(model, [&](Index b) {
     const Body& body = model.bodies[b];
     if (d3) {
       const Pose3 p = pose3(q.data() + model.qOffset(b));
       const Twist3 w = twist3(v.data() + model.vOffset(b));
-      f.segment<6>(model.vOffset(b)) = computeBodyGravity3(body, p.R, model.gravity) -
-                                       computeBodyInertialForces3(body, p.R, w.w);
+      const Vec6 g = computeBodyGravity3(body, p.R, model.gravity),
+                 i = computeBodyInertialForces3(body, p.R, w.w);
+      if constexpr (kMagnitudes)
+        f.segment<6>(model.vOffset(b)) = g.cwiseAbs() + i.cwiseAbs();
+      else
+        f.segment<6>(model.vOffset(b)) = g - i;
     } else {
       const Pose2 p = pose2(q.data() + model.qOffset(b));
       const Twist2 w = twist2(v.data() + model.vOffset(b));
-      f.segment<3>(model.vOffset(b)) = computeBodyGravity2(body, p.R, model.gravity.head<2>()) -
-                                       computeBodyInertialForces2(body, p.R, w.w);
+      const Vec3 g = computeBodyGravity2(body, p.R, model.gravity.head<2>()),
+                 i = computeBodyInertialForces2(body, p.R, w.w);
+      if constexpr (kMagnitudes)
+        f.segment<3>(model.vOffset(b)) = g.cwiseAbs() + i.cwiseAbs();
+      else
+        f.segment<3>(model.vOffset(b)) = g - i;
     }
   });
   forEachPairForceColoured(model, plan, [&](bool is_spring, Index i) {
@@ -527,7 +546,7 @@ void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
       const Vec12 g =
           is_spring ? computeSpring3(model.springs[i], f1, f2, p1, t1, p2, t2)
                     : computeRotationalSpring3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
-      addPairVector<6>(model, ps, g, f);
+      addPairVector<6>(model, ps, term(g), f);
     } else {
       const Pose2 p1 = bodyPose2(model, q.data(), ps.body1),
                   p2 = bodyPose2(model, q.data(), ps.body2);
@@ -536,19 +555,31 @@ void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q,
       const Vec6 g =
           is_spring ? computeSpring2(model.springs[i], f1, f2, p1, t1, p2, t2)
                     : computeRotationalSpring2(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
-      addPairVector<3>(model, ps, g, f);
+      addPairVector<3>(model, ps, term(g), f);
     }
   });
   // Marker loads are few; a serial pass keeps their summation order fixed.
   for (const MarkerLoad& l : model.loads) {
     const Index b = model.markerBody(l.marker);
     if (d3)
-      f.segment<6>(model.vOffset(b)) +=
-          computeMarkerLoad3(l, plan.markers[l.marker], pose3(q.data() + model.qOffset(b)), t);
+      f.segment<6>(model.vOffset(b)) += term(
+          computeMarkerLoad3(l, plan.markers[l.marker], pose3(q.data() + model.qOffset(b)), t));
     else
-      f.segment<3>(model.vOffset(b)) +=
-          computeMarkerLoad2(l, plan.markers[l.marker], pose2(q.data() + model.qOffset(b)), t);
+      f.segment<3>(model.vOffset(b)) += term(
+          computeMarkerLoad2(l, plan.markers[l.marker], pose2(q.data() + model.qOffset(b)), t));
   }
+}
+
+}  // namespace
+
+void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
+                    double t, VecX& f) {
+  assembleForceTerms<false>(model, plan, q, v, t, f);
+}
+
+void assembleForceMagnitudes(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                             const VecX& v, double t, VecX& f) {
+  assembleForceTerms<true>(model, plan, q, v, t, f);
 }
 
 namespace {

@@ -55,6 +55,11 @@ void assembleMassTimes(const Model& model, const VecX& q, const VecX& a, VecX& o
 /// Generalized forces f(q, v, t) (nv): gravity, marker loads, springs, minus gyroscopic terms.
 void assembleForces(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
                     double t, VecX& f);
+/// The scale of f entry by entry: the sum of the magnitudes of the terms that make it up (each
+/// body's gravity and inertial forces, each spring's and load's contribution), which the net f
+/// of a body hung on a spring, near zero, does not show (statics' convergence test).
+void assembleForceMagnitudes(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                             const VecX& v, double t, VecX& magnitudes);
 /// K = -df/dq and D = -df/dv. With accel (nv) non-null, K also gets d(M(q) a)/dq.
 void assembleForceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q,
                             const VecX& v, double t, const VecX* accel, SparseMatrixCSR& K,

@@ -22,6 +22,34 @@ std::string vec(const Vec3& v, int precision = 6) {
   return os.str();
 }
 
+/// The "modal" member of the run summary, if there was a modal analysis.
+void writeModal(JsonWriter& j, const ModalResult* modal, double modal_seconds) {
+  if (modal) {
+    j.key("modal").beginObject();
+    j.key("ok").value(modal->status.ok()).key("message").value(modal->status.message);
+    j.key("method").value(modal->method).key("iterations").value(modal->iterations);
+    j.key("damped").value(modal->damped).key("seconds").value(modal_seconds);
+    j.key("constraint_scale").value(modal->constraint_scale);
+    j.key("degrees_of_freedom").value(static_cast<long>(modal->dof));
+    j.key("modes_requested").value(modal->requested);
+    j.key("eigenpairs_rejected").value(modal->rejected);
+    j.key("note").value(modal->note);
+    j.key("modes").beginArray();
+    for (const Mode& mo : modal->modes) {
+      j.beginObject();
+      j.key("s_real").value(mo.s.real()).key("s_imag").value(mo.s.imag());
+      j.key("frequency_hz").value(mo.frequency_hz);
+      j.key("natural_frequency_hz").value(mo.natural_frequency_hz);
+      j.key("damping_ratio").value(mo.damping_ratio).key("residual").value(mo.residual);
+      j.key("direction").value(mo.direction).key("nodes").value(mo.nodes);
+      j.key("shape_real").array(mo.shape_re).key("shape_imag").array(mo.shape_im);
+      j.endObject();
+    }
+    j.endArray();
+    j.endObject();
+  }
+}
+
 }  // namespace
 
 EquilibriumSummary summarizeEquilibrium(const Model& m, const AssemblyPlan& plan, const State& s) {
@@ -55,8 +83,10 @@ void printStatics(std::ostream& os, const Model& m, const StaticsResult& r,
        << std::setw(14) << h.force_residual << "  " << std::setw(17) << h.position_residual << "  "
        << std::defaultfloat << std::setprecision(4) << h.step << "\n";
   }
-  os << "  (residuals relative to the force scale " << r.force_scale << " N and the length scale "
-     << r.length_scale << " m)\n";
+  os << "  (force residual: the largest over the bodies, each against the forces acting on it;\n"
+        "   position residual: the largest over the joints, each against the joint's size, "
+        "rotations in rad)\n";
+  for (const std::string& w : r.warnings) os << "warning: " << w << "\n";
   if (!r.status.ok()) {
     os << "error: " << r.status.message << "\n  largest constraint residuals:\n";
     for (const std::string& w : r.worst_rows) os << "    " << w << "\n";
@@ -77,6 +107,8 @@ void printModes(std::ostream& os, const Model& m, const ModalResult& r) {
   os << "modes of '" << m.name << "' at equilibrium (" << (r.damped ? "damped" : "undamped") << "; "
      << r.method << ", " << r.iterations << " iterations)\n";
   if (!r.status.ok()) os << "error: " << r.status.message << "\n";
+  if (!r.note.empty()) os << "note: " << r.note << "\n";
+  if (r.modes.empty()) return;
   os << "  mode  frequency [Hz]  s [rad/s]                    damping ratio  direction     "
         "nodes  residual\n";
   for (std::size_t k = 0; k < r.modes.size(); ++k) {
@@ -113,6 +145,10 @@ void writeRunJson(std::ostream& os, const std::string& input, const Model& m,
   j.key("linear_solver").value(st.linear_solver);
   j.key("seconds").value(statics_seconds);
   j.key("force_scale_N").value(st.force_scale).key("length_scale_m").value(st.length_scale);
+  j.key("residuals")
+      .value(
+          "force: max over bodies of |f - C_q^T lambda| / the forces on the body; position: max "
+          "over joints of |C| / the joint's size (rotations in rad)");
   j.key("history").beginArray();
   for (const StaticsIteration& h : st.history) {
     j.beginObject();
@@ -125,6 +161,19 @@ void writeRunJson(std::ostream& os, const std::string& input, const Model& m,
   j.key("worst_rows").beginArray();
   for (const std::string& w : st.worst_rows) j.value(w);
   j.endArray();
+  j.key("warnings").beginArray();
+  for (const std::string& w : st.warnings) j.value(w);
+  j.endArray();
+  // A failed run's last iterate is no equilibrium: its sag and reactions would mislead.
+  j.key("state").value(st.status.ok() ? "equilibrium" : "last iterate (not an equilibrium)");
+  j.key("q").array(st.state.q).key("lambda").array(st.state.lambda);
+  if (!st.status.ok()) {
+    j.endObject();
+    writeModal(j, modal, modal_seconds);
+    j.endObject();
+    os << "\n";
+    return;
+  }
   j.key("lowest_joint").value(e.lowest_joint);
   j.key("lowest_point_m").array(e.lowest_point);
   j.key("sag_m").value(e.sag);
@@ -138,28 +187,8 @@ void writeRunJson(std::ostream& os, const std::string& input, const Model& m,
     j.endObject();
   }
   j.endArray();
-  j.key("q").array(st.state.q).key("lambda").array(st.state.lambda);
   j.endObject();
-  if (modal) {
-    j.key("modal").beginObject();
-    j.key("ok").value(modal->status.ok()).key("message").value(modal->status.message);
-    j.key("method").value(modal->method).key("iterations").value(modal->iterations);
-    j.key("damped").value(modal->damped).key("seconds").value(modal_seconds);
-    j.key("constraint_scale").value(modal->constraint_scale);
-    j.key("modes").beginArray();
-    for (const Mode& mo : modal->modes) {
-      j.beginObject();
-      j.key("s_real").value(mo.s.real()).key("s_imag").value(mo.s.imag());
-      j.key("frequency_hz").value(mo.frequency_hz);
-      j.key("natural_frequency_hz").value(mo.natural_frequency_hz);
-      j.key("damping_ratio").value(mo.damping_ratio).key("residual").value(mo.residual);
-      j.key("direction").value(mo.direction).key("nodes").value(mo.nodes);
-      j.key("shape_real").array(mo.shape_re).key("shape_imag").array(mo.shape_im);
-      j.endObject();
-    }
-    j.endArray();
-    j.endObject();
-  }
+  writeModal(j, modal, modal_seconds);
   j.endObject();
   os << "\n";
 }

@@ -79,6 +79,11 @@ Index ModelBuilder::addBody(Body b) {
   const std::string what = "body '" + b.name + "'";
   CATENA_CHECK(std::isfinite(b.mass) && b.mass > 0.0,
                what << ": mass must be positive and finite, got " << b.mass << " kg");
+  CATENA_CHECK(b.mass >= kSmallestMass && b.mass <= kLargestMass,
+               what << ": mass " << b.mass << " kg is outside [" << kSmallestMass << ", "
+                    << kLargestMass
+                    << "] kg, where the products of masses, lengths and accelerations in SI "
+                       "lose their precision; choose units that bring it inside");
   CATENA_CHECK(finite(b.com), what << ": centre of mass must be finite, got " << vec(b.com));
   CATENA_CHECK(b.inertia.allFinite(), what << ": inertia must be finite");
   CATENA_CHECK(finite(b.position) && finite(b.velocity) && finite(b.angular_velocity),

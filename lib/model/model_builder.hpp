@@ -11,6 +11,10 @@
 
 namespace catena {
 
+/// kg: the range of body masses accepted. Outside it (a subnormal 1e-320 kg, say) products of
+/// masses with SI lengths and accelerations lose their precision or overflow.
+inline constexpr double kSmallestMass = 1e-20, kLargestMass = 1e20;
+
 class ModelBuilder {
  public:
   /// dimension: 3 (spatial, mixed-basis bodies) or 2 (planar bodies (x, y, theta)).
@@ -18,9 +22,9 @@ class ModelBuilder {
 
   int dimension() const { return model_.dimension; }
   void setGravity(const Vec3& g);
-  /// Checks mass > 0 and a finite, symmetric inertia that is positive definite and satisfies the
-  /// triangle inequalities, or exactly zero (a point mass). Normalizes the orientation (with a
-  /// warning unless it was unit to 1e-12).
+  /// Checks mass in [kSmallestMass, kLargestMass] and a finite, symmetric inertia that is positive
+  /// definite and satisfies the triangle inequalities, or exactly zero (a point mass). Normalizes
+  /// the orientation (with a warning unless it was unit to 1e-12).
   Index addBody(Body body);
   Index addMarker(Marker marker);
   /// Fills the default mask of the type unless type is kLock (then joint.mask is used).

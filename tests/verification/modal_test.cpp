@@ -14,6 +14,8 @@
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include "petsc_fixture.hpp"
 #include "test_support.hpp"
 
@@ -182,4 +184,83 @@ BOOST_AUTO_TEST_CASE(damped_oscillator_matches_closed_form) {
   BOOST_TEST(r.modes[0].s.imag() == wd, boost::test_tools::tolerance(1e-8));
   BOOST_TEST(r.modes[0].damping_ratio == sigma / std::sqrt(k / mass),
              boost::test_tools::tolerance(1e-8));
+}
+
+namespace {
+
+std::string readInput(const std::string& file) {
+  std::ifstream in(kInputs + file);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+ModalResult modesOfText(const std::string& text, ModalOptions o) {
+  const Model m = loadMechanismString(text, "test").model;
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const StaticsResult eq = solveStatics(m, plan, initialState(m));
+  BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
+  return solveModal(m, plan, eq.state, o);
+}
+
+}  // namespace
+
+// The pencil of a one-DOF pendulum has one finite eigenvalue; the others are infinite and live
+// in the multipliers. Asked for four modes (the CLI's default), it returned three that do not
+// exist (2036 Hz, damping +-0.707) as success. It must return the one mode and say why.
+BOOST_AUTO_TEST_CASE(pendulum_has_one_mode_however_many_are_asked) {
+  for (const bool damped : {false, true}) {
+    ModalOptions o;
+    o.modes = 4;
+    o.damped = damped;
+    const ModalResult r = modesAtEquilibrium("pendulum.yaml", o);
+    BOOST_TEST_CONTEXT("damped " << damped) {
+      BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+      BOOST_TEST(r.dof == 1);
+      BOOST_TEST(r.requested == 4);
+      BOOST_REQUIRE_EQUAL(r.modes.size(), 1u);
+      BOOST_TEST(r.note.find("1 degree of freedom") != std::string::npos, r.note);
+      BOOST_TEST(r.modes[0].s.imag() == std::sqrt(9.81 / 4.0), boost::test_tools::tolerance(1e-6));
+      BOOST_TEST(std::abs(r.modes[0].s.real()) < 1e-9);
+    }
+  }
+}
+
+// With its revolute turned into a fix the pendulum cannot move: no modes at all (it printed
+// four, every one of them spurious).
+BOOST_AUTO_TEST_CASE(zero_dof_model_has_no_modes) {
+  std::string text = readInput("pendulum.yaml");
+  const auto at = text.find("type: revolute");
+  BOOST_REQUIRE(at != std::string::npos);
+  text.replace(at, std::string("type: revolute").size(), "type: fix");
+  for (const bool damped : {false, true}) {
+    ModalOptions o;
+    o.damped = damped;
+    const ModalResult r = modesOfText(text, o);
+    BOOST_TEST_CONTEXT("damped " << damped) {
+      BOOST_TEST(r.status.ok(), r.status.message);
+      BOOST_TEST(r.dof == 0);
+      BOOST_TEST(r.modes.empty());
+      BOOST_TEST(r.note.find("0 degrees of freedom") != std::string::npos, r.note);
+    }
+  }
+}
+
+// Without the limit to the DOF the eigensolver returns, for the pendulum, the one mode and
+// three eigenpairs of the multiplier space (2036 Hz, damping +-0.707): each of those must be
+// rejected, and the run must fail, since it did not find the modes asked for.
+BOOST_AUTO_TEST_CASE(eigenpairs_of_the_multiplier_space_are_rejected) {
+  for (const bool damped : {false, true}) {
+    ModalOptions o;
+    o.modes = 4;
+    o.damped = damped;
+    o.limit_to_dof = false;
+    const ModalResult r = modesAtEquilibrium("pendulum.yaml", o);
+    BOOST_TEST_CONTEXT("damped " << damped) {
+      BOOST_TEST(!r.status.ok());
+      BOOST_TEST(r.rejected >= 1);
+      BOOST_REQUIRE_EQUAL(r.modes.size(), 1u);
+      BOOST_TEST(r.modes[0].s.imag() == std::sqrt(9.81 / 4.0), boost::test_tools::tolerance(1e-6));
+    }
+  }
 }

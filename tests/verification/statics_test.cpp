@@ -8,9 +8,12 @@
 #include <petscsys.h>
 
 #include <cmath>
+#include <iomanip>
+#include <sstream>
 #include <vector>
 
 #include "analysis/reactions.hpp"
+#include "analysis/scales.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/four_bar_lattice.hpp"
 #include "model/generators.hpp"
@@ -255,4 +258,119 @@ BOOST_AUTO_TEST_CASE(torsion_spring_pendulum_2d) {
     (k * (mid - rest) + mass * g * L * std::sin(mid) < 0.0 ? lo : hi) = mid;
   }
   BOOST_TEST(r.state.q(2) == 0.5 * (lo + hi), boost::test_tools::tolerance(1e-9));
+}
+
+namespace {
+
+/// Two pendulums of the paper's geometry (L = 4 m, from 30 deg), hinged 10 m apart: body 0
+/// of `heavy` kg, body 1 of `light` kg; an optional spring of `stiffness` N/m from the light
+/// pendulum's hinge to its bob, at its rest length (its line passes through the hinge).
+std::string twoPendulums(double heavy, double light, double stiffness = 0.0) {
+  std::ostringstream os;
+  os << std::setprecision(17) << "name: two_pendulums\ndimension: 3\ngravity: [0, 0, -9.81]\n"
+     << "bodies:\n";
+  for (int k = 0; k < 2; ++k)
+    os << "  - {name: bob" << k << ", mass: " << (k == 0 ? heavy : light)
+       << ", inertia: [0, 0, 0], position: [" << -2.0 + 10.0 * k
+       << ", 0, -3.4641016151377544], orientation: {axis: [0, 1, 0], angle_deg: 30}}\n";
+  os << "markers:\n";
+  for (int k = 0; k < 2; ++k)
+    os << "  - {name: ground/hinge" << k << ", body: ground, position: [" << 10.0 * k
+       << ", 0, 0], orientation: {axis: [0, 0, 1], angle_deg: 90}}\n"
+       << "  - {name: bob" << k << "/hinge, body: bob" << k
+       << ", position: [0, 0, 4.0], orientation: {axis: [0, 0, 1], angle_deg: 90}}\n"
+       << "  - {name: bob" << k << "/centre, body: bob" << k << ", position: [0, 0, 0]}\n";
+  os << "joints:\n";
+  for (int k = 0; k < 2; ++k)
+    os << "  - {name: hinge" << k << ", type: revolute, marker1: bob" << k
+       << "/hinge, marker2: ground/hinge" << k << "}\n";
+  if (stiffness > 0.0)
+    os << "forces:\n  - {name: rod, type: spring, marker1: bob1/centre, marker2: ground/hinge1, "
+       << "stiffness: " << stiffness << ", rest_length: 4.0}\n";
+  return os.str();
+}
+
+/// Angle of pendulum k from the downward vertical, rad.
+double angleFromVertical(const Model& m, const State& s, Index k) {
+  const Vec3 arm = bodyPosition(m, s, k) - Vec3(10.0 * k, 0, 0);
+  return std::atan2(std::abs(arm.x()), -arm.z());
+}
+
+}  // namespace
+
+// The force test divided every residual by the largest force in the model: a 1 g pendulum
+// beside a 1000 t one "converged after 0 Newton iterations", left at 30 deg. Each body is now
+// judged against the forces on it, so both must hang straight down (to the tolerance: a moment
+// residual of 1e-9 of the bob's forces times its 4 m size turns it by ~1e-9 rad).
+BOOST_AUTO_TEST_CASE(light_pendulum_beside_a_heavy_one_reaches_equilibrium) {
+  const Model m = loadMechanismString(twoPendulums(1e6, 1e-3), "two_pendulums").model;
+  const StaticsResult r = solve(m);
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+  BOOST_TEST(r.history.size() - 1 >= 3u);
+  BOOST_TEST(angleFromVertical(m, r.state, 0) < 1e-8);
+  BOOST_TEST(angleFromVertical(m, r.state, 1) < 1e-8);
+  BOOST_TEST(r.warnings.empty());
+}
+
+// Where statics stops is part of its answer: for the paper's pendulum, and for tolerances from
+// loose to below round-off, the bob's angle must be within the tolerance's reach (a few times
+// the tolerance: see above), and a tighter tolerance never gives a worse answer. A stopping test
+// loosened 10^4 times fails the first check (the iteration stops ~1e-5 rad short).
+BOOST_AUTO_TEST_CASE(statics_stops_at_its_tolerance_not_before) {
+  const Model m = loadMechanismFile(kInputs + "pendulum.yaml").model;
+  double previous = INFINITY;
+  for (const double tol : {1e-6, 1e-9, 1e-12, 1e-15, 1e-18}) {
+    StaticsOptions o;
+    o.force_tolerance = tol;
+    o.position_tolerance = tol;
+    const StaticsResult r = solve(m, o);
+    BOOST_REQUIRE_MESSAGE(r.status.ok(), "tolerance " << tol << ": " << r.status.message);
+    const double angle = angleFromVertical(m, r.state, 0);
+    BOOST_TEST_MESSAGE("tolerance " << tol << ": " << r.history.size() - 1 << " iterations, angle "
+                                    << angle << " rad");
+    BOOST_TEST(angle <= 10.0 * std::max(tol, kRoundoffTolerance), "tolerance " << tol);
+    BOOST_TEST(angle <= std::max(previous, 1e-15), "tolerance " << tol);
+    previous = angle;
+  }
+}
+
+// The 10^6-link chain's converged state was refused because the test, relative to one link's
+// weight, sank below round-off as N grew: the top link carries N weights, and its residual is
+// their round-off. Against each link's own forces the test is N-independent; at 2e4 links a
+// force tolerance of 1e-13 is within reach (the old test needed ~3e-12) and so is a position
+// tolerance of 1e-14 of a link's size.
+BOOST_AUTO_TEST_CASE(long_chain_converges_at_a_tolerance_near_round_off) {
+  CatenaryChainOptions c;
+  c.links = 20000;
+  StaticsOptions o;
+  o.force_tolerance = 1e-13;
+  o.position_tolerance = 1e-14;
+  const StaticsResult r = solve(buildCatenaryChain(c), o);
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+  BOOST_TEST(r.history.back().force_residual <= 1e-13);
+}
+
+// A spring of 1e20 N/m along the pendulum's rod, at its rest length: its force is 1e20 times
+// the round-off of the rod's length (the hinge force came out 32768 N instead of the bob's
+// 147 N weight, reported as converged). Round-off cannot resolve this equilibrium: statics must
+// say so, by failing with that reason or by a warning beside its answer. At 1e3 N/m all is well
+// and nothing is said.
+BOOST_AUTO_TEST_CASE(stiff_spring_that_round_off_cannot_resolve_is_reported) {
+  for (const double k : {1e3, 1e20}) {
+    const Model m = loadMechanismString(twoPendulums(15.0, 15.0, k), "spring").model;
+    const StaticsResult r = solve(m);
+    BOOST_TEST_CONTEXT("k = " << k) {
+      if (k < 1e6) {
+        BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+        BOOST_TEST(r.warnings.empty());
+        BOOST_TEST(angleFromVertical(m, r.state, 1) < 1e-8);
+        continue;
+      }
+      BOOST_TEST_MESSAGE("k = " << k << ": " << (r.status.ok() ? "converged" : r.status.message));
+      BOOST_REQUIRE(!r.warnings.empty());
+      BOOST_TEST(r.warnings[0].find("body 'bob1'") != std::string::npos, r.warnings[0]);
+      if (!r.status.ok())
+        BOOST_TEST(r.status.message.find("round-off") != std::string::npos, r.status.message);
+    }
+  }
 }
