@@ -267,10 +267,9 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     // The scale of the balance is its largest term; the reactions count: in a long chain they
     // exceed the weight of a link by the number of links.
     const double force_scale =
-        std::max({w.f.cwiseAbs().maxCoeff(), w.inertial.cwiseAbs().maxCoeff(),
-                  w.reaction.cwiseAbs().maxCoeff(), 1e-300});
-    c.position = w.C.cwiseAbs().maxCoeff() / ls;
-    c.force = w.r.cwiseAbs().maxCoeff() / force_scale;
+        std::max({maxAbs(w.f), maxAbs(w.inertial), maxAbs(w.reaction), 1e-300});
+    c.position = maxAbs(w.C) / ls;
+    c.force = maxAbs(w.r) / force_scale;
     if (it > 0 && c.position <= constraint_tol && remainingError(c.correction, rate) <= tol &&
         (remainingError(c.multiplier, multiplier_rate) <= multiplier_tol || c.force <= tol)) {
       c.converged = true;
@@ -317,7 +316,7 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
     y.s.lambda += w.dl;
     const double previous = c.correction, previous_multiplier = c.multiplier;
     c.correction = weightedMaxNorm(w.weights, w.dx);
-    c.multiplier = w.dl.cwiseAbs().maxCoeff() / std::max(y.s.lambda.cwiseAbs().maxCoeff(), 1e-300);
+    c.multiplier = maxAbs(w.dl) / std::max(maxAbs(y.s.lambda), 1e-300);
     // The contraction of a matrix shows between two corrections made with it.
     if (it > 0 && !rebuilt) {
       rate = c.correction / previous;

@@ -27,10 +27,6 @@
 namespace catena {
 namespace {
 
-double maxAbs(const VecX& x) {
-  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
-}
-
 /// What the C callbacks see (IDA's user data and error-handler data).
 struct CallbackData {
   MultibodyDae* dae = nullptr;

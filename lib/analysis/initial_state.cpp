@@ -11,10 +11,6 @@
 namespace catena {
 namespace {
 
-double maxAbs(const VecX& x) {
-  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
-}
-
 /// Zeroes the columns of C_q that belong to fixed coordinates: the minimum-norm step then
 /// leaves them at zero.
 void dropFixedColumns(const Model& m, SparseMatrixCSR& Cq) {

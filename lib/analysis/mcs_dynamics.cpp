@@ -27,10 +27,6 @@ double seconds(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double>(b - a).count();
 }
 
-double maxAbs(const VecX& x) {
-  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
-}
-
 void toDense(const SparseMatrixCSR& S, MatX& D) {
   D.setZero(S.rows(), S.cols());
   for (int i = 0; i < S.outerSize(); ++i)

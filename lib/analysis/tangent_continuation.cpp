@@ -117,6 +117,10 @@ ContinuedTangent continueTangent(const MatX& Q1, const MatX& B, const MatX& T_ev
   ContinuedTangent out;
   const Index k = std::min(f_new, f_old);
   out.continued = k;
+  if (k == 0) {  // nothing to continue (no motion before, or none now): the new basis as it is
+    out.T = B;
+    return out;
+  }
   const MatX target = T_evolved.leftCols(k);
   const MatX Z = target - Q1 * (Q1.transpose() * target);
   const Eigen::SelfAdjointEigenSolver<MatX> es(Z.transpose() * Z);

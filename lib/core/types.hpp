@@ -25,4 +25,10 @@ using Index = std::int32_t;
 /// Body index of the ground (the fixed world frame).
 inline constexpr Index kGround = -1;
 
+/// max_i |x_i|, 0 for an empty vector (a model without constraints has empty C and lambda;
+/// Eigen's maxCoeff of an empty vector is undefined).
+inline double maxAbs(const VecX& x) {
+  return x.size() ? x.cwiseAbs().maxCoeff() : 0.0;
+}
+
 }  // namespace catena

@@ -346,3 +346,23 @@ BOOST_AUTO_TEST_CASE(split_at_the_singular_configurations_of_the_four_bars) {
     }
   }
 }
+
+// Nothing to continue: no motion before (a zero-DOF start) or none now. The 0 x 0 eigenproblem of
+// the principal cosines crashed (a zero-DOF model under --formulation mcs, SIGSEGV).
+BOOST_AUTO_TEST_CASE(empty_bases_continue_to_the_new_basis) {
+  const MatX Q = Eigen::HouseholderQR<MatX>(MatX::Random(4, 4)).householderQ();
+  for (const int f_new : {0, 2}) {
+    for (const int f_old : {0, 2}) {
+      if (f_new > 0 && f_old > 0) continue;
+      const MatX Q1 = Q.leftCols(4 - f_new), B = Q.rightCols(f_new);
+      const MatX T_old = Q.rightCols(f_old);
+      const ContinuedTangent ct = continueTangent(Q1, B, T_old);
+      BOOST_TEST_CONTEXT("f_old " << f_old << ", f_new " << f_new) {
+        BOOST_TEST(ct.status.ok());
+        BOOST_TEST(ct.continued == 0);
+        BOOST_TEST(ct.T.cols() == f_new);
+        if (f_new > 0) BOOST_TEST((ct.T - B).norm() == 0.0);
+      }
+    }
+  }
+}
