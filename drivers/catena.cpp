@@ -202,16 +202,23 @@ int runCheck(const Arguments& a) {
   for (const std::string& w : input.warnings) std::cerr << w << "\n";
   // 2. Assemble at the initial state.
   const AssemblyReport report = computeAssemblyReport(input.model);
-  // 3. Report.
+  // 3. Can the initial state be made consistent? (minimum-norm Newton, sparse QR) A file whose
+  //    initial state cannot be is not a valid start for any analysis: exit status 1.
+  const Model& m = input.model;
+  const InitialStateResult init = assembleInitialState(m, buildAssemblyPlan(m), initialState(m));
+  auto verdict = [&] {
+    if (init.status.ok()) return 0;
+    std::cerr << a.file << ": error: the initial state cannot be assembled: " << init.status.message
+              << "\n";
+    return 1;
+  };
+  // 4. Report.
   if (a.terse) {
     printTerseCheck(std::cout, input.model, report);
-    return 0;
+    return verdict();
   }
   printModelSummary(std::cout, input.model);
   printAssemblyReport(std::cout, report);
-  // 4. Can the initial state be made consistent? (minimum-norm Newton, sparse QR)
-  const Model& m = input.model;
-  const InitialStateResult init = assembleInitialState(m, buildAssemblyPlan(m), initialState(m));
   std::cout << "consistent initial state\n  " << (init.status.ok() ? "assembled" : "NOT assembled")
             << " in " << init.position_history.size() - 1 << " Newton iterations; C_q has rank "
             << init.rank << " of " << m.nc << " rows";
@@ -221,7 +228,7 @@ int runCheck(const Arguments& a) {
     std::cout << "  " << init.status.message << "\n";
     for (const std::string& w : init.worst_rows) std::cout << "    " << w << "\n";
   }
-  return 0;
+  return verdict();
 }
 
 /// `catena mobility FILE --t-end T`: the rank at the output times of the projected (MCS)
@@ -337,6 +344,7 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   const double statics_seconds = seconds(t0);
   const EquilibriumSummary eq = summarizeEquilibrium(m, plan, st.state);
   if (!a.terse) printStatics(std::cout, m, st, eq);
+  for (const std::string& w : st.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   // 4. Modes at the equilibrium.
   ModalResult mr;
   double modal_seconds = 0.0;

@@ -1,11 +1,15 @@
 #include "io/yaml_loader.hpp"
 
+#include <cerrno>
 #include <climits>
 #include <cmath>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <numbers>
 #include <sstream>
+#include <vector>
 
 #include "io/yaml_reader.hpp"
 #include "model/generators.hpp"
@@ -14,7 +18,7 @@
 namespace catena {
 
 InputError::InputError(std::string file, int line, int column, const std::string& message)
-    : Error(file + ":" + std::to_string(line) + ":" + std::to_string(column) +
+    : Error(file + (line > 0 ? ":" + std::to_string(line) + ":" + std::to_string(column) : "") +
             ": error: " + message),
       file_(std::move(file)),
       line_(line),
@@ -570,12 +574,48 @@ LoadedInput loadMechanismString(const std::string& text, const std::string& sour
 }
 
 LoadedInput loadMechanismFile(const std::string& path, const LoaderLimits& limits) {
+  std::error_code ec;
+  const auto status = std::filesystem::status(path, ec);
+  if (ec) throw InputError(path, 0, 0, "cannot open the file: " + ec.message());
+  if (std::filesystem::is_directory(status))
+    throw InputError(path, 0, 0, "is a directory, not a mechanism file");
+  errno = 0;
   std::ifstream file(path, std::ios::binary);
-  if (!file) throw InputError(path, 0, 0, "cannot open the file for reading");
-  std::ostringstream text;
-  text << file.rdbuf();
-  if (file.bad()) throw InputError(path, 0, 0, "cannot read the file");
-  return loadMechanismString(text.str(), path, limits);
+  if (!file)
+    throw InputError(path, 0, 0,
+                     std::string("cannot open the file for reading: ") +
+                         (errno ? std::strerror(errno) : "unknown reason"));
+  // Read in chunks up to the limit: a device such as /dev/zero never ends.
+  std::string text;
+  std::vector<char> chunk(1 << 16);
+  while (file) {
+    file.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    const std::size_t got = static_cast<std::size_t>(file.gcount());
+    if (text.size() + got > limits.max_input_bytes) {
+      throw InputError(path, 0, 0,
+                       "the input is larger than " + std::to_string(limits.max_input_bytes) +
+                           " bytes (the limit; set CATENA_MAX_INPUT_BYTES to raise it)");
+    }
+    text.append(chunk.data(), got);
+  }
+  if (file.bad())
+    throw InputError(
+        path, 0, 0,
+        std::string("cannot read the file: ") + (errno ? std::strerror(errno) : "unknown reason"));
+  return loadMechanismString(text, path, limits);
+}
+
+std::size_t defaultMaxInputBytes() {
+  constexpr std::size_t kDefault = std::size_t{256} << 20;
+  const char* env = std::getenv("CATENA_MAX_INPUT_BYTES");
+  if (!env || !*env) return kDefault;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long v = std::strtoull(env, &end, 10);
+  if (errno || *end || v == 0 || env[0] == '-')
+    throw Error(std::string("CATENA_MAX_INPUT_BYTES must be a positive integer (bytes), got '") +
+                env + "'");
+  return static_cast<std::size_t>(v);
 }
 
 }  // namespace catena

@@ -7,6 +7,7 @@
 /// Unknown keys, duplicate keys, wrong types, wrong vector lengths, NaN/Inf, unknown joint types,
 /// missing bodies or markers, duplicate names, bad masses and inertias are all such errors.
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -39,9 +40,16 @@ struct LoadedInput {
   std::vector<std::string> warnings;
 };
 
+/// The input-size limit: CATENA_MAX_INPUT_BYTES from the environment if set (a positive
+/// integer; anything else throws Error), else 256 MiB.
+std::size_t defaultMaxInputBytes();
+
 struct LoaderLimits {
   /// Largest model a generator may build from one file; the fuzzer lowers it.
   long max_generated_bodies = 20'000'000;
+  /// Largest input file, bytes: reading stops there with an error (`catena check /dev/zero`
+  /// grew by 0.7 GB/s).
+  std::size_t max_input_bytes = defaultMaxInputBytes();
 };
 
 /// Reads and validates a mechanism file. Throws InputError.
