@@ -14,10 +14,25 @@ jobs=$(nproc 2>/dev/null || echo 2)
 start=$(date +%s)
 step() { echo; echo "[catena] $* ($(( $(date +%s) - start )) s elapsed)"; }
 
+# Tests write only into build folders: a file that a run leaves in the source tree (outside
+# the ignored build*/ and out/) is a defect, and fails the suite.
+check_no_outputs_in_tree() {
+  local stray
+  stray=$(git -C "$root" status --porcelain --untracked-files=all 2>/dev/null | grep '^??' || true)
+  if [ -n "$stray" ]; then
+    echo "[catena] the tests left files in the source tree:"
+    echo "$stray"
+    return 1
+  fi
+}
+untracked_before=$(git -C "$root" status --porcelain --untracked-files=all 2>/dev/null | grep -c '^??' || true)
+
 step "1/3 Release build and ctest"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build build -j"$jobs"
 ctest --test-dir build --output-on-failure -j"$jobs"
+# Only where the tree was clean before (a developer's work in progress is not the tests' doing).
+if [ "$untracked_before" = "0" ]; then check_no_outputs_in_tree; fi
 
 if [ "${1:-}" = "--quick" ]; then exit 0; fi
 
@@ -30,5 +45,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 
 step "3/3 fuzzing the YAML loader"
 scripts/fuzz.sh "${CATENA_FUZZ_SECONDS:-60}"
+
+if [ "$untracked_before" = "0" ]; then check_no_outputs_in_tree; fi
 
 step "all tests passed"
