@@ -5,6 +5,8 @@
 #include <malloc.h>
 #endif
 
+#include <algorithm>
+
 #include "core/check.hpp"
 
 namespace catena {
@@ -18,6 +20,19 @@ namespace {
 /// enough and grows the heap again: statics of a 2e5-link chain peaked at 3.3 GB instead of
 /// 2.7 GB. glibc's defaults again, for every program that uses PETSc (results unchanged: only
 /// where blocks come from).
+/// The options in the database that nothing has read yet, as "-name".
+std::vector<std::string> optionsLeft() {
+  PetscInt n = 0;
+  char** names = nullptr;
+  char** values = nullptr;
+  if (PetscOptionsLeftGet(nullptr, &n, &names, &values) != 0) return {};
+  std::vector<std::string> out;
+  for (PetscInt k = 0; k < n; ++k)
+    out.push_back(std::string(names[k][0] == '-' ? "" : "-") + names[k]);
+  PetscOptionsLeftRestore(nullptr, &n, &names, &values);
+  return out;
+}
+
 void restoreMallocDefaults() {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_MAX, 65536);
@@ -35,6 +50,14 @@ PetscSession::PetscSession(int* argc, char*** argv) {
   CATENA_CHECK(ierr == 0, "PETSc/SLEPc initialization failed (error code " << ierr << ")");
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank_);
   MPI_Comm_size(PETSC_COMM_WORLD, &size_);
+  given_ = optionsLeft();
+}
+
+std::vector<std::string> PetscSession::unusedOptions() const {
+  std::vector<std::string> out;
+  for (const std::string& name : optionsLeft())
+    if (std::find(given_.begin(), given_.end(), name) != given_.end()) out.push_back(name);
+  return out;
 }
 
 PetscSession::~PetscSession() {
