@@ -3,8 +3,10 @@
 // Description:
 //   Thin front end to the catena library. Each subcommand reads a YAML mechanism file
 //   (docs/input-format.md), runs one analysis, prints a short table on stdout and (statics,
-//   modal) writes a JSON summary. PETSc and SLEPc options pass through (-ksp_type,
-//   -statics_pc_factor_mat_solver_type, -modal_eps_type, -modal_st_type, ...).
+//   modal) writes a JSON summary. The command line is read by drivers/options.hpp (numbers
+//   whole and in range; an option of another command refused) before any file is read.
+//   PETSc and SLEPc options pass through (-ksp_type, -statics_pc_factor_mat_solver_type,
+//   -modal_eps_type, -modal_st_type, ...); those nothing read are warned of at the end.
 //
 // Sample runs (each is a CTest regression test):
 //   catena check inputs/anchor_chain.yaml
@@ -13,6 +15,7 @@
 //   catena modal inputs/anchor_chain.yaml --modes 4 --vtk out/anchor_chain
 //   catena simulate inputs/spin_top.yaml --t-end 10   (drivers/simulate.cpp)
 //   catena mobility inputs/modified_double_four_bar.yaml
+//   catena modal --help                  (the options of one command)
 //
 // Exit status: 0 success, 1 invalid input or failed analysis (statics that did not converge,
 // modes that were not found), 2 bad command line.
@@ -24,6 +27,7 @@
 #include <iostream>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/blockwise_rank.hpp"
@@ -39,82 +43,153 @@
 #include "io/run_report.hpp"
 #include "io/vtk_writer.hpp"
 #include "io/yaml_loader.hpp"
+#include "options.hpp"
 #include "parallel/petsc_session.hpp"
 #include "simulate.hpp"
 
 namespace {
 
-constexpr const char* kUsage =
-    "usage: catena <command> [options] FILE [PETSc/SLEPc options]\n"
+constexpr const char* kUsageHead =
+    "usage: catena COMMAND [options] FILE [PETSc/SLEPc options]\n"
+    "       catena COMMAND --help     the options of COMMAND only\n"
     "\n"
-    "commands:\n"
-    "  check [--terse] FILE   validate a mechanism file; print its summary and an assembly\n"
-    "                         report (--terse: key-value lines for regression tests)\n"
-    "  statics FILE           static equilibrium (Newton with K_c); table + JSON summary\n"
-    "  modal FILE             statics, then the modes at the equilibrium\n"
-    "  simulate FILE          time integration (generalized-alpha or IDA): time history, JSON;\n"
-    "                         a `formulation: natural` FILE: IDA on its Lagrangian DAE, or\n"
-    "                         kinematics under its drivers if it has no mass\n"
-    "  mobility FILE          rank of the constraints at the initial configuration: degrees of\n"
-    "                         freedom, redundant constraint rows (QR with column pivoting;\n"
-    "                         block by block above 2000 velocity coordinates)\n"
+    "commands:\n";
+
+constexpr const char* kUsageTail =
     "\n"
-    "options of mobility:\n"
-    "  --rank-tolerance R     |R_ii| / |R_11| below R is dropped (default 1e-10)\n"
-    "  --t-end T              also along the projected (MCS) dynamics to T s: the rank at\n"
-    "                         every output time, its changes, and the singular\n"
-    "                         configurations met (dense models only)\n"
-    "  --interval H           output interval of that simulation, s (default T / 500)\n"
-    "  --margin M             a local minimum of the smallest retained |R_ii| / |R_11|\n"
-    "                         below M is examined as a singular configuration (default 0.05)\n"
-    "\n"
-    "options of statics and modal:\n"
-    "  --no-kc         leave the tangent stiffness of constraints K_c out (for comparison)\n"
-    "  --json PATH     JSON summary (default: STEM.statics.json / STEM.modal.json)\n"
-    "  --terse         print only machine-comparable lines (regression tests)\n"
-    "options of modal:\n"
-    "  --modes K       number of modes (default 4)\n"
-    "  --target F      undamped: modes nearest F Hz (default 0: the lowest)\n"
-    "  --damped        use the first-order (damped) formulation even if D = 0\n"
-    "  --vtk DIR       write ParaView animations of the mode shapes (DIR/STEM_mode_K.pvd)\n"
-    "options of mobility:\n"
-    "  --rank-tolerance T  relative threshold on |R_ii| (default 1e-10)\n"
-    "  --json PATH     JSON summary (default: STEM.mobility.json)\n"
-    "  --terse         key-value lines (regression tests)\n"
-    "options of simulate:\n"
-    "  --integrator I         gen-alpha (default; index 3, Lie group, error control) or ida\n"
-    "  --formulation F        ida: index2 (GGL, default), index1 (with projection), index3\n"
-    "  --formulation mcs      minimal coordinates by QR projection of C_q^T (Maggi-Kane), ARKODE\n"
-    "                         Dormand-Prince 5(4) (--rtol --atol; --fixed-step: steps of --dt)\n"
-    "  --continuation on|off  mcs: continue the tangent basis T from step to step (default on)\n"
-    "                         or refactor it at every step (the traditional QR projection)\n"
-    "  --continuation-map M   mcs: exponential (default), cayley, or projection (Procrustes\n"
-    "                         step alone)\n"
-    "  --align-basis          mcs: the first column of T along the initial velocity\n"
-    "  --rank-tolerance T     mcs: relative threshold on |R_ii| (default 1e-10)\n"
-    "  --mcs-csv PATH         mcs: t, rank, flips, q', q, diag R1, T (default STEM.mcs.csv)\n"
-    "  --rtol R --atol A      ida: error-test tolerances (default 1e-6, 1e-8)\n"
-    "  --t-end T              duration, s (default 1)\n"
-    "  --dt H                 gen-alpha: the largest step, s (default 1e-2); with --fixed-step\n"
-    "                         the step (cut and regrown only if Newton fails)\n"
-    "  --output-interval DT   s between output rows (default max(dt, t-end / 1000))\n"
-    "  --rho-inf R            spectral radius at infinity, in [0, 1) (default 0.5)\n"
-    "  --tolerance E          gen-alpha: local error per step, as a displacement relative to\n"
-    "                         the mechanism's size (default 1e-5)\n"
-    "  --fixed-step           gen-alpha: no error control, the step --dt throughout\n"
-    "  --newton-tolerance N   gen-alpha: Newton's tolerance (default 0: a hundredth of\n"
-    "                         --tolerance, at least 1e-10)\n"
-    "  --full-newton          gen-alpha: a new iteration matrix at every Newton iteration\n"
-    "                         (default: modified Newton, the factorization kept while it works)\n"
-    "  --linear-solver S      ida: klu (default) or petsc (PETSc KSP/PC under -ida_)\n"
-    "  --no-kc                leave K_c out of the iteration matrix (for comparison)\n"
-    "  --csv PATH             time history (default STEM.trajectory.csv; *.bin: binary)\n"
-    "  --bodies A,B  --joints J,K   columns (default: all bodies of small models, joints to\n"
-    "                         the ground)\n"
-    "  --json PATH            summary (default STEM.simulate.json)\n"
-    "  --vtk DIR              ParaView series DIR/STEM.pvd\n"
-    "\n"
-    "Input format: docs/input-format.md. Units: SI.\n";
+    "Single-dash options go to PETSc/SLEPc (statics, modal, simulate); one that nothing used is\n"
+    "warned of at the end of the run. Input format: docs/input-format.md. Units: SI.\n";
+
+/// A command of `catena`: its name, what it does, its options in the usage text and as the
+/// parser checks them.
+struct Command {
+  const char* name;
+  const char* summary;  ///< lines of the usage's list of commands
+  const char* usage;
+  std::vector<catena::cli::OptionSpec> options;
+};
+
+const std::vector<Command>& commands() {
+  static const std::vector<Command> list = {
+      {"check",
+       "  check [--terse] FILE   validate a mechanism file; print its summary and an assembly\n"
+       "                         report (--terse: key-value lines for regression tests)\n",
+       "  --terse                key-value lines (regression tests)\n",
+       {{"--terse"}}},
+      {"statics",
+       "  statics FILE           static equilibrium (Newton with K_c); table + JSON summary\n",
+       "  --no-kc                leave the tangent stiffness of constraints K_c out (for\n"
+       "                         comparison)\n"
+       "  --json PATH            JSON summary (default: STEM.statics.json)\n"
+       "  --terse                print only machine-comparable lines (regression tests)\n",
+       {{"--no-kc"}, {"--json", true}, {"--terse"}}},
+      {"modal",
+       "  modal FILE             statics, then the modes at the equilibrium\n",
+       "  --modes K              number of modes, >= 1 (default 4)\n"
+       "  --target F             undamped: modes nearest F >= 0 Hz (default 0: the lowest)\n"
+       "  --damped               use the first-order (damped) formulation even if D = 0\n"
+       "  --vtk DIR              write ParaView animations of the mode shapes\n"
+       "                         (DIR/STEM_mode_K.pvd)\n"
+       "  --no-kc                leave the tangent stiffness of constraints K_c out (for\n"
+       "                         comparison)\n"
+       "  --json PATH            JSON summary (default: STEM.modal.json)\n"
+       "  --terse                print only machine-comparable lines (regression tests)\n",
+       {{"--modes", true},
+        {"--target", true},
+        {"--damped"},
+        {"--vtk", true},
+        {"--no-kc"},
+        {"--json", true},
+        {"--terse"}}},
+      {"simulate",
+       "  simulate FILE          time integration (generalized-alpha or IDA): time history, JSON;\n"
+       "                         a `formulation: natural` FILE: IDA on its Lagrangian DAE, or\n"
+       "                         kinematics under its drivers if it has no mass\n",
+       "  --integrator I         gen-alpha (default; index 3, Lie group, error control) or ida\n"
+       "  --formulation F        ida: index2 (GGL, default), index1 (with projection), index3\n"
+       "  --formulation mcs      minimal coordinates by QR projection of C_q^T (Maggi-Kane),\n"
+       "                         ARKODE Dormand-Prince 5(4) (--rtol --atol; --fixed-step: steps\n"
+       "                         of --dt)\n"
+       "  --continuation on|off  mcs: continue the tangent basis T from step to step (default\n"
+       "                         on) or refactor it at every step (the traditional QR projection)\n"
+       "  --continuation-map M   mcs: exponential (default), cayley, or projection (Procrustes\n"
+       "                         step alone)\n"
+       "  --align-basis          mcs: the first column of T along the initial velocity\n"
+       "  --rank-tolerance T     mcs: relative threshold on |R_ii|, in (0, 1) (default 1e-10)\n"
+       "  --mcs-csv PATH         mcs: t, rank, flips, q', q, diag R1, T (default STEM.mcs.csv)\n"
+       "  --rtol R --atol A      ida, mcs: error-test tolerances, > 0 (default 1e-6, 1e-8)\n"
+       "  --t-end T              duration, > 0 s (default 1)\n"
+       "  --dt H                 gen-alpha: the largest step, > 0 s (default 1e-2); with\n"
+       "                         --fixed-step the step (cut and regrown only if Newton fails)\n"
+       "  --output-interval DT   s between output rows, > 0 (default max(dt, t-end / 1000))\n"
+       "  --rho-inf R            spectral radius at infinity, in [0, 1) (default 0.5)\n"
+       "  --tolerance E          gen-alpha: local error per step, as a displacement relative to\n"
+       "                         the mechanism's size, > 0 (default 1e-5)\n"
+       "  --fixed-step           gen-alpha: no error control, the step --dt throughout\n"
+       "  --newton-tolerance N   gen-alpha: Newton's tolerance, >= 0 (default 0: a hundredth of\n"
+       "                         --tolerance, at least 1e-10)\n"
+       "  --full-newton          gen-alpha: a new iteration matrix at every Newton iteration\n"
+       "                         (default: modified Newton, the factorization kept while it\n"
+       "                         works)\n"
+       "  --linear-solver S      ida: klu (default) or petsc (PETSc KSP/PC under -ida_)\n"
+       "  --no-kc                leave K_c out of the iteration matrix (for comparison)\n"
+       "  --csv PATH             time history (default STEM.trajectory.csv; *.bin: binary)\n"
+       "  --bodies A,B  --joints J,K   columns (default: all bodies of small models, joints to\n"
+       "                         the ground)\n"
+       "  --json PATH            summary (default STEM.simulate.json)\n"
+       "  --vtk DIR              ParaView series DIR/STEM.pvd\n"
+       "  --terse                key-value lines (regression tests)\n"
+       "  A `formulation: natural` FILE takes --t-end --output-interval --rtol --atol\n"
+       "  --formulation index2|index3 --integrator ida --csv --json --terse.\n",
+       simulateOptions()},
+      {"mobility",
+       "  mobility FILE          rank of the constraints at the initial configuration: degrees of\n"
+       "                         freedom, redundant constraint rows (QR with column pivoting;\n"
+       "                         block by block above 2000 velocity coordinates)\n",
+       "  --rank-tolerance R     |R_ii| / |R_11| below R is dropped, in (0, 1) (default 1e-10)\n"
+       "  --json PATH            JSON summary (default: STEM.mobility.json)\n"
+       "  --terse                key-value lines (regression tests)\n"
+       "  --t-end T              also along the projected (MCS) dynamics to T > 0 s: the rank\n"
+       "                         at every output time, its changes, and the singular\n"
+       "                         configurations met (dense models only)\n"
+       "  --interval H           output interval of that simulation, > 0 s (default T / 500)\n"
+       "  --margin M             a local minimum of the smallest retained |R_ii| / |R_11|\n"
+       "                         below M > 0 is examined as a singular configuration (default\n"
+       "                         0.05)\n",
+       {{"--rank-tolerance", true},
+        {"--json", true},
+        {"--terse"},
+        {"--t-end", true},
+        {"--interval", true},
+        {"--margin", true}}},
+  };
+  return list;
+}
+
+const Command* findCommand(std::string_view name) {
+  for (const Command& c : commands())
+    if (name == c.name) return &c;
+  return nullptr;
+}
+
+/// `catena --help`: every command and all their options.
+void printUsage(std::ostream& os) {
+  os << kUsageHead;
+  for (const Command& c : commands()) os << c.summary;
+  for (const Command& c : commands()) os << "\noptions of " << c.name << ":\n" << c.usage;
+  os << kUsageTail;
+}
+
+/// `catena COMMAND --help`: that command's options only.
+void printUsage(std::ostream& os, const Command& c) {
+  os << "usage: catena " << c.name << " [options] FILE"
+     << (std::string_view(c.name) == "check" || std::string_view(c.name) == "mobility"
+             ? ""
+             : " [PETSc/SLEPc options]")
+     << "\n\n"
+     << c.summary << "\noptions:\n"
+     << c.usage << "\nInput format: docs/input-format.md. Units: SI.\n";
+}
 
 struct Arguments {
   std::string command, file, json, vtk;
@@ -123,72 +198,40 @@ struct Arguments {
   double target = 0.0;
   double rank_tolerance = catena::kDefaultRankTolerance;
   double t_end = 0.0, interval = 0.0, margin = 0.05;  ///< mobility along a simulation; s, s, -
-  std::vector<char*> petsc;  ///< argv for PETSc: program name plus the unrecognized options
+  catena::cli::CommandLine line;                      ///< as parsed; line.petsc: argv for PETSc
 };
 
-/// Our options are parsed here; anything else that starts with '-' goes to PETSc/SLEPc.
-bool parse(int argc, char** argv, Arguments& a) {
-  a.command = argv[1];
-  a.petsc.push_back(argv[0]);
-  for (int i = 2; i < argc; ++i) {
-    const std::string s = argv[i];
-    auto next = [&]() -> const char* { return i + 1 < argc ? argv[++i] : nullptr; };
-    if (s == "--terse") {
-      a.terse = true;
-    } else if (s == "--no-kc") {
-      a.no_kc = true;
-    } else if (s == "--damped") {
-      a.damped = true;
-    } else if (s == "--json" || s == "--vtk" || s == "--modes" || s == "--target" ||
-               s == "--rank-tolerance" || s == "--t-end" || s == "--interval" || s == "--margin") {
-      const char* v = next();
-      if (!v) {
-        std::cerr << "catena: " << s << " needs a value\n";
-        return false;
-      }
-      try {
-        if (s == "--json") a.json = v;
-        if (s == "--vtk") a.vtk = v;
-        if (s == "--modes") a.modes = std::stoi(v);
-        if (s == "--target") a.target = std::stod(v);
-        if (s == "--rank-tolerance") a.rank_tolerance = std::stod(v);
-        if (s == "--t-end") a.t_end = std::stod(v);
-        if (s == "--interval") a.interval = std::stod(v);
-        if (s == "--margin") a.margin = std::stod(v);
-      } catch (const std::exception&) {
-        std::cerr << "catena: " << s << " expects a number, got '" << v << "'\n";
-        return false;
-      }
-      if (s == "--modes" && a.modes < 1) {
-        std::cerr << "catena: --modes must be at least 1\n";
-        return false;
-      }
-      if ((s == "--t-end" || s == "--interval" || s == "--margin") && !(std::stod(v) > 0.0)) {
-        std::cerr << "catena: " << s << " must be positive, got " << v << "\n";
-        return false;
-      }
-      if (s == "--rank-tolerance" && !(a.rank_tolerance > 0.0 && a.rank_tolerance < 1.0)) {
-        std::cerr << "catena: --rank-tolerance must be in (0, 1), got " << v << "\n";
-        return false;
-      }
-    } else if (s.size() > 1 && s[0] == '-' && s[1] != '-') {
-      a.petsc.push_back(argv[i]);  // a PETSc option; its value (if any) follows
-      if (i + 1 < argc && argv[i + 1][0] != '-') a.petsc.push_back(argv[++i]);
-    } else if (s.rfind("--", 0) == 0) {
-      std::cerr << "catena: unknown option '" << s << "'\n";
-      return false;
-    } else if (a.file.empty()) {
-      a.file = s;
-    } else {
-      std::cerr << "catena: more than one FILE ('" << a.file << "', '" << s << "')\n";
-      return false;
-    }
+/// The settings of check, statics, modal and mobility from their parsed command line; throws
+/// cli::UsageError for a bad value.
+Arguments readArguments(const std::string& command, catena::cli::CommandLine line) {
+  using catena::cli::parseInteger;
+  using catena::cli::parseReal;
+  using catena::cli::RealRange;
+  using catena::cli::UsageError;
+  Arguments a;
+  a.command = command;
+  for (const auto& [option, value] : line.options) {
+    if (option == "--terse") a.terse = true;
+    if (option == "--no-kc") a.no_kc = true;
+    if (option == "--damped") a.damped = true;
+    if (option == "--json") a.json = value;
+    if (option == "--vtk") a.vtk = value;
+    if (option == "--modes") a.modes = static_cast<int>(parseInteger(option, value, 1, 1000000));
+    if (option == "--target") a.target = parseReal(option, value, RealRange::atLeast(0.0, "Hz"));
+    if (option == "--rank-tolerance")
+      a.rank_tolerance = parseReal(option, value, RealRange::open(0.0, 1.0));
+    if (option == "--t-end") a.t_end = parseReal(option, value, RealRange::greaterThan(0.0, "s"));
+    if (option == "--interval")
+      a.interval = parseReal(option, value, RealRange::greaterThan(0.0, "s"));
+    if (option == "--margin") a.margin = parseReal(option, value, RealRange::greaterThan(0.0));
   }
-  if (a.file.empty()) {
-    std::cerr << "catena " << a.command << ": expected a FILE\n";
-    return false;
-  }
-  return true;
+  if (line.arguments.empty()) throw UsageError("expected a FILE");
+  if (line.arguments.size() > 1)
+    throw UsageError("more than one FILE ('" + line.arguments[0] + "', '" + line.arguments[1] +
+                     "')");
+  a.file = line.arguments[0];
+  a.line = std::move(line);
+  return a;
 }
 
 double seconds(std::chrono::steady_clock::time_point t0) {
@@ -327,10 +370,10 @@ int runMobility(const Arguments& a) {
 int runStaticsAndModes(Arguments& a, bool modal) {
   using namespace catena;
   // 1. PETSc/SLEPc with the pass-through options.
-  int pargc = static_cast<int>(a.petsc.size());
-  a.petsc.push_back(nullptr);  // argv[argc] == NULL: MPI_Init walks argv to it (-log_view crashed)
-  char** pargv = a.petsc.data();
+  int pargc = a.line.petscArgc();
+  char** pargv = a.line.petsc.data();
   PetscSession session(&pargc, &pargv);
+  const cli::UnusedPetscOptionsWarning warn("catena", [&] { return session.unusedOptions(); });
   // 2. Read the model.
   LoadedInput input = loadMechanismFile(a.file);
   for (const std::string& w : input.warnings) std::cerr << w << "\n";
@@ -392,11 +435,16 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   return 0;
 }
 
-/// Runs a command; a catena::Error (bad input, failed I/O) is a message and exit status 1.
-template <typename Command>
-int guarded(Command&& command) {
+/// Runs a command: a bad option value found late (cli::UsageError) is a message and exit status
+/// 2; a catena::Error (bad input, failed I/O) a message and exit status 1.
+template <typename Run>
+int guarded(const std::string& command, Run&& run) {
   try {
-    return command();
+    return run();
+  } catch (const catena::cli::UsageError& e) {
+    std::cerr << "catena " << command << ": " << e.what() << " (see catena " << command
+              << " --help)\n";
+    return 2;
   } catch (const catena::Error& e) {
     std::cerr << e.what() << "\n";
     return 1;
@@ -410,23 +458,35 @@ int guarded(Command&& command) {
 
 int main(int argc, char** argv) {
   if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
-    std::cout << kUsage;
+    printUsage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 2 : 0;
   }
-  Arguments a;
   const std::string command = argv[1];
-  if (command == "simulate") return guarded([&] { return runSimulate(argc, argv); });
-  if (command != "check" && command != "statics" && command != "modal" && command != "mobility") {
-    std::cerr << "catena: unknown command '" << command << "'\n\n" << kUsage;
+  const Command* c = findCommand(command);
+  if (!c) {
+    std::cerr << "catena: unknown command '" << command << "'\n\n";
+    printUsage(std::cerr);
     return 2;
   }
-  if (!parse(argc, argv, a)) {
-    std::cerr << "\n" << kUsage;
-    return 2;
-  }
-  return guarded([&] {
-    if (command == "check") return runCheck(a);
-    if (command == "mobility") return runMobility(a);
+  // The command line is checked whole (cli::UsageError, exit status 2) before any file is read
+  // or PETSc starts; simulate reads its own options' values first thing too.
+  std::vector<catena::cli::CommandSpec> program;
+  for (const Command& k : commands()) program.push_back({k.name, k.options});
+  return guarded(command, [&] {
+    const catena::cli::CommandLine line =
+        catena::cli::parseCommandLine(argc, argv, 2, command, program);
+    if (line.help) {
+      printUsage(std::cout, *c);
+      return 0;
+    }
+    if (command == "simulate") return runSimulate(line);
+    Arguments a = readArguments(command, line);
+    if (command == "check" || command == "mobility") {
+      // Neither starts PETSc: every option passed through is unused.
+      const catena::cli::UnusedPetscOptionsWarning warn("catena",
+                                                        [&] { return line.petscOptions(); });
+      return command == "check" ? runCheck(a) : runMobility(a);
+    }
     return runStaticsAndModes(a, command == "modal");
   });
 }

@@ -59,7 +59,7 @@ struct SimulateArguments {
   double t_end = 1.0, dt = 1e-2, output_interval = -1.0, rho_inf = 0.5, rtol = 1e-6, atol = 1e-8,
          tolerance = 1e-5, newton_tolerance = 0.0;
   bool no_kc = false, terse = false, fixed_step = false, full_newton = false;
-  std::vector<char*> petsc;
+  const cli::CommandLine* line = nullptr;  ///< as parsed; line->petsc: argv for PETSc
   // --formulation mcs (analysis/mcs_dynamics.hpp), and which options were given explicitly.
   std::string continuation = "on", continuation_map = "exponential", mcs_csv;
   double rank_tolerance = kDefaultRankTolerance;
@@ -68,82 +68,57 @@ struct SimulateArguments {
   std::vector<std::string> given;  ///< every option on the command line
 };
 
-bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
-  a.petsc.push_back(argv[0]);
-  for (int i = 2; i < argc; ++i) {
-    const std::string s = argv[i];
-    if (s.rfind("--", 0) == 0) a.given.push_back(s);
-    const bool takes_value =
-        s == "--t-end" || s == "--dt" || s == "--output-interval" || s == "--rho-inf" ||
-        s == "--csv" || s == "--json" || s == "--vtk" || s == "--bodies" || s == "--joints" ||
-        s == "--integrator" || s == "--formulation" || s == "--rtol" || s == "--atol" ||
-        s == "--tolerance" || s == "--newton-tolerance" || s == "--linear-solver" ||
-        s == "--continuation" || s == "--continuation-map" || s == "--mcs-csv" ||
-        s == "--rank-tolerance";
-    if (takes_value) {
-      if (i + 1 >= argc) {
-        std::cerr << "catena simulate: " << s << " needs a value\n";
-        return false;
-      }
-      const std::string v = argv[++i];
-      try {
-        if (s == "--t-end") a.t_end = std::stod(v);
-        if (s == "--dt") a.dt = std::stod(v);
-        if (s == "--output-interval") a.output_interval = std::stod(v);
-        if (s == "--rho-inf") a.rho_inf = std::stod(v);
-        if (s == "--rtol") a.rtol = std::stod(v);
-        if (s == "--atol") a.atol = std::stod(v);
-        if (s == "--tolerance") a.tolerance = std::stod(v);
-        if (s == "--newton-tolerance") a.newton_tolerance = std::stod(v);
-        if (s == "--rank-tolerance") a.rank_tolerance = std::stod(v);
-      } catch (const std::exception&) {
-        std::cerr << "catena simulate: " << s << " expects a number, got '" << v << "'\n";
-        return false;
-      }
-      if (s == "--csv") a.csv = v;
-      if (s == "--json") a.json = v;
-      if (s == "--vtk") a.vtk = v;
-      if (s == "--bodies") a.bodies = v;
-      if (s == "--joints") a.joints = v;
-      if (s == "--integrator") a.integrator = v;
-      if (s == "--formulation") a.formulation = v;
-      if (s == "--linear-solver") a.linear_solver = v;
-      if (s == "--continuation") a.continuation = v;
-      if (s == "--continuation-map") a.continuation_map = v;
-      if (s == "--mcs-csv") a.mcs_csv = v;
-      a.integrator_given |= s == "--integrator";
-      a.linear_solver_given |= s == "--linear-solver";
-      a.mcs_option_given |= s == "--continuation" || s == "--continuation-map" ||
-                            s == "--mcs-csv" || s == "--rank-tolerance";
-    } else if (s == "--align-basis") {
-      a.align_basis = a.mcs_option_given = true;
-    } else if (s == "--no-kc") {
-      a.no_kc = true;
-    } else if (s == "--fixed-step") {
-      a.fixed_step = true;
-    } else if (s == "--full-newton") {
-      a.full_newton = true;
-    } else if (s == "--terse") {
-      a.terse = true;
-    } else if (s.size() > 1 && s[0] == '-' && s[1] != '-') {
-      a.petsc.push_back(argv[i]);
-      if (i + 1 < argc && argv[i + 1][0] != '-') a.petsc.push_back(argv[++i]);
-    } else if (s.rfind("--", 0) == 0) {
-      std::cerr << "catena simulate: unknown option '" << s << "'\n";
-      return false;
-    } else if (a.file.empty()) {
-      a.file = s;
-    } else {
-      std::cerr << "catena simulate: more than one FILE\n";
-      return false;
-    }
+/// The settings from the parsed command line; throws cli::UsageError for a bad value or a
+/// combination that does not go together.
+SimulateArguments readSimulate(const cli::CommandLine& line) {
+  using cli::parseReal;
+  using cli::RealRange;
+  SimulateArguments a;
+  a.line = &line;
+  const RealRange seconds = RealRange::greaterThan(0.0, "s");
+  const RealRange positive = RealRange::greaterThan(0.0);
+  for (const auto& [s, v] : line.options) {
+    a.given.push_back(s);
+    if (s == "--t-end") a.t_end = parseReal(s, v, seconds);
+    if (s == "--dt") a.dt = parseReal(s, v, seconds);
+    if (s == "--output-interval") a.output_interval = parseReal(s, v, seconds);
+    if (s == "--rho-inf")
+      a.rho_inf =
+          parseReal(s, v, RealRange::closedOpen(0.0, 1.0, "at 1 the index-3 scheme diverges"));
+    if (s == "--rtol") a.rtol = parseReal(s, v, positive);
+    if (s == "--atol") a.atol = parseReal(s, v, positive);
+    if (s == "--tolerance")
+      a.tolerance =
+          parseReal(s, v, RealRange::greaterThan(0.0, {}, "--fixed-step: no error control"));
+    if (s == "--newton-tolerance")
+      a.newton_tolerance =
+          parseReal(s, v, RealRange::atLeast(0.0, {}, "0: a hundredth of --tolerance"));
+    if (s == "--rank-tolerance") a.rank_tolerance = parseReal(s, v, RealRange::open(0.0, 1.0));
+    if (s == "--csv") a.csv = v;
+    if (s == "--json") a.json = v;
+    if (s == "--vtk") a.vtk = v;
+    if (s == "--bodies") a.bodies = v;
+    if (s == "--joints") a.joints = v;
+    if (s == "--integrator") a.integrator = v;
+    if (s == "--formulation") a.formulation = v;
+    if (s == "--linear-solver") a.linear_solver = v;
+    if (s == "--continuation") a.continuation = v;
+    if (s == "--continuation-map") a.continuation_map = v;
+    if (s == "--mcs-csv") a.mcs_csv = v;
+    if (s == "--align-basis") a.align_basis = true;
+    if (s == "--no-kc") a.no_kc = true;
+    if (s == "--fixed-step") a.fixed_step = true;
+    if (s == "--full-newton") a.full_newton = true;
+    if (s == "--terse") a.terse = true;
+    a.integrator_given |= s == "--integrator";
+    a.linear_solver_given |= s == "--linear-solver";
+    a.mcs_option_given |= s == "--continuation" || s == "--continuation-map" || s == "--mcs-csv" ||
+                          s == "--rank-tolerance" || s == "--align-basis";
   }
+  if (line.arguments.size() > 1) throw cli::UsageError("more than one FILE");
+  if (!line.arguments.empty()) a.file = line.arguments[0];
   std::string problem;
   if (a.file.empty()) problem = "expected a FILE";
-  if (!(a.t_end > 0.0)) problem = "--t-end must be positive";
-  if (!(a.dt > 0.0)) problem = "--dt must be positive";
-  if (!(a.rho_inf >= 0.0 && a.rho_inf < 1.0))
-    problem = "--rho-inf must be in [0, 1) (at 1 the index-3 scheme diverges)";
   if (a.integrator != "gen-alpha" && a.integrator != "ida")
     problem = "--integrator must be gen-alpha or ida, got '" + a.integrator + "'";
   if (a.formulation != "index3" && a.formulation != "index2" && a.formulation != "index1" &&
@@ -166,20 +141,10 @@ bool parseSimulate(int argc, char** argv, SimulateArguments& a) {
       a.continuation_map != "projection")
     problem = "--continuation-map must be exponential, cayley or projection, got '" +
               a.continuation_map + "'";
-  if (!(a.rank_tolerance > 0.0 && a.rank_tolerance < 1.0))
-    problem = "--rank-tolerance must be in (0, 1)";
   if (a.linear_solver != "klu" && a.linear_solver != "petsc")
     problem = "--linear-solver must be klu or petsc, got '" + a.linear_solver + "'";
-  if (!(a.rtol > 0.0 && a.atol > 0.0)) problem = "--rtol and --atol must be positive";
-  if (!(a.newton_tolerance >= 0.0))
-    problem = "--newton-tolerance must be >= 0 (0: a hundredth of --tolerance)";
-  if (!(a.tolerance > 0.0))
-    problem = "--tolerance must be positive (--fixed-step: no error control)";
-  if (!problem.empty()) {
-    std::cerr << "catena simulate: " << problem << "\n";
-    return false;
-  }
-  return true;
+  if (!problem.empty()) throw cli::UsageError(problem);
+  return a;
 }
 
 bool given(const SimulateArguments& a, const std::string& option) {
@@ -220,6 +185,8 @@ int runNatural(const SimulateArguments& a) {
   o.rtol = a.rtol;
   o.atol = a.atol;
   o.terse = a.terse;
+  // The natural-coordinates runs do not start PETSc: every option passed through is unused.
+  const cli::UnusedPetscOptionsWarning warn("catena", [&] { return a.line->petscOptions(); });
   return runSimulateNatural(o);
 }
 
@@ -342,15 +309,43 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
 
 }  // namespace
 
-int runSimulate(int argc, char** argv) {
-  SimulateArguments a;
-  if (!parseSimulate(argc, argv, a)) return 2;
+std::vector<cli::OptionSpec> simulateOptions() {
+  std::vector<cli::OptionSpec> o;
+  for (const char* name : {"--t-end",
+                           "--dt",
+                           "--output-interval",
+                           "--rho-inf",
+                           "--csv",
+                           "--json",
+                           "--vtk",
+                           "--bodies",
+                           "--joints",
+                           "--integrator",
+                           "--formulation",
+                           "--rtol",
+                           "--atol",
+                           "--tolerance",
+                           "--newton-tolerance",
+                           "--linear-solver",
+                           "--continuation",
+                           "--continuation-map",
+                           "--mcs-csv",
+                           "--rank-tolerance"})
+    o.push_back({name, true});
+  for (const char* name : {"--align-basis", "--no-kc", "--fixed-step", "--full-newton", "--terse"})
+    o.push_back({name, false});
+  return o;
+}
+
+int runSimulate(const cli::CommandLine& line) {
+  SimulateArguments a = readSimulate(line);
   if (natural::declaresNaturalFormulation(a.file)) return runNatural(a);
   if (a.output_interval <= 0.0) a.output_interval = std::max(a.dt, a.t_end / 1000.0);
-  int pargc = static_cast<int>(a.petsc.size());
-  a.petsc.push_back(nullptr);  // argv[argc] == NULL: MPI_Init walks argv to it (-log_view crashed)
-  char** pargv = a.petsc.data();
+  std::vector<char*> petsc = line.petsc;  // PETSc may reorder its argv
+  int pargc = line.petscArgc();
+  char** pargv = petsc.data();
   PetscSession session(&pargc, &pargv);
+  const cli::UnusedPetscOptionsWarning warn("catena", [&] { return session.unusedOptions(); });
 
   // 1. Model and a consistent initial state.
   LoadedInput input = loadMechanismFile(a.file);

@@ -1,9 +1,17 @@
 #pragma once
-// `catena simulate FILE [options]`: argv as given to main (argv[1] == "simulate"). Returns the
-// exit status: 0 success, 1 failed run or invalid input, 2 bad command line.
-int runSimulate(int argc, char** argv);
-
 #include <string>
+#include <vector>
+
+#include "options.hpp"
+
+/// The options of `catena simulate` (the usage text is drivers/catena.cpp's).
+std::vector<catena::cli::OptionSpec> simulateOptions();
+
+/// `catena simulate FILE [options]` from its parsed command line (cli::parseCommandLine with
+/// simulateOptions()). Returns the exit status: 0 success, 1 failed run or invalid input, 2 bad
+/// command line for the natural-coordinates runs; throws cli::UsageError for a bad option value
+/// or combination, before reading any file.
+int runSimulate(const catena::cli::CommandLine& line);
 
 /// `catena simulate` on a `formulation: natural` input (simulate_natural.cpp): IDA on the
 /// Lagrangian facility's DAE, or a kinematic run under the problem's drivers when nothing in the
