@@ -50,6 +50,7 @@
 #include <numbers>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "analysis/reactions.hpp"
@@ -59,6 +60,7 @@
 #include "io/scaling_study.hpp"
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"
+#include "options.hpp"
 #include "parallel/distributed_dynamics.hpp"
 #include "parallel/distributed_modal.hpp"
 #include "parallel/distributed_statics.hpp"
@@ -80,8 +82,9 @@ constexpr const char* kUsage =
     "  --family chain|lattice     model family: the catenary chain (contiguous ranges of\n"
     "                             links per rank) or the four-bar lattice (graph partition,\n"
     "                             PT-Scotch)\n"
-    "  --sizes N,N,...            chain: links (even, >= 2); lattice: K for K x K cells\n"
-    "                             (2 K (3 K + 1) constraints), K >= 1\n"
+    "  --sizes N,N,...            chain: links, even, 2 .. 10^8 (its 10 N unknowns are\n"
+    "                             numbered by 32-bit integers); lattice: K for K x K cells\n"
+    "                             (2 K (3 K + 1) constraints), 1 .. 20000\n"
     "  --analysis statics|modal|dynamics\n"
     "                             analysis; modal: statics, then the lowest undamped modes\n"
     "                             at the equilibrium; dynamics: released at rest (the chain\n"
@@ -121,105 +124,72 @@ struct Options {
   int stop_after_segments = -1;
 };
 
-/// Throws catena::Error for bad options; PETSc options (one dash) and their values are skipped.
-Options parseOptions(int argc, char** argv) {
+/// The options of catena-scale (the parser's table; kUsage describes them).
+const std::vector<cli::CommandSpec>& program() {
+  static const std::vector<cli::CommandSpec> p = [] {
+    cli::CommandSpec c{"catena-scale", {}};
+    for (const char* name :
+         {"--study", "--family", "--sizes", "--analysis", "--modes", "--t-end", "--rtol",
+          "--segment", "--linear-solver", "--repeats", "--json", "--checkpoint",
+          "--checkpoint-interval", "--stop-after", "--stop-after-segments"})
+      c.options.push_back({name, true});
+    for (const char* name : {"--reproducible", "--restart"}) c.options.push_back({name, false});
+    return std::vector<cli::CommandSpec>{c};
+  }();
+  return p;
+}
+
+/// The study from the parsed command line: the study file's settings (--study), overridden by
+/// the options given. Throws cli::UsageError for a bad option value, catena::Error for a bad
+/// study file or combination of settings.
+Options readOptions(const cli::CommandLine& line) {
+  using cli::parseInteger;
+  using cli::parseReal;
+  using cli::RealRange;
+  if (!line.arguments.empty())
+    throw cli::UsageError("unexpected argument '" + line.arguments[0] + "'");
   Options o;
-  bool reproducible = false;
-  std::vector<std::pair<std::string, std::string>> given;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--help") throw std::string(kUsage);
-    if (a == "--restart") {
-      o.restart = true;
-      continue;
-    }
-    if (a == "--reproducible") {
-      reproducible = true;
-      continue;
-    }
-    if (a.rfind("--", 0) == 0) {
-      CATENA_CHECK(i + 1 < argc, a << ": expected a value");
-      given.emplace_back(a, argv[++i]);
-      continue;
-    }
-    CATENA_CHECK(a.size() > 1 && a[0] == '-', "unexpected argument '" << a << "' (see --help)");
-    if (i + 1 < argc && argv[i + 1][0] != '-') ++i;  // a PETSc option's value
-  }
-  for (const auto& [k, v] : given)
+  for (const auto& [k, v] : line.options)
     if (k == "--study") o.study = readScalingStudy(v);
-  auto integer = [](const std::string& k, const std::string& v) {
-    std::size_t used = 0;
-    int n = -1;
-    try {
-      n = std::stoi(v, &used);
-    } catch (const std::exception&) {
-      used = 0;
+  for (const auto& [k, v] : line.options) {
+    if (k == "--family") o.study.family = v;
+    if (k == "--sizes") {
+      o.study.sizes.clear();
+      for (long long n : cli::parseIntegerList(k, v, 1, kMaxChainLinks)) o.study.sizes.push_back(n);
     }
-    CATENA_CHECK(used == v.size() && n >= 0, k << ": expected an integer >= 0, got '" << v << "'");
-    return n;
-  };
-  auto seconds = [](const std::string& k, const std::string& v) {
-    std::size_t used = 0;
-    double x = -1.0;
-    try {
-      x = std::stod(v, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    CATENA_CHECK(used == v.size() && x >= 0.0, k << ": expected seconds >= 0, got '" << v << "'");
-    return x;
-  };
-  auto number = [](const std::string& k, const std::string& v) {
-    std::size_t used = 0;
-    double x = 0.0;
-    try {
-      x = std::stod(v, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    CATENA_CHECK(used == v.size() && used > 0, k << ": expected a number, got '" << v << "'");
-    return x;
-  };
-  for (const auto& [k, v] : given) {
-    if (k == "--study") continue;
-    if (k == "--family")
-      o.study.family = v;
-    else if (k == "--sizes")
-      o.study.sizes = parseSizes(v);
-    else if (k == "--analysis")
-      o.study.analysis = v;
-    else if (k == "--repeats")
-      o.study.repeats = integer(k, v);
-    else if (k == "--json")
-      o.study.json = v;
-    else if (k == "--checkpoint")
-      o.study.checkpoint = v;
-    else if (k == "--checkpoint-interval")
-      o.study.checkpoint_interval = seconds(k, v);
-    else if (k == "--stop-after")
-      o.stop_after = integer(k, v);
-    else if (k == "--stop-after-segments")
-      o.stop_after_segments = integer(k, v);
-    else if (k == "--segment")
-      o.study.segment = seconds(k, v);
-    else if (k == "--modes")
-      o.study.modes = integer(k, v);
-    else if (k == "--t-end")
-      o.study.t_end = number(k, v);
-    else if (k == "--rtol")
-      o.study.rtol = number(k, v);
-    else if (k == "--linear-solver")
-      o.study.linear_solver = v;
-    else
-      CATENA_CHECK(false, "unknown option '" << k << "' (see --help)");
+    if (k == "--analysis") o.study.analysis = v;
+    if (k == "--repeats") o.study.repeats = static_cast<int>(parseInteger(k, v, 1, 1000000));
+    if (k == "--json") o.study.json = v;
+    if (k == "--checkpoint") o.study.checkpoint = v;
+    if (k == "--checkpoint-interval")
+      o.study.checkpoint_interval = parseReal(k, v, RealRange::atLeast(0.0, "s"));
+    if (k == "--stop-after") o.stop_after = static_cast<int>(parseInteger(k, v, 0, 1000000));
+    if (k == "--stop-after-segments")
+      o.stop_after_segments = static_cast<int>(parseInteger(k, v, 0, 1000000));
+    if (k == "--segment")
+      o.study.segment = parseReal(k, v, RealRange::atLeast(0.0, "s", "0: one segment"));
+    if (k == "--modes") o.study.modes = static_cast<int>(parseInteger(k, v, 1, 1000000));
+    if (k == "--t-end") o.study.t_end = parseReal(k, v, RealRange::greaterThan(0.0, "s"));
+    if (k == "--rtol") o.study.rtol = parseReal(k, v, RealRange::open(0.0, 1.0));
+    if (k == "--linear-solver") o.study.linear_solver = v;
+    if (k == "--reproducible") o.study.reproducible = true;
+    if (k == "--restart") o.restart = true;
   }
-  if (reproducible) o.study.reproducible = true;
   checkScalingStudy(o.study);
   if (o.study.checkpoint.empty() && !o.study.json.empty())
     o.study.checkpoint = o.study.json + ".ckpt";
   CATENA_CHECK(!o.restart || !o.study.checkpoint.empty(),
                "--restart needs a checkpoint file (--checkpoint, or --json)");
   return o;
+}
+
+/// Whether this process prints the messages of the command line, read before MPI starts: rank
+/// 0 as the launcher numbers the processes (Open MPI, PMI as MPICH and Slurm, PMIx), or a
+/// process started alone.
+bool firstProcess() {
+  for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"})
+    if (const char* rank = std::getenv(name)) return std::string_view(rank) == "0";
+  return true;
 }
 
 /// What identifies a study's runs: a checkpoint may only be continued by the same study.
@@ -650,20 +620,30 @@ void writeLines(const std::string& file, const std::vector<std::string>& lines) 
 }  // namespace
 
 int main(int argc, char** argv) {
-  PetscSession session(&argc, &argv);
-  const int rank = session.rank(), ranks = session.size();
-  const int threads = omp_get_max_threads();
-  // 1. Options (every rank parses the same command line, so all stop together on an error).
+  // 1. Options, before MPI starts: every process parses the same command line, so all stop
+  //    together on an error, and only the first prints it.
+  cli::CommandLine line;
   Options o;
   try {
-    o = parseOptions(argc, argv);
-  } catch (const std::string& usage) {
-    if (rank == 0) std::cout << usage;
-    return 0;
-  } catch (const Error& e) {
-    if (rank == 0) std::cerr << "catena-scale: " << e.what() << "\n" << kUsage;
+    line = cli::parseCommandLine(argc, argv, 1, "catena-scale", program());
+    if (line.help) {
+      if (firstProcess()) std::cout << kUsage;
+      return 0;
+    }
+    o = readOptions(line);
+  } catch (const std::exception& e) {  // cli::UsageError, catena::Error (the study file)
+    if (firstProcess()) std::cerr << "catena-scale: " << e.what() << " (see --help)\n";
     return 2;
   }
+  std::vector<char*> petsc = line.petsc;  // PETSc may reorder its argv
+  int pargc = line.petscArgc();
+  char** pargv = petsc.data();
+  PetscSession session(&pargc, &pargv);
+  const int rank = session.rank(), ranks = session.size();
+  const int threads = omp_get_max_threads();
+  const cli::UnusedPetscOptionsWarning warn("catena-scale", [&] {
+    return rank == 0 ? session.unusedOptions() : std::vector<std::string>{};
+  });
   const ScalingStudy& s = o.study;
   installTerminationHandler();
 

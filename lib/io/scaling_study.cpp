@@ -69,8 +69,9 @@ void checkScalingStudy(const ScalingStudy& s) {
   CATENA_CHECK(!s.sizes.empty(), "sizes: expected at least one size, got none");
   for (long n : s.sizes) {
     if (s.family == "chain")
-      CATENA_CHECK(n >= 2 && n % 2 == 0,
-                   "sizes: a chain's number of links is even and >= 2, got " << n);
+      CATENA_CHECK(n >= 2 && n % 2 == 0 && n <= kMaxChainLinks,
+                   "sizes: a chain's number of links is even and between 2 and " << kMaxChainLinks
+                                                                                 << ", got " << n);
     else
       CATENA_CHECK(n >= 1 && n <= 20000,
                    "sizes: a lattice's size K (K x K cells) is between 1 and 20000, got " << n);
@@ -78,27 +79,6 @@ void checkScalingStudy(const ScalingStudy& s) {
   CATENA_CHECK(s.repeats >= 1, "repeats: expected an integer >= 1, got " << s.repeats);
   CATENA_CHECK(s.checkpoint_interval >= 0.0,
                "checkpoint_interval: expected seconds >= 0, got " << s.checkpoint_interval);
-}
-
-std::vector<long> parseSizes(const std::string& list) {
-  std::vector<long> out;
-  std::stringstream in(list);
-  std::string item;
-  while (std::getline(in, item, ',')) {
-    std::size_t used = 0;
-    long n = 0;
-    try {
-      n = std::stol(item, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    CATENA_CHECK(used == item.size() && used > 0 && n > 0,
-                 "--sizes: expected positive integers separated by commas, got '" << list << "'");
-    out.push_back(n);
-  }
-  CATENA_CHECK(!out.empty(),
-               "--sizes: expected positive integers separated by commas, got '" << list << "'");
-  return out;
 }
 
 }  // namespace catena

@@ -16,7 +16,7 @@
 ///                            # count (halo parts, a redundant KLU on every rank: slower)
 ///   linear_solver: direct    # statics, modal's statics: direct (MUMPS) or iterative (augmented
 ///                            # Lagrangian, FGMRES + PCFIELDSPLIT; docs/parallel.md)
-///   sizes: [10000, 100000]   # chain: links, each even and >= 2; lattice: K for K x K cells
+///   sizes: [10000, 100000]   # chain: links, each even, 2 .. 10^8; lattice: K for K x K cells
 ///   repeats: 3               # runs per size
 ///   json: results.jsonl      # one JSON line per run (optional; stdout otherwise)
 ///   checkpoint: study.ckpt   # restartable state (optional; default: <json>.ckpt)
@@ -26,6 +26,11 @@
 #include <vector>
 
 namespace catena {
+
+/// The longest chain of a study: the 10 N unknowns of its saddle-point systems (6 N velocities,
+/// 4 N constraint rows) are numbered by the 32-bit Index, which 2.1e8 links would overflow; 10^8
+/// links would also need some 2 TB (the dynamics of 10^5 links peaked at 1.78 GB).
+constexpr long kMaxChainLinks = 100000000;
 
 struct ScalingStudy {
   std::string family = "chain";
@@ -49,8 +54,5 @@ ScalingStudy readScalingStudy(const std::string& file);
 
 /// Checks the settings; throws catena::Error with what was expected and what came.
 void checkScalingStudy(const ScalingStudy& study);
-
-/// Parses "N,N,...": positive integers; throws catena::Error otherwise.
-std::vector<long> parseSizes(const std::string& list);
 
 }  // namespace catena

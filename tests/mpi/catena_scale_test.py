@@ -8,7 +8,8 @@
            study keeps the first run's line as it was and equals the uninterrupted one in every
            field but the timings and memory; a one-rank study sent SIGTERM from outside
            stops with status 3 and its restart finishes it
-  options  bad options end with status 2 and say what was expected
+  options  bad options end with status 2 and say what was expected (once on 2 ranks); a PETSc
+           option that nothing read is warned of once at the end
   iterative --linear-solver iterative (augmented Lagrangian, FGMRES + PCFIELDSPLIT) on 2 ranks:
            the chain's check values equal the direct solver's to 1e-10 relative, the lattice's
            statics and modes pass their closed-form checks, the lines say which solver ran and
@@ -204,16 +205,18 @@ def test_external_signal(args):
 def test_options(args):
     cases = [
         (["--sizes", "41"], "even"),
-        (["--sizes", "4x"], "positive integers"),
+        (["--sizes", "4x"], "--sizes expects integers in [1, 100000000]"),
         (["--sizes", "40", "--family", "tree"], "family: expected 'chain' or 'lattice'"),
-        (["--sizes", "0", "--family", "lattice"], "positive integers"),
+        (["--sizes", "0", "--family", "lattice"], "--sizes expects integers in [1, 100000000]"),
         (["--sizes", "40", "--analysis", "buckling"],
          "analysis: expected 'statics', 'modal' or 'dynamics'"),
-        (["--sizes", "40", "--analysis", "dynamics", "--t-end", "0"], "t_end: expected"),
-        (["--sizes", "40", "--analysis", "dynamics", "--rtol", "x"], "--rtol: expected a number"),
+        (["--sizes", "40", "--analysis", "dynamics", "--t-end", "0"],
+         "--t-end expects a finite number > 0 s, got '0'"),
+        (["--sizes", "40", "--analysis", "dynamics", "--rtol", "x"],
+         "--rtol expects a finite number in (0, 1), got 'x'"),
         (["--sizes", "40", "--analysis", "modal", "--modes", "0"],
-         "modes: expected an integer >= 1"),
-        (["--sizes", "40", "--repeats", "zero"], "--repeats: expected an integer"),
+         "--modes expects an integer in [1, 1000000], got '0'"),
+        (["--sizes", "40", "--repeats", "zero"], "--repeats expects an integer"),
         (["--sizes", "40", "--linear-solver", "cg"],
          "linear_solver: expected 'direct' or 'iterative', got 'cg'"),
         (["--sizes", "40", "--analysis", "dynamics", "--linear-solver", "iterative"],
@@ -221,7 +224,7 @@ def test_options(args):
         (["--sizes", "40", "--bogus", "1"], "unknown option '--bogus'"),
         (["--sizes", "40", "--restart"], "--restart needs a checkpoint"),
         (["--sizes", "40", "--analysis", "dynamics", "--segment", "-1"],
-         "--segment: expected seconds >= 0"),
+         "--segment expects a finite number >= 0 s"),
         (["--sizes", "40", "--reproducible"],
          "reproducible: bitwise runs are for the chain's dynamics"),
         (["--sizes", "40", "--segment", "0.01"],
@@ -231,6 +234,16 @@ def test_options(args):
     for extra, message in cases:
         p = run(args, 1, extra, expect=2)
         check(message in p.stderr, f"{extra}: message '{message}' missing from: {p.stderr}")
+    # Refused before MPI starts, said once on 2 ranks.
+    p = run(args, 2, ["--sizes", "4294967298"], expect=2)
+    check(p.stderr.count("--sizes expects integers in [1, 100000000]") == 1,
+          f"--sizes 4294967298 on 2 ranks: {p.stderr}")
+    # A PETSc option nothing read is warned of once (rank 0); one the solvers read is not.
+    p = run(args, 2, ["--sizes", "40", "-statics_ksp_tpye", "gmres",
+                      "-statics_pc_factor_mat_solver_type", "mumps"])
+    check(p.stderr.count("catena-scale: warning: PETSc option -statics_ksp_tpye was not used")
+          == 1 and "mat_solver_type was not used" not in p.stderr,
+          f"unused PETSc option on 2 ranks: {p.stderr}")
 
 
 def test_iterative(args):
