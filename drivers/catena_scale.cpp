@@ -57,6 +57,7 @@
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
+#include "io/output_file.hpp"
 #include "io/scaling_study.hpp"
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"

@@ -1,8 +1,5 @@
 #include "io/checkpoint.hpp"
 
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <cerrno>
 #include <charconv>
 #include <csignal>
@@ -12,6 +9,7 @@
 #include <system_error>
 
 #include "core/check.hpp"
+#include "io/output_file.hpp"
 
 namespace catena {
 namespace {
@@ -61,39 +59,6 @@ double parseExactNumber(const std::string& text) {
   CATENA_CHECK(r.ec == std::errc() && r.ptr == text.data() + text.size() && !text.empty(),
                "expected a hexadecimal float such as 1.8p+1, got '" << text << "'");
   return x;
-}
-
-void writeFileAtomically(const std::filesystem::path& path, const std::string& contents) {
-  // The temporary file lives in the target's directory: rename() is atomic only within one
-  // file system. The process id keeps concurrent writers (other jobs) apart.
-  std::filesystem::path tmp = path;
-  tmp += ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) fail(tmp, std::strerror(errno));
-  const char* p = contents.data();
-  std::size_t left = contents.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;  // a signal (e.g. SIGTERM) interrupted the write
-    if (n < 0) {
-      const std::string why = std::strerror(errno);
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      fail(tmp, why);
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(tmp, why);
-  }
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const std::string why = std::strerror(errno);
-    ::unlink(tmp.c_str());
-    fail(path, why);
-  }
 }
 
 void writeCheckpoint(const std::filesystem::path& path, const Checkpoint& c) {

@@ -3,8 +3,9 @@
 /// Restartable files for long batch runs (DESIGN.md "Outputs"), independent of MPI:
 ///   - a Checkpoint is a list of text records "key value" (keys without blanks, values on one
 ///     line; a key may repeat, order is kept) under a header line naming the format;
-///   - writeCheckpoint writes it atomically: to a temporary file in the same directory, flushed
-///     to disk, then renamed over the old one, so a reader sees the old or the new file whole;
+///   - writeCheckpoint writes it atomically through io/output_file.hpp: to a temporary file in
+///     the same directory, flushed to disk, then renamed over the old one, so a reader sees the
+///     old or the new file whole;
 ///   - a termination handler turns SIGTERM (which Slurm sends before a time limit), SIGINT and
 ///     SIGUSR1 into a flag that the run polls at its safe points, where it writes a checkpoint
 ///     and exits with a message;
@@ -38,10 +39,6 @@ struct Checkpoint {
 /// catena::Error if the whole text is not such a number.
 std::string exactNumber(double x);
 double parseExactNumber(const std::string& text);
-
-/// Writes contents to path atomically (temporary file + fsync + rename). Throws catena::Error
-/// with the path and the reason on failure.
-void writeFileAtomically(const std::filesystem::path& path, const std::string& contents);
 
 /// Writes c atomically: "# checkpoint <format>" then one "key value" line per record.
 void writeCheckpoint(const std::filesystem::path& path, const Checkpoint& c);
