@@ -17,13 +17,13 @@
 //   catena mobility inputs/modified_double_four_bar.yaml
 //   catena modal --help                  (the options of one command)
 //
-// Exit status: 0 success, 1 invalid input or failed analysis (statics that did not converge,
-// modes that were not found), 2 bad command line.
+// Exit status: 0 success, 1 invalid input, failed analysis (statics that did not converge,
+// modes that were not found) or a file that could not be written ("cannot write PATH: REASON";
+// io/output_file.hpp), 2 bad command line.
 
 #include <chrono>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -39,6 +39,7 @@
 #include "analysis/statics.hpp"
 #include "assembly/assemble.hpp"
 #include "io/mobility_report.hpp"
+#include "io/output_file.hpp"
 #include "io/report.hpp"
 #include "io/run_report.hpp"
 #include "io/vtk_writer.hpp"
@@ -293,9 +294,9 @@ int runMobilityAlongSimulation(const Arguments& a, const catena::Model& m,
   const MobilityHistory h = mobilityAlongTrajectory(m, plan, s0, o);
   printMobilityHistory(std::cout, m, h, a.terse);
   const std::string csv = std::filesystem::path(a.file).stem().string() + ".mobility.csv";
-  std::ofstream out(csv);
-  if (!out) throw Error("cannot write " + csv);
-  writeMobilityHistoryCsv(out, m, h);
+  OutputFile out(csv);
+  writeMobilityHistoryCsv(out.stream(), m, h);
+  out.commit();
   if (!a.terse) std::cout << "history written to " << csv << "\n";
   return h.run.dynamics.status.ok() ? 0 : 1;
 }
@@ -336,8 +337,7 @@ int runMobility(const Arguments& a) {
   }
   const std::string json =
       a.json.empty() ? std::filesystem::path(a.file).stem().string() + ".mobility.json" : a.json;
-  std::ofstream js(json);
-  if (!js) throw Error("cannot write the JSON summary " + json);
+  OutputFile js(json);  // opened now: a path that cannot be written fails before the analysis
   // 3. The rank and 4. the report.
   if (blockwise) {
     BlockwiseRankOptions o;
@@ -347,15 +347,16 @@ int runMobility(const Arguments& a) {
       printTerseMobility(std::cout, m, r);
     else
       printMobility(std::cout, m, r, where);
-    writeMobilityJson(js, a.file, m, r, where);
+    writeMobilityJson(js.stream(), a.file, m, r, where);
   } else {
     const ConstraintRank r = analyzeConstraintRank(m, plan, s0.q, s0.t, a.rank_tolerance);
     if (a.terse)
       printTerseMobility(std::cout, m, r);
     else
       printMobility(std::cout, m, r, where);
-    writeMobilityJson(js, a.file, m, r, where);
+    writeMobilityJson(js.stream(), a.file, m, r, where);
   }
+  js.commit();
   if (!a.terse) std::cout << "summary written to " << json << "\n";
   if (a.t_end > 0.0) {
     if (!assembled)
@@ -379,6 +380,11 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   for (const std::string& w : input.warnings) std::cerr << w << "\n";
   const Model& m = input.model;
   const AssemblyPlan plan = buildAssemblyPlan(m);
+  // The JSON summary is opened now: a path that cannot be written fails before the analysis.
+  const std::string stem = std::filesystem::path(a.file).stem().string();
+  const std::string json =
+      a.json.empty() ? stem + (modal ? ".modal.json" : ".statics.json") : a.json;
+  OutputFile js(json);
   // 3. Static equilibrium from the initial state.
   StaticsOptions so;
   so.constraint_stiffness = !a.no_kc;
@@ -410,12 +416,9 @@ int runStaticsAndModes(Arguments& a, bool modal) {
                   << (mr.modes[k].nodes == 0 ? "swinging" : "bending") << "\n";
   }
   // 5. JSON summary (also when the run failed: it holds what was computed) and VTK.
-  const std::string stem = std::filesystem::path(a.file).stem().string();
-  const std::string json =
-      a.json.empty() ? stem + (modal ? ".modal.json" : ".statics.json") : a.json;
-  std::ofstream js(json);
-  if (!js) throw Error("cannot write the JSON summary " + json);
-  writeRunJson(js, a.file, m, st, eq, modal ? &mr : nullptr, statics_seconds, modal_seconds);
+  writeRunJson(js.stream(), a.file, m, st, eq, modal ? &mr : nullptr, statics_seconds,
+               modal_seconds);
+  js.commit();
   if (!a.terse) std::cout << "summary written to " << json << "\n";
   if (modal && !a.vtk.empty() && st.status.ok()) {
     for (std::size_t k = 0; k < mr.modes.size(); ++k) {

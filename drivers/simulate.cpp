@@ -17,6 +17,10 @@
 // compact binary file when the name ends in .bin), a JSON summary with the solver statistics,
 // optionally a ParaView series, and exits non-zero if the integration failed (the files then
 // hold everything up to the failure).
+//
+// Every file goes through io/output_file.hpp (written to a temporary, checked, renamed into
+// place); a file that cannot be written ends the run with "cannot write PATH: REASON" and exit
+// status 1, and leaves no file behind.
 
 #include "simulate.hpp"
 
@@ -26,7 +30,6 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <functional>
 #include <iomanip>
 #include <iostream>
@@ -43,6 +46,7 @@
 #include "formulations/natural/natural_yaml.hpp"
 #include "io/json_writer.hpp"
 #include "io/mcs_writer.hpp"
+#include "io/output_file.hpp"
 #include "io/trajectory_writer.hpp"
 #include "io/vtk_writer.hpp"
 #include "io/yaml_loader.hpp"
@@ -363,6 +367,7 @@ int runSimulate(const cli::CommandLine& line) {
   const std::string stem = std::filesystem::path(a.file).stem().string();
   const std::string csv = a.csv.empty() ? stem + ".trajectory.csv" : a.csv;
   const std::string json = a.json.empty() ? stem + ".simulate.json" : a.json;
+  OutputFile js(json);  // opened now: a path that cannot be written fails before the run
   TrajectoryWriter traj(csv, m, plan, defaultColumns(m, a));
   std::unique_ptr<VtkSeriesWriter> vtk;
   if (!a.vtk.empty()) vtk = std::make_unique<VtkSeriesWriter>(a.vtk, stem, m);
@@ -406,6 +411,7 @@ int runSimulate(const cli::CommandLine& line) {
           history.write(x);
           return observer(st);
         }));
+    history.close();
     r = mcs->dynamics;
   } else if (a.integrator == "ida") {
     IdaOptions o;
@@ -436,12 +442,13 @@ int runSimulate(const cli::CommandLine& line) {
   if (progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
   const double e1 = computeEnergy(m, plan, r.state).total();
 
-  // 4. Report.
+  // 4. Report: the files are put in place (the history also after a failed run: it holds
+  //    everything up to the failure), then what they hold is printed.
   const DynamicsStats& s = r.stats;
-  std::ofstream js(json);
-  CATENA_CHECK(js, "cannot write the JSON summary " << json);
+  traj.close();
   const std::vector<std::string> warnings = trustWarnings(m, e0, e1, traj.maxKineticEnergy());
-  writeSummaryJson(js, a, m, r, traj, e0, e1, seconds, warnings, mcs.get());
+  writeSummaryJson(js.stream(), a, m, r, traj, e0, e1, seconds, warnings, mcs.get());
+  js.commit();
   std::string pvd;
   if (vtk) pvd = vtk->close();
   if (a.terse)

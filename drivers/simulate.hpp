@@ -8,8 +8,8 @@
 std::vector<catena::cli::OptionSpec> simulateOptions();
 
 /// `catena simulate FILE [options]` from its parsed command line (cli::parseCommandLine with
-/// simulateOptions()). Returns the exit status: 0 success, 1 failed run or invalid input, 2 bad
-/// command line for the natural-coordinates runs; throws cli::UsageError for a bad option value
+/// simulateOptions()). Returns the exit status: 0 success, 1 failed run, invalid input or a file
+/// that could not be written, 2 bad command line for the natural-coordinates runs; throws cli::UsageError for a bad option value
 /// or combination, before reading any file.
 int runSimulate(const catena::cli::CommandLine& line);
 

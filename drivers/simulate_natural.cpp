@@ -10,12 +10,12 @@
 // kept). Without mass: a kinematic run in which the `fixed` coordinates are drivers moving at
 // their given velocities (natural_kinematics_run.hpp). Either way: a CSV time history (t, q,
 // q', energy, |C|, |C_q q'|), a JSON summary, and exit status 1 with the reason (time, worst
-// constraints) if the run stopped early; the files then hold everything up to there.
+// constraints) if the run stopped early; the files then hold everything up to there. The files
+// are written as in simulate.cpp (io/output_file.hpp).
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -29,6 +29,7 @@
 #include "formulations/natural/natural_mechanism.hpp"
 #include "formulations/natural/natural_yaml.hpp"
 #include "io/json_writer.hpp"
+#include "io/output_file.hpp"
 #include "simulate.hpp"
 
 namespace {
@@ -39,18 +40,22 @@ using namespace catena::natural;
 /// The time history: t, every coordinate and its rate, the energy, the constraint residuals.
 class NaturalHistory {
  public:
-  NaturalHistory(const std::string& path, const NaturalModel& m) : path_(path), os_(path) {
-    CATENA_CHECK(os_, "cannot write the time history " << path);
-    os_ << "t_s";
-    for (const std::string& n : m.coordinate_names) os_ << "," << n;
-    for (const std::string& n : m.coordinate_names) os_ << "," << n << "_rate";
-    os_ << ",energy_J,max_abs_C,max_abs_Cq_qdot\n" << std::setprecision(17);
+  NaturalHistory(const std::string& path, const NaturalModel& m) : path_(path), file_(path) {
+    std::ostream& os = file_.stream();
+    os << "t_s";
+    for (const std::string& n : m.coordinate_names) os << "," << n;
+    for (const std::string& n : m.coordinate_names) os << "," << n << "_rate";
+    os << ",energy_J,max_abs_C,max_abs_Cq_qdot\n" << std::setprecision(17);
+    file_.check();
   }
+  /// One row; throws catena::Error "cannot write PATH: REASON" if a write failed.
   void write(double t, const VecX& q, const VecX& v, double energy, double c, double cv) {
-    os_ << t;
-    for (Index i = 0; i < q.size(); ++i) os_ << "," << q(i);
-    for (Index i = 0; i < v.size(); ++i) os_ << "," << v(i);
-    os_ << "," << energy << "," << c << "," << cv << "\n";
+    std::ostream& os = file_.stream();
+    os << t;
+    for (Index i = 0; i < q.size(); ++i) os << "," << q(i);
+    for (Index i = 0; i < v.size(); ++i) os << "," << v(i);
+    os << "," << energy << "," << c << "," << cv << "\n";
+    file_.check();
     max_c_ = std::max(max_c_, c);
     max_cv_ = std::max(max_cv_, cv);
     rows_++;
@@ -59,10 +64,12 @@ class NaturalHistory {
   double maxVelocityDrift() const { return max_cv_; }
   long rows() const { return rows_; }
   const std::string& path() const { return path_; }
+  /// Puts the file in place (OutputFile::commit).
+  void close() { file_.commit(); }
 
  private:
   std::string path_;
-  std::ofstream os_;
+  OutputFile file_;
   double max_c_ = 0.0, max_cv_ = 0.0;
   long rows_ = 0;
 };
@@ -180,12 +187,14 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
                o.file << ": binary time histories (--csv *.bin) are for mixed-basis inputs; "
                          "give a .csv name");
   const bool kinematic = isMassless(m);
+  OutputFile js(json);  // opened now: a path that cannot be written fails before the run
   NaturalHistory history(csv, m);
   const auto t0 = std::chrono::steady_clock::now();
   const NaturalRun run = kinematic ? runKinematics(in, t_end, interval, history)
                                    : runDynamics(in, o, t_end, interval, history);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  history.close();
 
   // The Jacobi integral v . L_v - L is conserved (L does not depend on t): its change, relative
   // to the largest kinetic energy, says whether to trust the trajectory.
@@ -197,9 +206,7 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
                        " % of the largest kinetic energy: the trajectory is not accurate "
                        "(tighten --rtol/--atol, or use --formulation index2)");
 
-  std::ofstream js(json);
-  CATENA_CHECK(js, "cannot write the JSON summary " << json);
-  JsonWriter j(js);
+  JsonWriter j(js.stream());
   j.beginObject();
   j.key("input")
       .value(o.file)
@@ -244,7 +251,8 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
         .value(run.energy_final);
   j.key("wall_seconds").value(seconds);
   j.endObject();
-  js << "\n";
+  js.stream() << "\n";
+  js.commit();
 
   if (o.terse) {
     std::cout << "reached_end " << (run.status.ok() ? "yes" : "no") << "\nwarnings "

@@ -8,11 +8,11 @@ namespace catena {
 
 McsCsvWriter::McsCsvWriter(const std::string& path, const Model& model)
     : model_(model), out_(path) {
-  CATENA_CHECK(out_, "cannot write the MCS time history " << path);
-  out_ << std::setprecision(12);
+  out_.stream() << std::setprecision(12);
 }
 
 void McsCsvWriter::write(const McsSample& s) {
+  std::ostream& out = out_.stream();
   const Index f = s.qdot.size(), k = s.r1_diagonal.size();
   if (names_.empty()) {
     names_ = {"t", "rank", "flips"};
@@ -29,19 +29,20 @@ void McsCsvWriter::write(const McsSample& s) {
           name.append(model_.dimension == 3 ? k3[c] : k2[c]);
           names_.push_back(std::move(name));
         }
-    for (std::size_t i = 0; i < names_.size(); ++i) out_ << (i ? "," : "") << names_[i];
-    out_ << "\n";
+    for (std::size_t i = 0; i < names_.size(); ++i) out << (i ? "," : "") << names_[i];
+    out << "\n";
   }
   CATENA_CHECK(
       static_cast<std::size_t>(3 + 2 * f + k + f * s.T.rows()) == names_.size(),
       "McsCsvWriter: a sample with f = " << f << " and " << k << " pivots does not fit the header");
-  out_ << s.t << "," << s.rank << "," << s.flips;
-  for (Index j = 0; j < f; ++j) out_ << "," << s.qdot(j);
-  for (Index j = 0; j < f; ++j) out_ << "," << s.q(j);
-  for (Index i = 0; i < k; ++i) out_ << "," << s.r1_diagonal(i);
+  out << s.t << "," << s.rank << "," << s.flips;
+  for (Index j = 0; j < f; ++j) out << "," << s.qdot(j);
+  for (Index j = 0; j < f; ++j) out << "," << s.q(j);
+  for (Index i = 0; i < k; ++i) out << "," << s.r1_diagonal(i);
   for (Index j = 0; j < f; ++j)
-    for (Index i = 0; i < s.T.rows(); ++i) out_ << "," << s.T(i, j);
-  out_ << "\n";
+    for (Index i = 0; i < s.T.rows(); ++i) out << "," << s.T(i, j);
+  out << "\n";
+  out_.check();
 }
 
 }  // namespace catena

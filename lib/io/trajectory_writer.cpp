@@ -23,6 +23,7 @@ TrajectoryWriter::TrajectoryWriter(const std::string& path, const Model& model,
     : model_(model),
       plan_(plan),
       columns_(columns),
+      out_(path),
       binary_(endsWith(path, ".bin")),
       Cq_(makeConstraintMatrix(plan)),
       C_(model.nc),
@@ -51,15 +52,15 @@ TrajectoryWriter::TrajectoryWriter(const std::string& path, const Model& model,
     for (const char* c : {"position_drift", "velocity_drift"}) names_.push_back(c);
   row_.resize(names_.size());
 
-  out_.open(path, binary_ ? std::ios::binary | std::ios::trunc : std::ios::trunc);
-  CATENA_CHECK(out_.good(), "cannot write the trajectory file " << path);
+  std::ostream& os = out_.stream();
   if (binary_) {
-    out_ << "CATENA-TRAJECTORY 1\n" << names_.size() << "\n";
-    for (const std::string& n : names_) out_ << n << "\n";
+    os << "CATENA-TRAJECTORY 1\n" << names_.size() << "\n";
+    for (const std::string& n : names_) os << n << "\n";
   } else {
-    for (std::size_t k = 0; k < names_.size(); ++k) out_ << (k ? "," : "") << names_[k];
-    out_ << "\n" << std::setprecision(std::numeric_limits<double>::max_digits10);
+    for (std::size_t k = 0; k < names_.size(); ++k) os << (k ? "," : "") << names_[k];
+    os << "\n" << std::setprecision(std::numeric_limits<double>::max_digits10);
   }
+  out_.check();
 }
 
 void TrajectoryWriter::write(const State& s) {
@@ -94,14 +95,15 @@ void TrajectoryWriter::write(const State& s) {
     row_[k++] = p;
     row_[k++] = v;
   }
+  std::ostream& os = out_.stream();
   if (binary_) {
-    out_.write(reinterpret_cast<const char*>(row_.data()),
-               static_cast<std::streamsize>(row_.size() * sizeof(double)));
+    os.write(reinterpret_cast<const char*>(row_.data()),
+             static_cast<std::streamsize>(row_.size() * sizeof(double)));
   } else {
-    for (std::size_t i = 0; i < row_.size(); ++i) out_ << (i ? "," : "") << row_[i];
-    out_ << "\n";
+    for (std::size_t i = 0; i < row_.size(); ++i) os << (i ? "," : "") << row_[i];
+    os << "\n";
   }
-  CATENA_CHECK(out_.good(), "writing the trajectory failed (disk full?)");
+  out_.check();
 }
 
 }  // namespace catena

@@ -6,12 +6,14 @@
 /// CSV with a header (units in the column names), or a compact binary file for big runs:
 ///   "CATENA-TRAJECTORY 1\n", then the column count n as a line, then n names one per line, then
 ///   rows of n little-endian float64 values.
+/// The file is written through io/output_file.hpp: to a temporary during the run, every row
+/// checked, renamed into place by close(); without close() (an exception) no file is left.
 
-#include <fstream>
 #include <string>
 #include <vector>
 
 #include "assembly/plan.hpp"
+#include "io/output_file.hpp"
 #include "model/state.hpp"
 
 namespace catena {
@@ -28,7 +30,10 @@ class TrajectoryWriter {
   /// Opens `path` (binary if it ends in ".bin"); throws catena::Error if it cannot.
   TrajectoryWriter(const std::string& path, const Model& model, const AssemblyPlan& plan,
                    const TrajectoryColumns& columns);
+  /// Writes one row; throws catena::Error "cannot write PATH: REASON" if a write failed.
   void write(const State& s);
+  /// Puts the file in place (OutputFile::commit); throws catena::Error as write().
+  void close() { out_.commit(); }
   const std::vector<std::string>& names() const { return names_; }
   /// Largest drifts seen so far: |C|_inf (m or rad) and |C_q v + C_t|_inf (m/s or rad/s).
   double maxPositionDrift() const { return max_position_drift_; }
@@ -40,7 +45,7 @@ class TrajectoryWriter {
   const Model& model_;
   const AssemblyPlan& plan_;
   TrajectoryColumns columns_;
-  std::ofstream out_;
+  OutputFile out_;
   bool binary_ = false;
   std::vector<std::string> names_;
   std::vector<double> row_;

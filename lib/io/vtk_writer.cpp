@@ -2,12 +2,10 @@
 
 #include <array>
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <numbers>
 #include <vector>
 
-#include "core/check.hpp"
+#include "io/output_file.hpp"
 #include "kernels/pose.hpp"
 
 namespace catena {
@@ -36,8 +34,8 @@ Vec3 pointDisplacement(const Model& m, const State& s, const Point& p, const Vec
 void writeLines(const std::string& path, const std::vector<Vec3>& points,
                 const std::vector<std::array<int, 2>>& lines, const std::vector<Vec3>* field,
                 const char* field_name) {
-  std::ofstream os(path);
-  CATENA_CHECK(os, "cannot write " << path);
+  OutputFile file(path);
+  std::ostream& os = file.stream();
   os.precision(12);
   os << "<?xml version=\"1.0\"?>\n<VTKFile type=\"PolyData\" version=\"0.1\">\n<PolyData>\n"
      << "<Piece NumberOfPoints=\"" << points.size() << "\" NumberOfLines=\"" << lines.size()
@@ -57,7 +55,7 @@ void writeLines(const std::string& path, const std::vector<Vec3>& points,
     os << "</DataArray>\n</PointData>\n";
   }
   os << "</Piece>\n</PolyData>\n</VTKFile>\n";
-  CATENA_CHECK(os.good(), "failed writing " << path);
+  file.commit();
 }
 
 }  // namespace
@@ -65,7 +63,7 @@ void writeLines(const std::string& path, const std::vector<Vec3>& points,
 std::string writeModeAnimation(const std::string& dir, const std::string& stem, const Model& m,
                                const State& s, const Mode& mode, int index, double amplitude,
                                int frames) {
-  std::filesystem::create_directories(dir);
+  createOutputDirectory(dir);
   // Points: body origins, then each joint's F1 point (seen from both of its bodies).
   std::vector<Point> points;
   std::vector<std::array<int, 2>> lines;
@@ -89,8 +87,8 @@ std::string writeModeAnimation(const std::string& dir, const std::string& stem, 
   }
   const double scale = largest > 0.0 ? amplitude / largest : 0.0;
   const std::string base = stem + "_mode_" + std::to_string(index);
-  std::ofstream pvd(dir + "/" + base + ".pvd");
-  CATENA_CHECK(pvd, "cannot write " << dir << "/" << base << ".pvd");
+  OutputFile pvd_file(dir + "/" + base + ".pvd");
+  std::ostream& pvd = pvd_file.stream();
   pvd << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n<Collection>\n";
   for (int f = 0; f < frames; ++f) {
     const double phase = 2.0 * std::numbers::pi * f / frames;
@@ -104,14 +102,14 @@ std::string writeModeAnimation(const std::string& dir, const std::string& stem, 
     pvd << "<DataSet timestep=\"" << f << "\" file=\"" << name << "\"/>\n";
   }
   pvd << "</Collection>\n</VTKFile>\n";
-  CATENA_CHECK(pvd.good(), "failed writing " << dir << "/" << base << ".pvd");
+  pvd_file.commit();
   return dir + "/" + base + ".pvd";
 }
 
 VtkSeriesWriter::VtkSeriesWriter(const std::string& dir, const std::string& stem,
                                  const Model& model)
     : dir_(dir), stem_(stem), model_(model) {
-  std::filesystem::create_directories(dir);
+  createOutputDirectory(dir);
 }
 
 VtkSeriesWriter::~VtkSeriesWriter() {
@@ -146,14 +144,14 @@ void VtkSeriesWriter::write(const State& s) {
 
 std::string VtkSeriesWriter::close() {
   const std::string path = dir_ + "/" + stem_ + ".pvd";
-  std::ofstream pvd(path);
-  CATENA_CHECK(pvd, "cannot write " << path);
+  OutputFile file(path);
+  std::ostream& pvd = file.stream();
   pvd.precision(12);
   pvd << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n<Collection>\n";
   for (std::size_t k = 0; k < times_.size(); ++k)
     pvd << "<DataSet timestep=\"" << times_[k] << "\" file=\"" << stem_ << "_" << k << ".vtp\"/>\n";
   pvd << "</Collection>\n</VTKFile>\n";
-  CATENA_CHECK(pvd.good(), "failed writing " << path);
+  file.commit();
   return path;
 }
 
