@@ -19,7 +19,8 @@
 //
 // Exit status: 0 success, 1 invalid input, failed analysis (statics that did not converge,
 // modes that were not found) or a file that could not be written ("cannot write PATH: REASON";
-// io/output_file.hpp), 2 bad command line.
+// io/output_file.hpp, docs/reliability.md), 2 bad command line; simulate: 128 + N when signal N
+// (SIGINT, SIGTERM) stopped it (drivers/simulate.cpp).
 
 #include <chrono>
 #include <cstring>

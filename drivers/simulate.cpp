@@ -20,7 +20,9 @@
 //
 // Every file goes through io/output_file.hpp (written to a temporary, checked, renamed into
 // place); a file that cannot be written ends the run with "cannot write PATH: REASON" and exit
-// status 1, and leaves no file behind.
+// status 1, and leaves no file behind. Ctrl-C (SIGINT) or SIGTERM stops the integration at the
+// next output time: the time history ends with that time's complete row, the summary says
+// "success": false and which signal, and the exit status is 128 + the signal (130, 143).
 
 #include "simulate.hpp"
 
@@ -29,6 +31,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <iomanip>
@@ -44,6 +47,7 @@
 #include "analysis/initial_state.hpp"
 #include "analysis/mcs_dynamics.hpp"
 #include "formulations/natural/natural_yaml.hpp"
+#include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
 #include "io/mcs_writer.hpp"
 #include "io/output_file.hpp"
@@ -258,7 +262,7 @@ std::vector<std::string> trustWarnings(const Model& m, double e0, double e1, dou
 void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model& m,
                       const DynamicsResult& r, const TrajectoryWriter& traj, double e0, double e1,
                       double seconds, const std::vector<std::string>& warnings,
-                      const McsResult* mcs) {
+                      const McsResult* mcs, int signal) {
   const DynamicsStats& s = r.stats;
   JsonWriter j(os);
   j.beginObject();
@@ -271,6 +275,7 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.key("nc").value(static_cast<long>(m.nc));
   j.endObject();
   j.key("success").value(r.status.ok()).key("message").value(r.status.message);
+  j.key("interrupted_by_signal").value(signal);
   j.key("warnings").beginArray();
   for (const std::string& w : warnings) j.value(w);
   j.endArray();
@@ -313,6 +318,17 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
 
 }  // namespace
 
+catena::Status interruptedStatus(int signal, double t) {
+  std::ostringstream os;
+  os << "interrupted by signal " << signal << " ("
+     << (signal == SIGINT    ? "SIGINT"
+         : signal == SIGTERM ? "SIGTERM"
+                             : "SIGUSR1")
+     << ") at t = " << t << " s; the files hold the run up to there";
+  // No Status code says "stopped by the user"; the run ran out of the time it was given.
+  return catena::Status::failure(catena::Status::Code::kResources, os.str());
+}
+
 std::vector<cli::OptionSpec> simulateOptions() {
   std::vector<cli::OptionSpec> o;
   for (const char* name : {"--t-end",
@@ -350,6 +366,9 @@ int runSimulate(const cli::CommandLine& line) {
   char** pargv = petsc.data();
   PetscSession session(&pargc, &pargv);
   const cli::UnusedPetscOptionsWarning warn("catena", [&] { return session.unusedOptions(); });
+  // After PETSc, which installs handlers of its own: SIGINT and SIGTERM set a flag that the
+  // observer below polls at every output time.
+  installTerminationHandler();
 
   // 1. Model and a consistent initial state.
   LoadedInput input = loadMechanismFile(a.file);
@@ -374,9 +393,14 @@ int runSimulate(const cli::CommandLine& line) {
   const bool progress = !a.terse && isatty(STDERR_FILENO);
   const auto t0 = std::chrono::steady_clock::now();
   auto last_print = t0;
+  int stopped_by = 0;  // the signal that stopped the run
   auto observer = [&](const State& s) {
     traj.write(s);
     if (vtk) vtk->write(s);
+    if (terminationRequested()) {
+      stopped_by = terminationSignal();
+      return false;  // the row of this time is complete; the integrator returns here
+    }
     const auto now = std::chrono::steady_clock::now();
     if (progress && std::chrono::duration<double>(now - last_print).count() > 0.5) {
       last_print = now;
@@ -441,13 +465,14 @@ int runSimulate(const cli::CommandLine& line) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
   const double e1 = computeEnergy(m, plan, r.state).total();
+  if (stopped_by != 0) r.status = interruptedStatus(stopped_by, r.state.t);
 
   // 4. Report: the files are put in place (the history also after a failed run: it holds
   //    everything up to the failure), then what they hold is printed.
   const DynamicsStats& s = r.stats;
   traj.close();
   const std::vector<std::string> warnings = trustWarnings(m, e0, e1, traj.maxKineticEnergy());
-  writeSummaryJson(js.stream(), a, m, r, traj, e0, e1, seconds, warnings, mcs.get());
+  writeSummaryJson(js.stream(), a, m, r, traj, e0, e1, seconds, warnings, mcs.get(), stopped_by);
   js.commit();
   std::string pvd;
   if (vtk) pvd = vtk->close();
@@ -489,7 +514,7 @@ int runSimulate(const cli::CommandLine& line) {
   if (!r.status.ok()) {
     std::cerr << a.file << ": " << r.status.message << "\n";
     for (const std::string& w : r.worst_rows) std::cerr << "  " << w << "\n";
-    return 1;
+    return stopped_by != 0 ? 128 + stopped_by : 1;
   }
   return 0;
 }

@@ -9,9 +9,15 @@ std::vector<catena::cli::OptionSpec> simulateOptions();
 
 /// `catena simulate FILE [options]` from its parsed command line (cli::parseCommandLine with
 /// simulateOptions()). Returns the exit status: 0 success, 1 failed run, invalid input or a file
-/// that could not be written, 2 bad command line for the natural-coordinates runs; throws cli::UsageError for a bad option value
-/// or combination, before reading any file.
+/// that could not be written, 2 bad command line for the natural-coordinates runs, 128 + N
+/// stopped by signal N (130 SIGINT, 143 SIGTERM) with the files written up to there; throws
+/// cli::UsageError for a bad option value or combination, before reading any file.
 int runSimulate(const catena::cli::CommandLine& line);
+
+#include "core/status.hpp"
+
+/// The failed Status of a run that signal `signal` stopped at time t (s), and what it says.
+catena::Status interruptedStatus(int signal, double t);
 
 /// `catena simulate` on a `formulation: natural` input (simulate_natural.cpp): IDA on the
 /// Lagrangian facility's DAE, or a kinematic run under the problem's drivers when nothing in the

@@ -11,15 +11,18 @@
 // their given velocities (natural_kinematics_run.hpp). Either way: a CSV time history (t, q,
 // q', energy, |C|, |C_q q'|), a JSON summary, and exit status 1 with the reason (time, worst
 // constraints) if the run stopped early; the files then hold everything up to there. The files
-// are written as in simulate.cpp (io/output_file.hpp).
+// are written as in simulate.cpp (io/output_file.hpp), and SIGINT or SIGTERM stops the run
+// there too (exit status 128 + the signal).
 
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <limits>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -28,6 +31,7 @@
 #include "formulations/natural/natural_kinematics_run.hpp"
 #include "formulations/natural/natural_mechanism.hpp"
 #include "formulations/natural/natural_yaml.hpp"
+#include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
 #include "io/output_file.hpp"
 #include "simulate.hpp"
@@ -123,7 +127,7 @@ NaturalRun runDynamics(const NaturalInput& in, const NaturalSimulateOptions& o, 
         run.max_kinetic = std::max(run.max_kinetic, 0.5 * s.v.dot(first.L_v));
         history.write(s.t, s.q, s.v, e, first.C.size() ? first.C.lpNorm<Eigen::Infinity>() : 0.0,
                       first.C.size() ? (first.C_q * s.v).lpNorm<Eigen::Infinity>() : 0.0);
-        return true;
+        return !terminationRequested();
       });
   run.status = r.status;
   run.t_reached = r.state.t;
@@ -160,7 +164,7 @@ NaturalRun runKinematics(const NaturalInput& in, double t_end, double interval,
         computeNaturalConstraints(in.model, q, C, C_q);
         history.write(t, q, v, 0.0, C.size() ? C.lpNorm<Eigen::Infinity>() : 0.0,
                       C.size() ? (C_q * v).lpNorm<Eigen::Infinity>() : 0.0);
-        return true;
+        return !terminationRequested();
       });
   run.status = r.status;
   run.t_reached = r.t;
@@ -187,13 +191,17 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
                o.file << ": binary time histories (--csv *.bin) are for mixed-basis inputs; "
                          "give a .csv name");
   const bool kinematic = isMassless(m);
-  OutputFile js(json);  // opened now: a path that cannot be written fails before the run
+  installTerminationHandler();  // SIGINT, SIGTERM: the observers stop the run at an output
+  OutputFile js(json);          // opened now: a path that cannot be written fails before the run
   NaturalHistory history(csv, m);
   const auto t0 = std::chrono::steady_clock::now();
-  const NaturalRun run = kinematic ? runKinematics(in, t_end, interval, history)
-                                   : runDynamics(in, o, t_end, interval, history);
+  NaturalRun run = kinematic ? runKinematics(in, t_end, interval, history)
+                             : runDynamics(in, o, t_end, interval, history);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // A signal stopped the run if it came while the run was going well.
+  const int stopped_by = run.status.ok() ? terminationSignal() : 0;
+  if (stopped_by != 0) run.status = interruptedStatus(stopped_by, run.t_reached);
   history.close();
 
   // The Jacobi integral v . L_v - L is conserved (L does not depend on t): its change, relative
@@ -223,6 +231,7 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   for (const std::string& n : m.coordinate_names) j.value(n);
   j.endArray().endObject();
   j.key("success").value(run.status.ok()).key("message").value(run.status.message);
+  j.key("interrupted_by_signal").value(stopped_by);
   j.key("warnings").beginArray();
   for (const std::string& w : warnings) j.value(w);
   j.endArray();
@@ -278,7 +287,7 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   if (!run.status.ok()) {
     std::cerr << o.file << ": " << run.status.message << "\n";
     for (const std::string& w : run.worst_rows) std::cerr << "  " << w << "\n";
-    return 1;
+    return stopped_by != 0 ? 128 + stopped_by : 1;
   }
   return 0;
 }
