@@ -4,6 +4,7 @@
 #include <cmath>
 #include <sstream>
 
+#include "analysis/branch_watch.hpp"
 #include "analysis/constraint_rank.hpp"
 #include "analysis/energy.hpp"
 #include "analysis/scales.hpp"
@@ -366,7 +367,10 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
   out.status = initialAccelerations(m, plan, o.petsc_prefix, w, x);
   out.state = x.s;
   if (!out.status.ok()) return out;
-  if (observer && !observer(x.s)) return out;
+  // Every output state passes the branch watch before the observer sees it.
+  BranchWatch branch(m);
+  auto emit = [&](const State& s) { return branch.add(s) && (!observer || observer(s)); };
+  if (!emit(x.s)) return out;
 
   const double ls = lengthScale(m);
   EnergyWatch energy(m, plan, x.s, o.energy_growth_limit);
@@ -490,10 +494,11 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
     const bool at_output = interval > 0.0 ? x.s.t >= next_output - 1e-9 * h : true;
     if (at_output) {
       if (interval > 0.0) next_output = initial.t + interval * static_cast<double>(++output_count);
-      if (observer && !observer(x.s)) break;
+      if (!emit(x.s)) break;
     }
   }
   out.state = x.s;
+  if (!branch.status().ok()) out.status = branch.status();
   return out;
 }
 

@@ -13,6 +13,7 @@
 #include <span>
 #include <sstream>
 
+#include "analysis/branch_watch.hpp"
 #include "analysis/constraint_rank.hpp"
 #include "analysis/ida_glue.hpp"
 #include "analysis/initial_state.hpp"
@@ -599,17 +600,20 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   ida_glue::IdaCounters counters;
   DynamicsStats& stats = out.stats;
   stats.smallest_step = std::numeric_limits<double>::infinity();
+  // Every output state passes the branch watch before the observer sees it.
+  BranchWatch branch(model);
+  auto emit = [&](const State& st) { return branch.add(st) && (!observer || observer(st)); };
   auto finish = [&](bool ok_status) {
     counters.add(sun.mem);
     counters.fill(stats);
     if (stats.steps == 0) stats.smallest_step = 0.0;
     if (ok_status) {
-      out.status = Status::success();
+      out.status = branch.status();  // success unless the branch watch saw a jump
       out.state = current;
     }
     return out;
   };
-  if (observer && !observer(s)) return finish(true);
+  if (!emit(s)) return finish(true);
   const double t0 = s.t, dt = o.output_interval;
   long next_index = 1;
   auto nextOutput = [&]() {
@@ -677,7 +681,7 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
         IDAGetDky(sun.mem, tout, 0, sun.work);
         dae.unpack(tout, work.data(), so);
         ++next_index;
-        if (observer && !observer(so)) {
+        if (!emit(so)) {
           stop = true;
           current = so;  // the run ends where the observer stopped it
         }
@@ -723,10 +727,10 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
     }
     // The output at tret itself (every step, or an output time the step landed on).
     if (dt == 0.0) {
-      if (observer && !observer(current)) return finish(true);
+      if (!emit(current)) return finish(true);
     } else if (nextOutput() == tret) {
       ++next_index;
-      if (observer && !observer(current)) return finish(true);
+      if (!emit(current)) return finish(true);
     }
   }
   return finish(true);

@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "analysis/branch_watch.hpp"
 #include "analysis/initial_state.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
@@ -582,7 +583,9 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
   run.records.push_back(
       {s.t, s.q, run.v, run.chart.T, run.rank > 0 ? run.chart.factors.pivots(run.rank - 1) : 1.0});
 
-  // Output: the state with v and lambda at the current step end, and the sample.
+  // Output: the state with v and lambda at the current step end, and the sample; every output
+  // state passes the branch watch before the observer sees it.
+  BranchWatch branch(model);
   auto emit = [&](double t, const VecX& q) {
     State so;
     so.t = t;
@@ -603,7 +606,7 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
     sample.flips = run.flips_since_output;
     run.flips_since_output = 0;
     dyn.state = so;
-    return observer ? observer(so, sample) : true;
+    return branch.add(so) && (observer ? observer(so, sample) : true);
   };
 
   // 2. ARKODE ERKStep, Dormand-Prince 5(4); the chart changes in the post-processing hook.
@@ -646,7 +649,7 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
     dyn.stats = run.steps;
     out.mcs = run.stats;
     out.singular_events = run.events;
-    if (ok_status) dyn.status = Status::success();
+    if (ok_status) dyn.status = branch.status();  // success unless the watch saw a jump
     return out;
   };
   auto arkode_failure = [&](int code, double t) {

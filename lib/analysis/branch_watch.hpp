@@ -1,0 +1,51 @@
+#pragma once
+/// @file branch_watch.hpp
+/// Watches a trajectory, output by output, for a velocity jump: the sign that an integration
+/// left its branch at a singular configuration (a kinematic bifurcation, where two branches of
+/// C(q) = 0 cross). There the velocity changes direction within one output interval while the
+/// energy stays the same (so the energy checks cannot see it): IDA index 1 on the double
+/// four-bar turned two of its three cranks to rest in 0.01 s and reported the run up to its
+/// failure 6 s later. A smooth motion changes its velocity from interval to interval by similar
+/// amounts, also where a load switches on (the intervals after it change as much); a jump is one
+/// interval whose change exceeds kJumpRatio times both of its neighbours' and kJumpFraction of
+/// the speed, all in the kinetic-energy norm (mass on translations, the largest principal
+/// moment on rotations). The jump is seen one output late (its next interval must be known).
+/// A load pulse shorter than two output intervals can jump the velocity by itself: the
+/// intervals near it are not judged. No allocation after construction.
+
+#include <utility>
+#include <vector>
+
+#include "assembly/plan.hpp"
+#include "core/status.hpp"
+#include "model/state.hpp"
+
+namespace catena {
+
+class BranchWatch {
+ public:
+  static constexpr double kJumpRatio = 5.0;     ///< against the neighbouring intervals' changes
+  static constexpr double kJumpFraction = 0.2;  ///< against the speed at the interval's ends
+
+  explicit BranchWatch(const Model& model);
+  /// The next output state (times increasing). false, with status() set, once a jump is seen.
+  bool add(const State& s);
+  /// Not ok after a jump: between which times, how large, what it means.
+  const Status& status() const { return status_; }
+
+ private:
+  double norm(const VecX& v) const { return weights_.cwiseProduct(v).norm(); }
+  /// True if a short load pulse may have jumped the velocity in [t0, t1] by itself.
+  bool nearShortPulse(double t0, double t1) const;
+
+  VecX weights_;  ///< sqrt of the kinetic-energy weight of each velocity coordinate
+  std::vector<std::pair<double, double>> pulses_;  ///< [start, end) of the loads' pulses, s
+  VecX v_prev_;                                    ///< velocity at the last output
+  double t_prev_ = 0.0, speed_prev_ = 0.0;
+  int samples_ = 0;
+  /// The last two intervals: their start times, velocity changes, and speeds at their ends.
+  double t0_[2] = {0.0, 0.0}, t1_[2] = {0.0, 0.0}, change_[2] = {0.0, 0.0}, speed_[2] = {0.0, 0.0};
+  Status status_;
+};
+
+}  // namespace catena
