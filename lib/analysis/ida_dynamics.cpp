@@ -445,7 +445,8 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
                "IDA: rtol, atol and multiplier_atol must be positive, got "
                    << o.rtol << ", " << o.atol << ", " << o.multiplier_atol);
   CATENA_CHECK(o.output_interval >= 0.0 && o.max_step >= 0.0 && o.min_step >= 0.0 &&
-                   o.initial_step >= 0.0 && o.projection_tolerance >= 0.0,
+                   o.initial_step >= 0.0 && o.initial_step_factor > 0.0 &&
+                   o.projection_tolerance >= 0.0,
                "IDA: output_interval, max_step, min_step, initial_step and projection_tolerance "
                "must not be negative");
   CATENA_CHECK(o.max_steps > 0, "IDA: max_steps must be positive, got " << o.max_steps);
@@ -589,7 +590,8 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   const double h_min = o.min_step > 0.0 ? o.min_step : 1e-12 * span;
   if ((flag = IDASetMinStep(sun.mem, h_min)) != IDA_SUCCESS)
     return setup_error("IDASetMinStep", flag);
-  const double h0 = o.initial_step > 0.0 ? o.initial_step : initialStep(model, s, vdot, o, span);
+  const double h0 = o.initial_step_factor *
+                    (o.initial_step > 0.0 ? o.initial_step : initialStep(model, s, vdot, o, span));
   data.weights.h_start = h0;
   if ((flag = IDASetInitStep(sun.mem, h0)) != IDA_SUCCESS)
     return setup_error("IDASetInitStep", flag);

@@ -67,6 +67,9 @@ struct IdaOptions {
   double min_step = 0.0;
   /// s; 0: from the BDF1 error of the positions, h^2/2 |q''| at a tenth of the tolerance
   double initial_step = 0.0;
+  /// Multiplies the first step (initial_step or the estimate): tests perturb it to show that a
+  /// result does not hinge on one step sequence.
+  double initial_step_factor = 1.0;
   int max_order = 5;  ///< BDF order limit, 1..5
   /// Index 1: after an accepted step whose drift exceeds the tolerance,
   /// |C|_inf > tol * length scale or |C_q v + C_t|_inf > tol * max(1, |v|_inf), the state is

@@ -129,24 +129,39 @@ IdaOptions tight(IdaFormulation f, double t_end, double rtol = 1e-8) {
   return o;
 }
 
-/// Relative period error of a pendulum run with options o (t_end set here).
+/// The first step scaled by these factors: a bound must hold for every step sequence, not
+/// one (with 1.0 alone, 0.98..1.02 broke the index-3 and index-1 bounds in 7 of 8 builds).
+constexpr double kFirstStepFactors[] = {0.98, 1.0, 1.02};
+
+/// Largest relative period error of a pendulum run with options o (t_end set here) over the
+/// perturbed first steps.
 double periodError(const Model& m, IdaOptions o, double T) {
   o.t_end = 0.85 * T;  // x crosses 0 at T/4 and 3T/4
-  const Run r = integrate(m, o);
-  BOOST_REQUIRE_MESSAGE(r.result.status.ok(), r.result.status.message);
-  const double Tm = measuredPeriod(r, 0, 0);
-  BOOST_TEST_MESSAGE("  period " << Tm << " s, closed form " << T << " s, relative error "
-                                 << std::abs(Tm - T) / T);
-  return std::abs(Tm - T) / T;
+  double worst = 0.0;
+  for (const double factor : kFirstStepFactors) {
+    o.initial_step_factor = factor;
+    const Run r = integrate(m, o);
+    BOOST_REQUIRE_MESSAGE(r.result.status.ok(), r.result.status.message);
+    const double Tm = measuredPeriod(r, 0, 0);
+    BOOST_TEST_MESSAGE("  first step x" << factor << ": period " << Tm << " s, closed form " << T
+                                        << " s, relative error " << std::abs(Tm - T) / T);
+    worst = std::max(worst, std::abs(Tm - T) / T);
+  }
+  return worst;
 }
 
 /// Period errors at rtol 1e-8 for the three formulations. Index 3 controls only the positions'
 /// local error (the velocities are out of the error test), and its error is ~100-1000x larger
 /// at the same rtol (docs/dynamics-ida.md); it reaches 1e-6 at rtol 1e-11, at which it is
 /// checked as well.
+///
+/// Bounds: about 3x the worst of the perturbed first steps (kFirstStepFactors) measured on
+/// 2026-11-26 (GGL and index 1: <= 5.7e-7; index 3: 5.7e-6 at 30 deg, 9.5e-5 at 150 deg), so
+/// that round-off and a compiler's choices do not decide them, and the trend as rtol shrinks is
+/// asserted too (index 3 at 1e-11).
 void checkPeriod(const Model& m, double T, double index3_bound_at_1e8) {
-  BOOST_TEST(periodError(m, tight(IdaFormulation::kIndex2, 0.0), T) <= 1e-6);
-  BOOST_TEST(periodError(m, tight(IdaFormulation::kIndex1, 0.0), T) <= 1e-6);
+  BOOST_TEST(periodError(m, tight(IdaFormulation::kIndex2, 0.0), T) <= 2e-6);
+  BOOST_TEST(periodError(m, tight(IdaFormulation::kIndex1, 0.0), T) <= 2e-6);
   BOOST_TEST(periodError(m, tight(IdaFormulation::kIndex3, 0.0), T) <= index3_bound_at_1e8);
   BOOST_TEST(periodError(m, tight(IdaFormulation::kIndex3, 0.0, 1e-11), T) <= 1e-6);
 }
@@ -178,35 +193,45 @@ BOOST_AUTO_TEST_CASE(pendulum_period_at_30_deg) {
   const Model m = loadMechanismFile(kInputs + "pendulum.yaml").model;
   BOOST_REQUIRE_CLOSE(m.bodies[0].mass, 15.0, 1e-12);
   BOOST_REQUIRE_CLOSE(m.bodies[0].position.norm(), 4.0, 1e-12);  // hinge at the origin
-  checkPeriod(m, closedFormPeriod(4.0, M_PI / 6), 1e-5);
+  checkPeriod(m, closedFormPeriod(4.0, M_PI / 6), 2e-5);
 }
 
 BOOST_AUTO_TEST_CASE(pendulum_period_at_150_deg) {
   const double L = 4.0, theta0 = 150.0 * M_PI / 180.0;
-  checkPeriod(planarPendulum(L, theta0), closedFormPeriod(L, theta0), 1e-4);
+  checkPeriod(planarPendulum(L, theta0), closedFormPeriod(L, theta0), 3e-4);
 }
 
-/// Largest |E - E0| over the run relative to the largest kinetic energy (the energy exchanged).
-double energyError(const Model& m, const IdaOptions& o) {
+/// Largest |E - E0| over the run relative to the largest kinetic energy (the energy
+/// exchanged), the worst over the perturbed first steps.
+double energyError(const Model& m, IdaOptions o) {
   const AssemblyPlan plan = buildAssemblyPlan(m);
-  const Run r = integrate(m, o);
-  BOOST_REQUIRE_MESSAGE(r.result.status.ok(), r.result.status.message);
-  const double E0 = computeEnergy(m, plan, r.states.front()).total();
-  double worst = 0.0, scale = 0.0;
-  for (const State& s : r.states) {
-    const Energy e = computeEnergy(m, plan, s);
-    worst = std::max(worst, std::abs(e.total() - E0));
-    scale = std::max(scale, e.kinetic);
+  double ratio = 0.0;
+  for (const double factor : kFirstStepFactors) {
+    o.initial_step_factor = factor;
+    const Run r = integrate(m, o);
+    BOOST_REQUIRE_MESSAGE(r.result.status.ok(), r.result.status.message);
+    const double E0 = computeEnergy(m, plan, r.states.front()).total();
+    double worst = 0.0, scale = 0.0;
+    for (const State& s : r.states) {
+      const Energy e = computeEnergy(m, plan, s);
+      worst = std::max(worst, std::abs(e.total() - E0));
+      scale = std::max(scale, e.kinetic);
+    }
+    BOOST_TEST_MESSAGE("  first step x" << factor << ": |E - E0| <= " << worst
+                                        << " J, largest kinetic energy " << scale << " J, ratio "
+                                        << worst / scale);
+    ratio = std::max(ratio, worst / scale);
   }
-  BOOST_TEST_MESSAGE("  |E - E0| <= " << worst << " J, largest kinetic energy " << scale
-                                      << " J, ratio " << worst / scale);
-  return worst / scale;
+  return ratio;
 }
 
+/// Bounds about 3x the worst of the perturbed first steps measured on 2026-11-26 (GGL and
+/// index 1: <= 1.1e-6, index 1 on the double pendulum; index 3: 7.1e-5, double pendulum), and
+/// index 3 again at rtol 1e-11 for the trend.
 void checkEnergy(const Model& m, double t_end) {
-  BOOST_TEST(energyError(m, tight(IdaFormulation::kIndex2, t_end)) <= 1e-6);
-  BOOST_TEST(energyError(m, tight(IdaFormulation::kIndex1, t_end)) <= 1e-6);
-  BOOST_TEST(energyError(m, tight(IdaFormulation::kIndex3, t_end)) <= 1e-4);
+  BOOST_TEST(energyError(m, tight(IdaFormulation::kIndex2, t_end)) <= 3e-6);
+  BOOST_TEST(energyError(m, tight(IdaFormulation::kIndex1, t_end)) <= 3e-6);
+  BOOST_TEST(energyError(m, tight(IdaFormulation::kIndex3, t_end)) <= 3e-4);
   BOOST_TEST(energyError(m, tight(IdaFormulation::kIndex3, t_end, 1e-11)) <= 1e-6);
 }
 
