@@ -513,14 +513,45 @@ BOOST_AUTO_TEST_CASE(free_body_without_joints_falls_on_its_parabola) {
   GeneralizedAlphaOptions o;
   o.t_end = 1.0;
   State last;
-  const DynamicsResult r = integrateGeneralizedAlpha(m, buildAssemblyPlan(m), initialState(m), o,
-                                                     [&](const State& s) {
-                                                       last = s;
-                                                       return true;
-                                                     });
+  const DynamicsResult r =
+      integrateGeneralizedAlpha(m, buildAssemblyPlan(m), initialState(m), o, [&](const State& s) {
+        last = s;
+        return true;
+      });
   BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
   BOOST_TEST(last.t == 1.0);
   BOOST_TEST(std::abs(last.q(0) - 1.0) < 1e-12);
   BOOST_TEST(std::abs(last.q(2) - (1.0 + 2.0 - 0.5 * 9.81)) < 1e-12);
   BOOST_TEST(std::abs(last.v(2) - (2.0 - 9.81)) < 1e-12);
+}
+
+// The known defect, asserted instead of dodged: at rho_inf = 0.99 the spin top's accelerations
+// grow exponentially from t ~ 1 s and the run ends in garbage by 5-10 s
+// (docs/dynamics-generalized-alpha.md). Whatever the outcome of a future fix, the run must never
+// report success with a top whose energy has run away: it either stays within 1e-3 of m g l or
+// stops with a failure that says the energy grew.
+BOOST_AUTO_TEST_CASE(spin_top_at_rho_inf_099_never_reports_a_blow_up_as_success) {
+  const Model m = loadMechanismFile(kInputs + "spin_top.yaml").model;
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  GeneralizedAlphaOptions o;
+  o.step = 2e-3;
+  o.error_tolerance = 0.0;
+  o.t_end = 10.0;
+  o.output_interval = 0.02;
+  o.rho_inf = 0.99;
+  const double e0 = computeEnergy(m, plan, initialState(m)).total();
+  const double scale = m.bodies[0].mass * 9.81 * 1.0;  // m g l, J
+  double worst = 0.0;
+  const DynamicsResult r =
+      integrateGeneralizedAlpha(m, plan, initialState(m), o, [&](const State& s) {
+        worst = std::max(worst, std::abs(computeEnergy(m, plan, s).total() - e0));
+        return true;
+      });
+  BOOST_TEST_MESSAGE("spin top, rho_inf 0.99, 10 s: "
+                     << (r.status.ok() ? "success" : "failed") << " at t = " << r.state.t << " s, "
+                     << "energy error " << worst / scale << " of m g l; " << r.status.message);
+  if (r.status.ok())
+    BOOST_TEST(worst / scale < 1e-3);
+  else
+    BOOST_TEST(r.status.message.find("energy") != std::string::npos, r.status.message);
 }
