@@ -282,3 +282,64 @@ BOOST_AUTO_TEST_CASE(catenary_chain_agrees_with_the_thin_rod_model) {
     BOOST_TEST(r.modes[k].direction == direction[k]);
   }
 }
+
+// The classification of mode shapes (direction, nodes) off the x-z plane: the same chain hung in
+// the y-z plane and in a vertical plane at 45 deg has the same frequencies and the same
+// directions (out-of-plane, in-plane, ...) and node counts as in the x-z plane.
+BOOST_AUTO_TEST_CASE(mode_classification_does_not_depend_on_the_chain_plane) {
+  auto modes = [](const Vec3& horizontal) {
+    CatenaryChainOptions c;
+    c.end_b = 10.0 * horizontal;
+    c.sag_point = 5.0 * horizontal + Vec3(0, 0, -6);
+    const Model m = buildCatenaryChain(c);
+    const AssemblyPlan plan = buildAssemblyPlan(m);
+    const StaticsResult eq = solveStatics(m, plan, initialState(m));
+    BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
+    ModalOptions o;
+    o.modes = 4;
+    const ModalResult r = solveModal(m, plan, eq.state, o);
+    BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+    BOOST_REQUIRE_EQUAL(r.modes.size(), 4u);
+    return r;
+  };
+  const ModalResult xz = modes(Vec3::UnitX()), yz = modes(Vec3::UnitY()),
+                    tilted = modes(Vec3(1, 1, 0).normalized());
+  for (const ModalResult* r : {&yz, &tilted})
+    for (int k = 0; k < 4; ++k) {
+      BOOST_TEST(r->modes[k].frequency_hz == xz.modes[k].frequency_hz,
+                 boost::test_tools::tolerance(1e-9));
+      BOOST_TEST(r->modes[k].direction == xz.modes[k].direction);
+      BOOST_TEST(r->modes[k].nodes == xz.modes[k].nodes);
+    }
+  BOOST_TEST(xz.modes[0].direction == "out-of-plane");
+  BOOST_TEST(xz.modes[1].direction == "in-plane");
+}
+
+// In 2D: a planar pendulum hanging at rest swings along x with no node, at sqrt(g/L).
+BOOST_AUTO_TEST_CASE(planar_pendulum_mode_is_classified_in_2d) {
+  const double L = 2.0, g = 9.81;
+  ModelBuilder b(2, "planar_pendulum");
+  b.setGravity(Vec3(0, -g, 0));
+  Body bob;
+  bob.name = "bob";
+  bob.mass = 1.0;
+  bob.position = Vec3(0, -L, 0);
+  const Index body = b.addBody(bob);
+  Joint j;
+  j.name = "hinge";
+  j.type = JointType::kRevolute;
+  j.marker1 = b.addMarker({"bob/hinge", body, Vec3(0, L, 0), Quat::Identity()});
+  j.marker2 = b.addMarker({"ground/hinge", kGround, Vec3::Zero(), Quat::Identity()});
+  b.addJoint(j);
+  const Model m = b.finalize();
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const StaticsResult eq = solveStatics(m, plan, initialState(m));
+  BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
+  const ModalResult r = solveModal(m, plan, eq.state);
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+  BOOST_TEST(r.dof == 1);
+  BOOST_REQUIRE_EQUAL(r.modes.size(), 1u);
+  BOOST_TEST(r.modes[0].direction == "x");
+  BOOST_TEST(r.modes[0].nodes == 0);
+  BOOST_TEST(r.modes[0].s.imag() == std::sqrt(g / L), boost::test_tools::tolerance(1e-9));
+}
