@@ -346,3 +346,24 @@ BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
     BOOST_TEST(allMax(diff) <= 1e-12 * allMax(scale));
   }
 }
+
+// Issue 26: a distributed statics that does not converge says so, with its residuals, on every
+// rank alike, and returns the state it had.
+BOOST_AUTO_TEST_CASE(statics_that_does_not_converge_says_so_on_every_rank) {
+  const ModelPart part = chainPart(40);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  StaticsOptions o;
+  o.max_iterations = 2;
+  const DistributedStaticsResult d = solveDistributedStatics(as, o);
+  BOOST_TEST(!d.status.ok());
+  BOOST_TEST((d.status.code == Status::Code::kNotConverged));
+  const std::string& why = d.status.message;
+  BOOST_TEST(why.find("did not converge in 2 iterations") != std::string::npos, why);
+  BOOST_TEST(why.find("force residual") != std::string::npos, why);
+  BOOST_TEST(d.history.size() == 3u);
+  BOOST_TEST(d.q.allFinite());
+  double sum = 0.0;
+  for (const char c : why) sum += static_cast<unsigned char>(c);
+  BOOST_TEST(allMax(sum) == -allMax(-sum));
+}

@@ -352,3 +352,53 @@ BOOST_AUTO_TEST_CASE(dynamics_is_bitwise_identical_for_any_thread_count) {
     BOOST_TEST(diff <= 1e-7 * 10.0, "1 and 2 threads: positions differ by " << diff);
   }
 }
+
+namespace {
+
+/// The same status on every rank: the code and the message's length and characters summed.
+void checkSameStatusOnEveryRank(const Status& s) {
+  double sum = 0.0;
+  for (const char c : s.message) sum += static_cast<unsigned char>(c);
+  const double local[3] = {static_cast<double>(s.code), static_cast<double>(s.message.size()), sum};
+  for (const double x : local) BOOST_TEST(allMax(x) == -allMax(-x));
+}
+
+}  // namespace
+
+// Issue 26: the distributed failure messages were untested. A run that reaches max_steps stops
+// with a status that says so, on every rank alike, with the time reached.
+BOOST_AUTO_TEST_CASE(max_steps_stops_with_a_clear_status_on_every_rank) {
+  const int N = 40;
+  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
+  const DistributedModel dm(part);
+  const DistributedAssembly as(dm);
+  IdaOptions o = options(0.3);
+  o.max_steps = 5;
+  const DistributedDynamicsResult r = integrateDistributedIda(as, initialState(part.model), o);
+  BOOST_TEST(!r.status.ok());
+  BOOST_TEST(r.status.message.find("max_steps = 5") != std::string::npos, r.status.message);
+  BOOST_TEST(r.status.message.find("t = ") != std::string::npos, r.status.message);
+  BOOST_TEST(r.stats.steps == 5);
+  BOOST_TEST(r.state.t > 0.0);
+  BOOST_TEST(r.state.t < 0.3);
+  checkSameStatusOnEveryRank(r.status);
+}
+
+// An IDA failure (here: a smallest step far above what the motion needs) stops with IDA's
+// flag and the time, on every rank alike.
+BOOST_AUTO_TEST_CASE(ida_failure_stops_with_a_clear_status_on_every_rank) {
+  const int N = 40;
+  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
+  const DistributedModel dm(part);
+  const DistributedAssembly as(dm);
+  IdaOptions o = options(0.3);
+  o.min_step = 0.1;
+  o.max_step = 0.1;
+  o.initial_step = 0.1;
+  const DistributedDynamicsResult r = integrateDistributedIda(as, initialState(part.model), o);
+  BOOST_TEST(!r.status.ok());
+  BOOST_TEST(r.status.message.find("IDA") != std::string::npos, r.status.message);
+  BOOST_TEST(r.status.message.find("t = ") != std::string::npos, r.status.message);
+  checkSameStatusOnEveryRank(r.status);
+  if (worldRank() == 0) BOOST_TEST_MESSAGE(worldSize() << " ranks: " << r.status.message);
+}
