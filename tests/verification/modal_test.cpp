@@ -25,12 +25,16 @@ namespace {
 
 const std::string kInputs = std::string(CATENA_SOURCE_DIR) + "/inputs/";
 
-ModalResult modesAtEquilibrium(const std::string& file, ModalOptions o = {}) {
-  const Model m = loadMechanismFile(kInputs + file).model;
+/// The modes of model m at the equilibrium statics finds from its initial state.
+ModalResult modesOf(const Model& m, const ModalOptions& o) {
   const AssemblyPlan plan = buildAssemblyPlan(m);
   const StaticsResult eq = solveStatics(m, plan, initialState(m));
   BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
   return solveModal(m, plan, eq.state, o);
+}
+
+ModalResult modesAtEquilibrium(const std::string& file, ModalOptions o = {}) {
+  return modesOf(loadMechanismFile(kInputs + file).model, o);
 }
 
 }  // namespace
@@ -196,11 +200,7 @@ std::string readInput(const std::string& file) {
 }
 
 ModalResult modesOfText(const std::string& text, ModalOptions o) {
-  const Model m = loadMechanismString(text, "test").model;
-  const AssemblyPlan plan = buildAssemblyPlan(m);
-  const StaticsResult eq = solveStatics(m, plan, initialState(m));
-  BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
-  return solveModal(m, plan, eq.state, o);
+  return modesOf(loadMechanismString(text, "test").model, o);
 }
 
 }  // namespace
@@ -291,13 +291,9 @@ BOOST_AUTO_TEST_CASE(mode_classification_does_not_depend_on_the_chain_plane) {
     CatenaryChainOptions c;
     c.end_b = 10.0 * horizontal;
     c.sag_point = 5.0 * horizontal + Vec3(0, 0, -6);
-    const Model m = buildCatenaryChain(c);
-    const AssemblyPlan plan = buildAssemblyPlan(m);
-    const StaticsResult eq = solveStatics(m, plan, initialState(m));
-    BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
     ModalOptions o;
     o.modes = 4;
-    const ModalResult r = solveModal(m, plan, eq.state, o);
+    const ModalResult r = modesOf(buildCatenaryChain(c), o);
     BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
     BOOST_REQUIRE_EQUAL(r.modes.size(), 4u);
     return r;
@@ -331,11 +327,7 @@ BOOST_AUTO_TEST_CASE(planar_pendulum_mode_is_classified_in_2d) {
   j.marker1 = b.addMarker({"bob/hinge", body, Vec3(0, L, 0), Quat::Identity()});
   j.marker2 = b.addMarker({"ground/hinge", kGround, Vec3::Zero(), Quat::Identity()});
   b.addJoint(j);
-  const Model m = b.finalize();
-  const AssemblyPlan plan = buildAssemblyPlan(m);
-  const StaticsResult eq = solveStatics(m, plan, initialState(m));
-  BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
-  const ModalResult r = solveModal(m, plan, eq.state);
+  const ModalResult r = modesOf(b.finalize(), {});
   BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
   BOOST_TEST(r.dof == 1);
   BOOST_REQUIRE_EQUAL(r.modes.size(), 1u);
