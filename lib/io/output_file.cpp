@@ -1,6 +1,7 @@
 #include "io/output_file.hpp"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -164,6 +165,29 @@ void writeFileAtomically(const fs::path& path, const std::string& contents) {
   OutputFile file(path);
   file.stream().write(contents.data(), static_cast<std::streamsize>(contents.size()));
   file.commit();
+}
+
+std::vector<fs::path> removeStaleTemporaries(const fs::path& path) {
+  std::vector<fs::path> removed;
+  try {
+    const Plan plan = planFor(path);
+    if (plan.through) return removed;
+    const std::string prefix = plan.target.filename().string() + ".tmp.";
+    const fs::path folder = plan.target.has_parent_path() ? plan.target.parent_path() : ".";
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(folder, ec)) {
+      const std::string name = e.path().filename().string();
+      if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+      const std::string pid = name.substr(prefix.size());
+      if (pid.size() > 9 || pid.find_first_not_of("0123456789") != std::string::npos) continue;
+      if (::kill(static_cast<pid_t>(std::stol(pid)), 0) == 0 || errno != ESRCH) continue;
+      std::error_code regular;
+      if (!e.is_regular_file(regular) || e.is_symlink(regular)) continue;
+      if (fs::remove(e.path(), regular)) removed.push_back(e.path());
+    }
+  } catch (const std::exception&) {  // a path that cannot be planned: nothing to clean
+  }
+  return removed;
 }
 
 void createOutputDirectory(const fs::path& dir) {

@@ -19,6 +19,7 @@
 #include <memory>
 #include <ostream>
 #include <string>
+#include <vector>
 
 namespace catena {
 
@@ -59,6 +60,13 @@ class OutputFile {
 /// Writes `contents` to `path` through an OutputFile (atomically, unless it is a device or a
 /// FIFO). Throws catena::Error "cannot write PATH: REASON" on failure.
 void writeFileAtomically(const std::filesystem::path& path, const std::string& contents);
+
+/// Removes the temporaries that an OutputFile of `path` left when its process was killed: the
+/// files named exactly <target>.tmp.<pid> (target: `path`, or its links' final target), <pid>
+/// all digits and no process with that id alive on this machine. Other files, and temporaries of
+/// live processes, are left alone. Returns the paths removed; a file that cannot be removed is
+/// skipped (never throws). Call it before writing `path` again, e.g. at a restart.
+std::vector<std::filesystem::path> removeStaleTemporaries(const std::filesystem::path& path);
 
 /// Creates the folder `dir` and its parents if they are missing. Throws catena::Error "cannot
 /// create the output folder DIR: REASON" if it cannot, or if `dir` exists and is not a folder.

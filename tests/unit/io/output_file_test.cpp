@@ -5,6 +5,7 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <boost/test/unit_test.hpp>
@@ -13,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include "core/check.hpp"
 
@@ -202,4 +204,34 @@ BOOST_AUTO_TEST_CASE(output_folders) {
                  ": Not a directory");
   BOOST_TEST(errorOf([&] { createOutputDirectory(d / "plain"); }) ==
              "cannot create the output folder " + (d / "plain").string() + ": Not a directory");
+}
+
+BOOST_AUTO_TEST_CASE(stale_temporaries_of_dead_processes_are_removed) {
+  Folder d;
+  // A process id that no process has: a child that has exited and been waited for.
+  const pid_t child = ::fork();
+  if (child == 0) ::_exit(0);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const std::string dead = std::to_string(child), live = std::to_string(::getpid());
+  const fs::path out = d / "out.json";
+  put(out, "old");
+  const std::vector<std::string> stale = {"out.json.tmp." + dead};
+  const std::vector<std::string> kept = {"out.json.tmp." + live,          "out.json.tmp.x" + dead,
+                                         "out.json.tmpx." + dead,         "other.json.tmp." + dead,
+                                         "out.json.tmp." + dead + ".bak", "out.json"};
+  for (const auto& n : stale) put(d / n, "partial");
+  for (const auto& n : kept)
+    if (n != "out.json") put(d / n, "keep");
+  const std::vector<fs::path> removed = removeStaleTemporaries(out);
+  BOOST_TEST(removed.size() == stale.size());
+  for (const auto& n : stale) BOOST_TEST(!fs::exists(d / n), n);
+  for (const auto& n : kept) BOOST_TEST(fs::exists(d / n), n);
+  // Through a link: the temporaries sit next to its target.
+  fs::create_directory(d / "real");
+  put(d / "real" / "t.json", "x");
+  fs::create_symlink(d / "real" / "t.json", d / "link.json");
+  put(d / "real" / ("t.json.tmp." + dead), "partial");
+  BOOST_TEST(removeStaleTemporaries(d / "link.json").size() == 1u);
+  BOOST_TEST(!fs::exists(d / "real" / ("t.json.tmp." + dead)));
 }
