@@ -39,6 +39,7 @@
 #include "analysis/scales.hpp"
 #include "analysis/statics.hpp"
 #include "assembly/assemble.hpp"
+#include "io/memory_estimate.hpp"
 #include "io/mobility_report.hpp"
 #include "io/output_file.hpp"
 #include "io/report.hpp"
@@ -451,6 +452,10 @@ int guarded(const std::string& command, Run&& run) {
     return 2;
   } catch (const catena::Error& e) {
     std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::bad_alloc& e) {
+    std::cerr << catena::serialOutOfMemoryMessage("running 'catena " + command + "'", e.what())
+              << "\n";
     return 1;
   } catch (const std::exception& e) {
     std::cerr << "catena: internal error: " << e.what() << "\n";

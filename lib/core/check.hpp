@@ -7,9 +7,11 @@
 ///  - Status (status.hpp): numerical failure reported by a solver, never thrown.
 
 #include <cassert>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace catena {
 
@@ -17,6 +19,18 @@ namespace catena {
 class Error : public std::runtime_error {
  public:
   using std::runtime_error::runtime_error;
+};
+
+/// A failed allocation that catena itself detected (PETSc's malloc failing, say): a
+/// std::bad_alloc, so that one handler catches it with the standard library's, whose what()
+/// says where it happened.
+class OutOfMemory : public std::bad_alloc {
+ public:
+  explicit OutOfMemory(std::string where) : what_(std::move(where)) {}
+  const char* what() const noexcept override { return what_.c_str(); }
+
+ private:
+  std::string what_;
 };
 
 namespace detail {

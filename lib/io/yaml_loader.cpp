@@ -11,6 +11,7 @@
 #include <sstream>
 #include <vector>
 
+#include "io/memory_estimate.hpp"
 #include "io/yaml_reader.hpp"
 #include "model/generators.hpp"
 #include "model/model_builder.hpp"
@@ -399,6 +400,7 @@ void readForce(Context& cx, const YAML::Node& node, std::size_t index) {
 /// allocated, so that a tiny file cannot ask for an enormous model.
 void checkGeneratedSize(const Context& cx, const Map& g, std::string_view key, long long bodies,
                         const std::string& description) {
+  noteModelSize(bodies);  // for the message if the process runs out of memory
   if (bodies > cx.limits.max_generated_bodies)
     g.fail(key, description + " exceed the loader's limit of " +
                     std::to_string(cx.limits.max_generated_bodies) + " generated bodies");

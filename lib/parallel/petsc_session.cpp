@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "core/check.hpp"
+#include "solvers/petsc_check.hpp"
 
 namespace catena {
 
@@ -48,6 +49,7 @@ PetscSession::PetscSession(int* argc, char*** argv) {
   const PetscErrorCode ierr =
       SlepcInitialize(argc, argv, nullptr, "catena: constrained multibody solver\n");
   CATENA_CHECK(ierr == 0, "PETSc/SLEPc initialization failed (error code " << ierr << ")");
+  installPetscErrorRecorder();
   MPI_Comm_rank(PETSC_COMM_WORLD, &rank_);
   MPI_Comm_size(PETSC_COMM_WORLD, &size_);
   given_ = optionsLeft();
