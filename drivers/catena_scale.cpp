@@ -15,9 +15,12 @@
 //   closed-form small oscillations) and whether energy and constraints drifted by less than
 //   the tolerance allows), so a
 //   wrong answer can never pass as a fast one. Only rank 0 writes. The study checkpoints which
-//   runs are done (io/checkpoint.hpp): at intervals and when SIGTERM arrives (Slurm sends it
-//   before the time limit), after which it exits with status 3; --restart skips the finished
-//   runs and appends the rest. PETSc and SLEPc options pass through
+//   runs are done (io/checkpoint.hpp): when it starts and after every run; SIGTERM (Slurm sends
+//   it before the time limit; mpiexec forwards it) stops it at the end of the run (or segment)
+//   in progress with status 3; --restart skips the finished runs and appends the rest. A run
+//   that runs out of memory writes its line with "status": "out_of_memory", the estimated need
+//   and the limit, and stops the study with status 4 (docs/reliability.md). PETSc and SLEPc options
+//   pass through
 //   (-statics_pc_factor_mat_solver_type, -statics_mat_mumps_icntl_14, -modal_eps_tol,
 //   -modal_st_mat_mumps_icntl_14, -ida_mat_mumps_icntl_14, ...).
 //
@@ -34,7 +37,7 @@
 // reactions off the weight, modes not converged or with a large residual, dynamics failed or
 // drifted; the JSON lines are written all the same) or another failure
 // (unreadable study or checkpoint, an I/O error), 2 bad command line, 3 stopped by a signal
-// after writing the checkpoint.
+// after writing the checkpoint, 4 out of memory (the run's line written; a restart retries it).
 
 #include <mpi.h>
 #include <omp.h>
@@ -47,6 +50,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <numbers>
 #include <sstream>
 #include <string>
@@ -57,6 +61,7 @@
 #include "core/check.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
+#include "io/memory_estimate.hpp"
 #include "io/output_file.hpp"
 #include "io/scaling_study.hpp"
 #include "kernels/pose.hpp"
@@ -109,14 +114,14 @@ constexpr const char* kUsage =
     "  --repeats K                runs per size (default 1)\n"
     "  --json FILE                JSON lines, rewritten atomically after every run (default:\n"
     "                             stdout at the end)\n"
-    "  --checkpoint FILE          restartable state (default: <json>.ckpt; none without --json)\n"
-    "  --checkpoint-interval S    seconds between periodic checkpoints (default 0: every run)\n"
+    "  --checkpoint FILE          restartable state, written at the start and after every run\n"
+    "                             (default: <json>.ckpt; none without --json)\n"
     "  --restart                  continue the study of the checkpoint file: skip its runs\n"
     "  --stop-after K             raise SIGTERM after K runs (tests the signal path)\n"
     "  --stop-after-segments K    raise SIGTERM after K segments of a run (tests it inside one)\n"
     "  --help                     this text\n";
 
-constexpr const char* kCheckpointFormat = "catena-scale 1";
+constexpr const char* kCheckpointFormat = "catena-scale 2";  // 2: with the end record
 
 struct Options {
   ScalingStudy study;
@@ -129,10 +134,9 @@ struct Options {
 const std::vector<cli::CommandSpec>& program() {
   static const std::vector<cli::CommandSpec> p = [] {
     cli::CommandSpec c{"catena-scale", {}};
-    for (const char* name :
-         {"--study", "--family", "--sizes", "--analysis", "--modes", "--t-end", "--rtol",
-          "--segment", "--linear-solver", "--repeats", "--json", "--checkpoint",
-          "--checkpoint-interval", "--stop-after", "--stop-after-segments"})
+    for (const char* name : {"--study", "--family", "--sizes", "--analysis", "--modes", "--t-end",
+                             "--rtol", "--segment", "--linear-solver", "--repeats", "--json",
+                             "--checkpoint", "--stop-after", "--stop-after-segments"})
       c.options.push_back({name, true});
     for (const char* name : {"--reproducible", "--restart"}) c.options.push_back({name, false});
     return std::vector<cli::CommandSpec>{c};
@@ -162,8 +166,6 @@ Options readOptions(const cli::CommandLine& line) {
     if (k == "--repeats") o.study.repeats = static_cast<int>(parseInteger(k, v, 1, 1000000));
     if (k == "--json") o.study.json = v;
     if (k == "--checkpoint") o.study.checkpoint = v;
-    if (k == "--checkpoint-interval")
-      o.study.checkpoint_interval = parseReal(k, v, RealRange::atLeast(0.0, "s"));
     if (k == "--stop-after") o.stop_after = static_cast<int>(parseInteger(k, v, 0, 1000000));
     if (k == "--stop-after-segments")
       o.stop_after_segments = static_cast<int>(parseInteger(k, v, 0, 1000000));
@@ -392,6 +394,8 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
         kinetic_max = std::max(kinetic_max, distributedEnergy(as, s).kinetic);
         return true;
       });
+  for (const std::string& w : r.warnings)  // every rank its own damaged files
+    std::cerr << "catena-scale: warning: " << w << "\n";
   if (rank == 0 && !r.note.empty())
     std::cerr << "catena-scale: N = " << size << ": " << r.note << "\n";
   if (r.interrupted) return {"", false, true, r.state.t};
@@ -612,6 +616,53 @@ RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks
   return {os.str(), statics_pass && modes_pass};
 }
 
+/// The message for a run that ran out of memory: what it needs per rank (io/memory_estimate),
+/// the limit, and how many ranks would give each rank that much. `detail`: the exception's.
+std::string outOfMemoryMessage(const ScalingStudy& s, long size, int ranks,
+                               const std::string& detail) {
+  const MemoryModel m = scalingMemoryModel(s.family, s.analysis, s.linear_solver);
+  const double units = s.family == "chain" ? static_cast<double>(size)
+                                           : static_cast<double>(size) * static_cast<double>(size);
+  const MemoryLimit limit = memoryLimit();
+  std::ostringstream os;
+  if (detail != std::bad_alloc().what()) os << detail << "; ";
+  os << "a " << s.family << " " << s.analysis << " of " << static_cast<long long>(units) << " "
+     << m.unit << "s needs about " << formatBytes(m.perRank(units, ranks)) << " per rank on "
+     << ranks << (ranks == 1 ? " rank" : " ranks") << " (" << formatBytes(m.base_bytes) << " + "
+     << std::lround(m.bytes_per_unit / 100.0) / 10.0 << " kB per " << m.unit
+     << " / ranks, measured: " << m.source << ")";
+  if (limit.bytes > 0.0) {
+    os << "; " << limit.what << " is " << formatBytes(limit.bytes);
+    const double room = limit.bytes - m.base_bytes;
+    if (room > 0.0)
+      os << ": use at least " << static_cast<long long>(std::ceil(m.bytes_per_unit * units / room))
+         << " ranks with that much memory each (more nodes), or a smaller size";
+    else
+      os << ": too little for any run";
+  }
+  return os.str();
+}
+
+/// The JSON line of a run that ran out of memory on `rank`.
+std::string outOfMemoryLine(const ScalingStudy& s, long size, int repeat, int ranks, int rank,
+                            const std::string& detail) {
+  const MemoryModel m = scalingMemoryModel(s.family, s.analysis, s.linear_solver);
+  const double units = s.family == "chain" ? static_cast<double>(size)
+                                           : static_cast<double>(size) * static_cast<double>(size);
+  std::ostringstream os;
+  JsonWriter j(os);
+  j.beginObject();
+  writeRunHead(j, s.family, s.analysis, size, repeat, ranks);
+  j.key("status").value(std::string("out_of_memory"));
+  j.key("message").value(outOfMemoryMessage(s, size, ranks, detail));
+  j.key("rank_out_of_memory").value(rank);
+  j.key("estimated_bytes_per_rank").value(m.perRank(units, ranks));
+  j.key("memory_limit_bytes").value(memoryLimit().bytes);
+  j.key("check_memory_pass").value(false);
+  j.endObject();
+  return os.str();
+}
+
 void writeLines(const std::string& file, const std::vector<std::string>& lines) {
   std::string text;
   for (const std::string& l : lines) text += l + "\n";
@@ -639,6 +690,7 @@ int main(int argc, char** argv) {
   std::vector<char*> petsc = line.petsc;  // PETSc may reorder its argv
   int pargc = line.petscArgc();
   char** pargv = petsc.data();
+  installTerminationHandler();  // a signal during the start is remembered, not fatal
   PetscSession session(&pargc, &pargv);
   const int rank = session.rank(), ranks = session.size();
   const int threads = omp_get_max_threads();
@@ -646,7 +698,7 @@ int main(int argc, char** argv) {
     return rank == 0 ? session.unusedOptions() : std::vector<std::string>{};
   });
   const ScalingStudy& s = o.study;
-  installTerminationHandler();
+  installTerminationHandler();  // after PETSc's, which would abort on SIGTERM
 
   // 2. Restart: the finished runs' lines from the checkpoint (read on rank 0, count broadcast).
   const std::string sig = signature(o, ranks, threads);
@@ -671,21 +723,40 @@ int main(int argc, char** argv) {
   int done = static_cast<int>(lines.size());
   MPI_Bcast(&done, 1, MPI_INT, 0, MPI_COMM_WORLD);
 
-  // 3. The runs, with a safe point after each: checkpoint when due or when a signal came.
+  // 3. The temporaries that a killed run of this study left next to its files (each rank its
+  //    own dynamics checkpoints, rank 0 the rest).
+  const std::filesystem::path inside_stem =
+      s.checkpoint.empty() ? std::filesystem::path{} : std::filesystem::path(s.checkpoint + ".run");
+  {
+    std::vector<std::filesystem::path> mine;
+    if (!inside_stem.empty()) mine.push_back(inside_stem.string() + ".r" + std::to_string(rank));
+    if (rank == 0)
+      for (const std::string& f : {s.json, s.checkpoint})
+        if (!f.empty()) mine.emplace_back(f);
+    for (const std::filesystem::path& f : mine)
+      for (const std::filesystem::path& t : removeStaleTemporaries(f))
+        std::cerr << "catena-scale: removed '" << t.string() << "', left by a killed run\n";
+  }
+
+  // 4. The runs. The checkpoint is written at the start (so that a restart after a kill in the
+  //    first run finds the study) and after every run; a signal is acted on after a run.
   const int total = static_cast<int>(s.sizes.size()) * s.repeats;
-  CheckpointSchedule schedule(s.checkpoint_interval);
   // Rank 0 writes; the others learn whether it succeeded (and stop with it if not).
+  auto write = [&](const std::vector<std::string>& json_lines,
+                   const std::vector<std::string>& runs) {
+    if (!s.json.empty()) writeLines(s.json, json_lines);
+    if (!s.checkpoint.empty()) {
+      Checkpoint c;
+      c.format = kCheckpointFormat;
+      c.add("study", sig);
+      for (const std::string& l : runs) c.add("run", l);
+      writeCheckpoint(s.checkpoint, c);
+    }
+  };
   auto save = [&] {
     int ok = 1;
     if (rank == 0) try {
-        if (!s.json.empty()) writeLines(s.json, lines);
-        if (!s.checkpoint.empty()) {
-          Checkpoint c;
-          c.format = kCheckpointFormat;
-          c.add("study", sig);
-          for (const std::string& l : lines) c.add("run", l);
-          writeCheckpoint(s.checkpoint, c);
-        }
+        write(lines, lines);
       } catch (const Error& e) {
         std::cerr << "catena-scale: " << e.what() << "\n";
         ok = 0;
@@ -693,8 +764,20 @@ int main(int argc, char** argv) {
     MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
     if (!ok) throw Error("the results could not be written");
   };
+  // What rank 0 says at once when a signal arrives during run k (the process may be killed
+  // before its safe point: mpiexec sends SIGKILL odls_base_sigkill_timeout s after SIGTERM).
+  auto notice = [&](int run, bool segments) {
+    if (rank != 0) return;
+    std::ostringstream os;
+    os << " during run " << run + 1 << " of " << total << "; stopping at the end of the "
+       << (segments ? "segment" : "run") << " in progress";
+    if (!s.checkpoint.empty())
+      os << " (the checkpoint '" << s.checkpoint << "' holds the " << run << " runs done)";
+    setTerminationNotice("catena-scale", os.str());
+  };
   int all_pass = 1;
   try {
+    save();
     for (int run = done; run < total; ++run) {
       const long N = s.sizes[run / s.repeats];
       CATENA_CHECK(N >= ranks, "size " << N << ": a model needs at least one body per rank ("
@@ -702,24 +785,54 @@ int main(int argc, char** argv) {
       // A dynamics run checkpoints inside itself too; a restart resumes the first pending run.
       SegmentOptions inside;
       inside.segment = s.segment;
-      if (!s.checkpoint.empty()) inside.checkpoint = s.checkpoint + ".run";
+      inside.checkpoint = inside_stem;
       inside.run = sig;
       inside.restart = o.restart && run == done && !s.checkpoint.empty();
       inside.stop_after = o.stop_after_segments;
-      const RunResult result = s.analysis == "dynamics"
-                                   ? runDynamics(s, N, run % s.repeats, ranks, rank, inside)
-                                   : runStatics(s, N, run % s.repeats, ranks, rank);
+      notice(run, s.analysis == "dynamics" && s.segment > 0.0);
+      RunResult result;
+      try {
+        result = s.analysis == "dynamics" ? runDynamics(s, N, run % s.repeats, ranks, rank, inside)
+                                          : runStatics(s, N, run % s.repeats, ranks, rank);
+      } catch (const std::bad_alloc& e) {
+        // Out of memory on this rank; the others may wait for it in a collective call. It writes
+        // the run's line (after the lines the checkpoint holds) and ends the job.
+        setTerminationNotice("catena-scale", "");  // MPI_Abort sends SIGTERM to the others
+        const std::string l = outOfMemoryLine(s, N, run % s.repeats, ranks, rank, e.what());
+        std::cerr << "catena-scale: out of memory in run " << run + 1 << " of " << total
+                  << " on rank " << rank << ": " << outOfMemoryMessage(s, N, ranks, e.what())
+                  << "\n";
+        try {
+          std::vector<std::string> done_lines = lines;
+          if (rank != 0 && !s.checkpoint.empty() && std::filesystem::exists(s.checkpoint))
+            done_lines = readCheckpoint(s.checkpoint, kCheckpointFormat).all("run");
+          std::vector<std::string> json_lines = done_lines;
+          json_lines.push_back(l);
+          // The checkpoint keeps the finished runs only: a restart retries this one.
+          if (!s.json.empty())
+            writeLines(s.json, json_lines);
+          else
+            std::cout << l << std::endl;
+          if (!s.checkpoint.empty())
+            std::cerr << "catena-scale: the checkpoint '" << s.checkpoint << "' holds the "
+                      << done_lines.size() << " runs done; --restart retries this one\n";
+        } catch (const std::exception& w) {
+          std::cerr << "catena-scale: " << w.what() << "\n";
+        }
+        if (ranks > 1) MPI_Abort(MPI_COMM_WORLD, 4);
+        return 4;
+      }
       if (result.interrupted) {
         save();
+        const int signal = static_cast<int>(maxOver(terminationSignal()));
         if (rank == 0) {
-          std::cerr << "catena-scale: stopped by a signal in run " << run + 1 << " of " << total
-                    << " at t = " << result.t << " s";
+          std::cerr << "catena-scale: stopped by " << signalName(signal) << " in run " << run + 1
+                    << " of " << total << " at t = " << result.t << " s";
           if (s.checkpoint.empty())
             std::cerr << "; no checkpoint (give --json or --checkpoint)\n";
           else
             std::cerr << "; checkpoints written to '" << s.checkpoint << "' and '"
-                      << inside.checkpoint.string()
-                      << ".r*'; continue with the same options and --restart\n";
+                      << inside.checkpoint.string() << ".r*'; restart with --restart\n";
         }
         return 3;
       }
@@ -730,27 +843,24 @@ int main(int argc, char** argv) {
                   << ranks << " ranks, " << threads << " threads) done\n";
       }
       if (o.stop_after >= 0 && run + 1 - done == o.stop_after) std::raise(SIGTERM);
-      const int stop = static_cast<int>(maxOver(terminationRequested() ? 1.0 : 0.0));
-      if (stop || schedule.due() || run + 1 == total) {
-        save();
-        schedule.written();
-      }
-      if (stop && run + 1 < total) {
+      const int signal = static_cast<int>(maxOver(terminationSignal()));
+      save();
+      if (signal && run + 1 < total) {
         if (rank == 0 && s.checkpoint.empty())
-          std::cerr << "catena-scale: stopped by a signal after " << run + 1 << " of " << total
-                    << " runs; no checkpoint (give --json or --checkpoint)\n";
+          std::cerr << "catena-scale: stopped by " << signalName(signal) << " after run " << run + 1
+                    << " of " << total << "; no checkpoint (give --json or --checkpoint)\n";
         else if (rank == 0)
-          std::cerr << "catena-scale: stopped by a signal after " << run + 1 << " of " << total
-                    << " runs; checkpoint written to '" << s.checkpoint
-                    << "'; continue with the same options and --restart\n";
+          std::cerr << "catena-scale: stopped by " << signalName(signal) << " after run " << run + 1
+                    << " of " << total << "; checkpoint '" << s.checkpoint
+                    << "' written; restart with the same options and --restart\n";
         return 3;
       }
     }
-    if (total == done) save();
   } catch (const Error& e) {
     if (rank == 0) std::cerr << "catena-scale: " << e.what() << "\n";
     return 1;
   }
+  setTerminationNotice("catena-scale", "");
   if (rank == 0 && s.json.empty())
     for (const std::string& l : lines) std::cout << l << "\n";
   MPI_Bcast(&all_pass, 1, MPI_INT, 0, MPI_COMM_WORLD);

@@ -21,10 +21,12 @@ catena_scale_study() {
   $launch "$np" "${CATENA_SCALE:?set CATENA_SCALE to the catena-scale executable}" \
     --family "${FAMILY:-chain}" --analysis "${ANALYSIS:-statics}" --modes "${MODES:-4}" \
     --t-end "${T_END:-0.1}" --rtol "${RTOL:-1e-6}" --sizes "$sizes" \
-    --repeats "$repeats" --json "$json" --checkpoint-interval "${CHECKPOINT_INTERVAL:-600}" \
+    --repeats "$repeats" --json "$json" \
     "${segment[@]}" "${restart[@]}" ${CATENA_PETSC_OPTIONS:-} || rc=$?
   if [ "$rc" -eq 3 ]; then
     echo "[catena] $json: stopped by a signal, checkpoint written; submit again to continue" >&2
+  elif [ "$rc" -eq 4 ]; then
+    echo "[catena] $json: out of memory (see the message above): use more ranks or nodes" >&2
   elif [ "$rc" -ne 0 ]; then
     echo "[catena] $json: catena-scale failed with status $rc" >&2
   fi

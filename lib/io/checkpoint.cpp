@@ -1,11 +1,17 @@
 #include "io/checkpoint.hpp"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
 #include <charconv>
 #include <csignal>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <string_view>
 #include <system_error>
 
 #include "core/check.hpp"
@@ -16,12 +22,61 @@ namespace {
 
 volatile std::sig_atomic_t g_signal = 0;
 
+/// The notice written on the first signal: two buffers, the handler reads the one `g_notice`
+/// names (a lock-free atomic), setTerminationNotice fills the other and then switches.
+struct Notice {
+  char prefix[256] = {};
+  char suffix[1024] = {};
+};
+Notice g_notices[2];
+std::atomic<int> g_notice{-1};
+
+void writeAll(const char* text) {
+  std::size_t left = std::strlen(text);
+  while (left > 0) {
+    const ssize_t n = ::write(STDERR_FILENO, text, left);
+    if (n <= 0) return;
+    text += n;
+    left -= static_cast<std::size_t>(n);
+  }
+}
+
 extern "C" void onTerminationSignal(int sig) {
+  const bool first = g_signal == 0;
   g_signal = sig;
+  const int k = g_notice.load();
+  if (!first || k < 0) return;
+  const int saved = errno;
+  writeAll(g_notices[k].prefix);
+  writeAll(sig == SIGTERM   ? ": SIGTERM received"
+           : sig == SIGINT  ? ": SIGINT received"
+           : sig == SIGUSR1 ? ": SIGUSR1 received"
+                            : ": a signal received");
+  writeAll(g_notices[k].suffix);
+  writeAll("\n");
+  errno = saved;
 }
 
 [[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
   throw Error("checkpoint '" + path.string() + "': " + what);
+}
+
+constexpr const char* kEnd = "# end ";
+
+/// FNV-1a, 64 bits: catches truncation, flipped bytes and edits; not meant against forgery.
+std::uint64_t fnv1a(std::string_view text) {
+  std::uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : text) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::string hex(std::uint64_t x) {
+  char buf[17];
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(x));
+  return buf;
 }
 
 }  // namespace
@@ -65,20 +120,43 @@ void writeCheckpoint(const std::filesystem::path& path, const Checkpoint& c) {
   std::ostringstream os;
   os << "# checkpoint " << c.format << "\n";
   for (const auto& [k, v] : c.records) os << k << " " << v << "\n";
-  writeFileAtomically(path, os.str());
+  const std::string body = os.str();
+  writeFileAtomically(path,
+                      body + kEnd + std::to_string(body.size()) + " " + hex(fnv1a(body)) + "\n");
 }
 
 Checkpoint readCheckpoint(const std::filesystem::path& path, const std::string& format) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, "cannot be read (" + std::string(std::strerror(errno)) + ")");
+  std::ostringstream all;
+  all << in.rdbuf();
+  if (in.bad()) fail(path, "cannot be read (" + std::string(std::strerror(errno)) + ")");
+  const std::string text = all.str();
+  const std::string header = "# checkpoint " + format;
+  const std::string first = text.substr(0, text.find('\n'));
+  if (first != header) fail(path, "expected the header '" + header + "', found '" + first + "'");
+  // The last line holds the length and checksum of everything before it.
+  const std::size_t end = text.size() > 1 ? text.rfind('\n', text.size() - 2) : std::string::npos;
+  if (end == std::string::npos || text.back() != '\n' ||
+      text.compare(end + 1, std::strlen(kEnd), kEnd) != 0)
+    fail(path, "no end record (the file is truncated or was not written by catena)");
+  const std::string_view body(text.data(), end + 1);
+  std::istringstream trailer(text.substr(end + 1 + std::strlen(kEnd)));
+  std::size_t length = 0;
+  std::string sum;
+  trailer >> length >> sum;
+  if (!trailer || length != body.size())
+    fail(path, "its length is " + std::to_string(body.size()) + " bytes, the end record says " +
+                   std::to_string(length) + " (truncated or edited)");
+  if (sum != hex(fnv1a(body)))
+    fail(path, "checksum mismatch (the contents were damaged or edited)");
+  std::istringstream lines{std::string(body)};
   Checkpoint c;
   std::string line;
-  const std::string header = "# checkpoint " + format;
-  if (!std::getline(in, line) || line != header)
-    fail(path, "expected the header '" + header + "', found '" + line + "'");
+  std::getline(lines, line);
   c.format = format;
   int number = 1;
-  while (std::getline(in, line)) {
+  while (std::getline(lines, line)) {
     ++number;
     if (line.empty()) continue;
     const std::size_t space = line.find(' ');
@@ -107,17 +185,29 @@ int terminationSignal() {
   return g_signal;
 }
 
-CheckpointSchedule::CheckpointSchedule(double interval_seconds)
-    : interval_(std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-          std::chrono::duration<double>(interval_seconds))),
-      last_(std::chrono::steady_clock::now()) {}
-
-bool CheckpointSchedule::due() const {
-  return std::chrono::steady_clock::now() - last_ >= interval_;
+std::string signalName(int sig) {
+  switch (sig) {
+    case SIGTERM:
+      return "SIGTERM";
+    case SIGINT:
+      return "SIGINT";
+    case SIGUSR1:
+      return "SIGUSR1";
+    default:
+      return "signal " + std::to_string(sig);
+  }
 }
 
-void CheckpointSchedule::written() {
-  last_ = std::chrono::steady_clock::now();
+void setTerminationNotice(const std::string& program, const std::string& text) {
+  if (text.empty()) {
+    g_notice.store(-1);
+    return;
+  }
+  const int k = g_notice.load() == 0 ? 1 : 0;
+  Notice& n = g_notices[k];
+  std::snprintf(n.prefix, sizeof n.prefix, "%s", program.c_str());
+  std::snprintf(n.suffix, sizeof n.suffix, "%s", text.c_str());
+  g_notice.store(k);
 }
 
 }  // namespace catena

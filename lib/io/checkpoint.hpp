@@ -5,15 +5,14 @@
 ///     line; a key may repeat, order is kept) under a header line naming the format;
 ///   - writeCheckpoint writes it atomically through io/output_file.hpp: to a temporary file in
 ///     the same directory, flushed to disk, then renamed over the old one, so a reader sees the
-///     old or the new file whole;
+///     old or the new file whole; its last line "# end <bytes> <checksum>" (FNV-1a, 64 bits, of
+///     everything before it) lets readCheckpoint refuse a truncated or damaged file, naming why;
 ///   - a termination handler turns SIGTERM (which Slurm sends before a time limit), SIGINT and
 ///     SIGUSR1 into a flag that the run polls at its safe points, where it writes a checkpoint
 ///     and exits with a message;
-///   - a CheckpointSchedule says when the next periodic checkpoint is due.
 /// With MPI, the ranks must agree on the flag before acting on it (a reduction at the safe
 /// point): the signal may reach them at different times.
 
-#include <chrono>
 #include <filesystem>
 #include <string>
 #include <utility>
@@ -43,8 +42,9 @@ double parseExactNumber(const std::string& text);
 /// Writes c atomically: "# checkpoint <format>" then one "key value" line per record.
 void writeCheckpoint(const std::filesystem::path& path, const Checkpoint& c);
 
-/// Reads a file written by writeCheckpoint. Throws catena::Error if it cannot be read, or if its
-/// header is not "# checkpoint <format>" for the expected format.
+/// Reads a file written by writeCheckpoint. Throws catena::Error naming the file and the reason
+/// if it cannot be read, if its header is not "# checkpoint <format>" for the expected format, or
+/// if its end record is missing or does not match its length and checksum.
 Checkpoint readCheckpoint(const std::filesystem::path& path, const std::string& format);
 
 /// Installs handlers that set the termination flag on SIGTERM, SIGINT and SIGUSR1 (idempotent).
@@ -53,18 +53,11 @@ void installTerminationHandler();
 bool terminationRequested();
 /// The signal that set the flag (0 if none).
 int terminationSignal();
-
-/// Periodic checkpoints: due() once `interval` seconds have passed since construction or the
-/// last written(); an interval <= 0 means at every safe point.
-class CheckpointSchedule {
- public:
-  explicit CheckpointSchedule(double interval_seconds);
-  bool due() const;
-  void written();
-
- private:
-  std::chrono::steady_clock::duration interval_;
-  std::chrono::steady_clock::time_point last_;
-};
+/// "SIGTERM", "SIGINT", "SIGUSR1", else "signal N".
+std::string signalName(int sig);
+/// What the handler writes to stderr when the first signal arrives (async-signal-safe write(2)),
+/// between "<program>: SIGTERM received" and a newline; empty (the default): nothing is written.
+/// So a signal is acknowledged at once even if the process is killed before its safe point.
+void setTerminationNotice(const std::string& program, const std::string& text);
 
 }  // namespace catena

@@ -19,7 +19,7 @@ ScalingStudy readScalingStudy(const std::string& file) {
   const YAML::Node root = io::parseSingleDocument(reader, text.str());
   const io::Map map(reader, root, "study");
   map.allowKeys({"family", "analysis", "modes", "t_end", "rtol", "segment", "reproducible",
-                 "linear_solver", "sizes", "repeats", "json", "checkpoint", "checkpoint_interval"});
+                 "linear_solver", "sizes", "repeats", "json", "checkpoint"});
   ScalingStudy s;
   s.family = map.string("family", s.family);
   s.analysis = map.string("analysis", s.analysis);
@@ -39,7 +39,6 @@ ScalingStudy readScalingStudy(const std::string& file) {
   s.repeats = static_cast<int>(map.integer("repeats", 1, 1000000, s.repeats));
   s.json = map.string("json", s.json);
   s.checkpoint = map.string("checkpoint", s.checkpoint);
-  s.checkpoint_interval = map.number("checkpoint_interval", s.checkpoint_interval);
   return s;
 }
 
@@ -77,8 +76,6 @@ void checkScalingStudy(const ScalingStudy& s) {
                    "sizes: a lattice's size K (K x K cells) is between 1 and 20000, got " << n);
   }
   CATENA_CHECK(s.repeats >= 1, "repeats: expected an integer >= 1, got " << s.repeats);
-  CATENA_CHECK(s.checkpoint_interval >= 0.0,
-               "checkpoint_interval: expected seconds >= 0, got " << s.checkpoint_interval);
 }
 
 }  // namespace catena

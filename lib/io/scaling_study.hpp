@@ -20,7 +20,6 @@
 ///   repeats: 3               # runs per size
 ///   json: results.jsonl      # one JSON line per run (optional; stdout otherwise)
 ///   checkpoint: study.ckpt   # restartable state (optional; default: <json>.ckpt)
-///   checkpoint_interval: 60  # seconds between periodic checkpoints (0: after every run)
 
 #include <string>
 #include <vector>
@@ -45,7 +44,6 @@ struct ScalingStudy {
   int repeats = 1;
   std::string json;
   std::string checkpoint;
-  double checkpoint_interval = 0.0;  ///< s
 };
 
 /// Reads a study file. Throws InputError (file:line:column) for unknown keys, duplicate keys or

@@ -11,7 +11,7 @@
 namespace catena {
 namespace {
 
-constexpr const char* kFormat = "catena-dynamics 1";
+constexpr const char* kFormat = "catena-dynamics 2";  // 2: with the end record
 
 /// Numbers as exactNumber's words, one blank apart.
 std::string exactList(const double* x, Index n) {
@@ -177,14 +177,20 @@ SegmentedDynamicsResult integrateDistributedIdaInSegments(const DistributedAssem
   if (seg.restart) {
     const std::filesystem::path file = rankFile(seg.checkpoint, rank);
     std::string error;
-    Saved cur, prev;
-    try {
-      cur = readIfOfRun(file, seg.run, rank, ranks);
-      prev = readIfOfRun(previous(file), seg.run, rank, ranks);
-    } catch (const std::exception& e) {
-      error = e.what();
-    }
-    agree(dm, error);
+    // A damaged file (truncated, bytes flipped: its end record says so) is passed over with a
+    // warning; the other of the two is used if it is whole.
+    auto read = [&](const std::filesystem::path& f) {
+      try {
+        return readIfOfRun(f, seg.run, rank, ranks);
+      } catch (const std::exception& e) {
+        out.warnings.push_back(std::string("rank ") + std::to_string(rank) + ": rejected " +
+                               e.what());
+        return Saved{};
+      }
+    };
+    const Saved cur = read(file), prev = read(previous(file));
+    if (!out.warnings.empty() && std::max(cur.done, prev.done) >= 0)
+      out.warnings.back() += "; using '" + (cur.done >= prev.done ? cur : prev).file.string() + "'";
     const long mine = std::max(cur.done, prev.done);
     const long common = -static_cast<long>(dm.max(-static_cast<double>(mine)));
     const long any = static_cast<long>(dm.max(static_cast<double>(mine)));

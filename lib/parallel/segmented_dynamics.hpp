@@ -10,6 +10,8 @@
 ///   bodies, t) and the run's counters to its own file <stem>.r<rank>, atomically, after moving
 ///   the previous one to <stem>.r<rank>.prev. A rank killed between the two keeps a whole file
 ///   of one of the last two segments; a restart takes the latest segment that every rank has.
+///   A file that fails its end record's length and checksum (io/checkpoint.hpp) is passed over
+///   with a warning, so a damaged newest file falls back to `.prev`.
 /// - A restart integrates the remaining segments from the same states as the uninterrupted run
 ///   (the values are stored exactly, as hexadecimal floats), so it ends bitwise where that run
 ///   ends.
@@ -26,6 +28,7 @@
 #include <functional>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "io/checkpoint.hpp"
 #include "parallel/distributed_dynamics.hpp"
@@ -53,6 +56,9 @@ struct SegmentedDynamicsResult : DistributedDynamicsResult {
   double resumed_at = std::numeric_limits<double>::quiet_NaN();
   bool interrupted = false;  ///< stopped by a termination signal at a segment's end, before t_end
   std::string note;          ///< on a restart: what was resumed, or why nothing was
+  /// On a restart, this rank's files that were damaged and passed over (each names the file
+  /// and why, and which file was used instead).
+  std::vector<std::string> warnings;
 };
 
 /// Integrates from `initial` (as for integrateDistributedIda: consistent, of the local model) to

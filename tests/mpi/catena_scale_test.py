@@ -47,6 +47,24 @@
            level's angle to 1e-10 rad (measured 2.8e-12; runs whose step sequences parted
            would differ by the integration error, about 1e-7 rad at rtol 1e-6: hand runs of
            K = 6 at rtol 1e-6 and 1e-8 differ by that much)
+  interrupt
+           SIGTERM to mpiexec -n 2 (Open MPI sends SIGCONT, waits odls_base_sigkill_timeout s,
+           sends SIGTERM, waits again, then SIGKILL): rank 0 says at once that the signal came,
+           the ranks stop after the run in progress with "stopped by SIGTERM after run K of N",
+           the checkpoint holds K runs, and --restart gives the lines of an uninterrupted
+           study; kill -9 of rank 1 during the first run of a dynamics study in segments (the
+           study checkpoint exists from the start): --restart resumes from the last segment
+           that both ranks have and ends bitwise where the uninterrupted run ends; a newest
+           segment file with a flipped digit or truncated is rejected with a warning naming it
+           and the run falls back to its .prev, bitwise the same again; PATH.tmp.<pid> files of
+           dead processes next to the study's files are removed at a restart, other files
+           (live pids, other names) are left alone
+  memory   out of memory: 2 ranks under RLIMIT_AS 600 MB at 4e5 links (the C++ allocator) and one
+           rank under 1.3 GB at 5e4 links (PETSc's allocator, which returns a source line as its
+           error code): exit status 4, the run's line with "status": "out_of_memory", the
+           estimated need per rank and the limit, the checkpoint keeps the finished runs only;
+           the serial catena statics of 2e5 links under 600 MB says "out of memory while
+           running 'catena statics'" with the model's size and estimate, exit status 1
 """
 import argparse
 import json
@@ -92,6 +110,9 @@ def study(args, np, name, extra, expected):
 
 
 def read_lines(path):
+    """The JSON lines of path ([] if there is no such file: the length checks then fail)."""
+    if not os.path.exists(path):
+        return []
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
 
@@ -147,11 +168,11 @@ def test_restart(args):
     np = 2
     run(args, np, ["--study", study, "--json", whole])
     p = run(args, np, ["--study", study, "--json", parts, "--stop-after", "1"], expect=3)
-    check("stopped by a signal after 1 of 3 runs" in p.stderr, "no stop message")
+    check("stopped by SIGTERM after run 1 of 3" in p.stderr, "no stop message")
     check(len(read_lines(parts)) == 1, "the stopped study did not keep exactly one line")
     with open(parts + ".ckpt") as f:
         ckpt = f.read()
-    check(ckpt.startswith("# checkpoint catena-scale 1\n"), "checkpoint header")
+    check(ckpt.startswith("# checkpoint catena-scale 2\n"), "checkpoint header")
     first = read_lines(parts)[0]
     # A restart of another study is refused.
     run(args, np, ["--sizes", "40,42", "--json", parts, "--restart"], expect=1)
@@ -413,7 +434,7 @@ def test_dynamics_restart(args):
         if os.path.exists(f):
             os.remove(f)
     p = run(args, 2, segmented + ["--json", parts, "--stop-after-segments", "2"], expect=3)
-    check("stopped by a signal in run 1 of 1 at t = 0.02 s" in p.stderr,
+    check("stopped by SIGTERM in run 1 of 1 at t = 0.02 s" in p.stderr,
           f"the stop does not say where: {p.stderr[-500:]}")
     check(read_lines(parts) == [], "an interrupted run wrote a line")
     for r in (0, 1):
@@ -460,7 +481,7 @@ def test_dynamics_restart(args):
     q.send_signal(signal.SIGTERM)
     _, err = q.communicate(timeout=120)
     print(f"external SIGTERM: status {q.returncode}; {err.strip().splitlines()[-1:]}")
-    check(q.returncode == 3 and "stopped by a signal in run 1 of 1 at t = " in err,
+    check(q.returncode == 3 and "stopped by SIGTERM in run 1 of 1 at t = " in err,
           f"external SIGTERM: status {q.returncode}: {err[-500:]}")
     p = run(args, 1, one + ["--json", out, "--restart"])
     lines = read_lines(out)
@@ -539,21 +560,260 @@ def test_lattice_dynamics(args):
     check(worst <= 1e-10, f"top level's angles differ between rank counts by {worst} rad")
 
 
+def remove(*files):
+    for f in files:
+        if os.path.exists(f):
+            os.remove(f)
+
+
+def mpiexec_cmd(args, np, extra):
+    return [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np),
+            args.scale] + extra
+
+
+def rank_pid(mpiexec_pid, rank):
+    """The pid of MPI rank `rank` among mpiexec's children (their OMPI_COMM_WORLD_RANK)."""
+    try:
+        with open(f"/proc/{mpiexec_pid}/task/{mpiexec_pid}/children") as f:
+            children = [int(c) for c in f.read().split()]
+    except OSError:
+        return None
+    for c in children:
+        try:
+            with open(f"/proc/{c}/environ", "rb") as f:
+                env = f.read().split(b"\0")
+        except OSError:
+            continue
+        if f"OMPI_COMM_WORLD_RANK={rank}".encode() in env:
+            return c
+    return None
+
+
+def segments_done(path):
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith("segments_done "):
+                    return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def dead_pid():
+    """A process id that no process has now (a child that has exited)."""
+    p = subprocess.Popen(["true"])
+    p.wait()
+    return p.pid
+
+
+def test_interrupt(args):
+    # 1. SIGTERM to mpiexec. Open MPI 4.1 forwards it after odls_base_sigkill_timeout seconds
+    #    and kills as many seconds later: 2 s leaves the ranks time to reach their safe point.
+    env = dict(os.environ, OMPI_MCA_odls_base_sigkill_timeout="2")
+    base = ["--sizes", "400", "--repeats", "16"]
+    whole = study(args, 2, "interrupt_whole", base, 16)
+    out = os.path.join(args.work, "interrupt.jsonl")
+    remove(out, out + ".ckpt")
+    cmd = mpiexec_cmd(args, 2, base + ["--json", out])
+    print("$ " + " ".join(cmd) + "   (SIGTERM to mpiexec after the first line)", flush=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        if os.path.exists(out) and len(read_lines(out)) >= 1:
+            break
+        time.sleep(0.02)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=120)
+    print(err[-1500:])
+    stopped = len(read_lines(out))
+    print(f"SIGTERM to mpiexec: status {p.returncode} after {stopped} of 16 runs")
+    check(p.returncode != 0, "SIGTERM to mpiexec: status 0")
+    check("catena-scale: SIGTERM received during run " in err,
+          f"SIGTERM to mpiexec: rank 0 did not say that it came: {err[-800:]}")
+    check(f"stopped by SIGTERM after run {stopped} of 16; checkpoint '{out}.ckpt' written" in err,
+          f"SIGTERM to mpiexec: no stop message for run {stopped}: {err[-800:]}")
+    check(0 < stopped < 16, f"SIGTERM to mpiexec: {stopped} of 16 runs done")
+    with open(out + ".ckpt") as f:
+        check(f.read().count("\nrun ") == stopped, "the checkpoint does not hold the runs done")
+    run(args, 2, base + ["--json", out, "--restart"])
+    lines = read_lines(out)
+    check(len(lines) == 16, f"restart after SIGTERM to mpiexec: {len(lines)} lines")
+    for x, y in zip(whole, lines):
+        for k in x:
+            if k not in TIMING:
+                check(x[k] == y[k], f"SIGTERM to mpiexec: run {x['repeat']}: {k} = {x[k]} "
+                                    f"uninterrupted, {y[k]} restarted")
+
+    # 2. kill -9 of rank 1 during the first (only) run of a dynamics study in segments.
+    seg = ["--family", "chain", "--sizes", "40", "--analysis", "dynamics", "--t-end", "0.1",
+           "--segment", "0.005"]
+    reference = study(args, 2, "kill_whole", seg, 1)[0]
+    out = os.path.join(args.work, "kill.jsonl")
+    stem = out + ".ckpt.run"
+    remove(out, out + ".ckpt", *[f"{stem}.r{r}{e}" for r in (0, 1) for e in ("", ".prev")])
+    cmd = mpiexec_cmd(args, 2, seg + ["--json", out])
+    print("$ " + " ".join(cmd) + "   (kill -9 of rank 1 after 3 segments)", flush=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    victim = None
+    deadline = time.time() + 120
+    while time.time() < deadline and p.poll() is None:
+        if victim is None:
+            victim = rank_pid(p.pid, 1)
+        if victim and segments_done(f"{stem}.r1") >= 3:
+            os.kill(victim, signal.SIGKILL)
+            break
+        time.sleep(0.005)
+    _, err = p.communicate(timeout=120)
+    killed_at = segments_done(f"{stem}.r1")
+    print(f"kill -9 of rank 1 (pid {victim}) at segment {killed_at}: mpiexec status "
+          f"{p.returncode}")
+    check(victim is not None and p.returncode != 0 and 3 <= killed_at < 20,
+          f"kill -9 did not hit the run: status {p.returncode}, segment {killed_at}")
+    check(os.path.exists(out + ".ckpt"), "no study checkpoint after a kill in the first run")
+    saved = {f: open(f, "rb").read() for f in
+             [f"{stem}.r{r}{e}" for r in (0, 1) for e in ("", ".prev")] + [out + ".ckpt"]
+             if os.path.exists(f)}
+    q = run(args, 2, seg + ["--json", out, "--restart"])
+    check("resumed at t = " in q.stderr, f"the restart after kill -9 did not resume: "
+                                         f"{q.stderr[-600:]}")
+    lines = read_lines(out)
+    check(len(lines) == 1, f"restart after kill -9: {len(lines)} lines")
+    if lines:
+        check(lines[0]["resumed_at_s"] is not None, "restart after kill -9: started over")
+        same_run(reference, lines[0], "restart after kill -9")
+
+    # 3. A damaged newest segment file falls back to the previous one, with a warning. Both
+    #    ranks hold segment 2 (newest) and 1 (.prev) after a stop by --stop-after-segments 2.
+    remove(out, out + ".ckpt", *[f"{stem}.r{r}{e}" for r in (0, 1) for e in ("", ".prev")])
+    run(args, 2, seg + ["--json", out, "--stop-after-segments", "2"], expect=3)
+    saved = {f: open(f, "rb").read() for f in
+             [f"{stem}.r{r}{e}" for r in (0, 1) for e in ("", ".prev")] + [out + ".ckpt"]}
+    for damage in ("flip", "truncate"):
+        for f, data in saved.items():
+            with open(f, "wb") as w:
+                w.write(data)
+        newest = f"{stem}.r0"
+        data = saved[newest]
+        if damage == "flip":  # the first fraction digit of q's first number: another digit
+            at = data.index(b".", data.index(b"\nq ")) + 1
+            data = data[:at] + (b"2" if data[at:at + 1] != b"2" else b"3") + data[at + 1:]
+        else:
+            data = data[:len(data) * 2 // 3]
+        with open(newest, "wb") as w:
+            w.write(data)
+        q = run(args, 2, seg + ["--json", out, "--restart"])
+        why = "checksum mismatch" if damage == "flip" else "truncated"
+        check(f"rejected checkpoint '{newest}'" in q.stderr and why in q.stderr,
+              f"{damage}: no warning naming {newest} and '{why}': {q.stderr[-800:]}")
+        check("resumed at t = 0.005 s after segment 1 of 20" in q.stderr,
+              f"{damage}: did not fall back to segment 1: {q.stderr[-800:]}")
+        lines = read_lines(out)
+        check(len(lines) == 1, f"{damage}: {len(lines)} lines after the restart")
+        if lines:
+            same_run(reference, lines[0], f"restart from .prev ({damage})")
+
+    # 4. Temporaries of dead processes next to the study's files are removed at a restart.
+    dead = dead_pid()
+    orphans = [f"{out}.tmp.{dead}", f"{out}.ckpt.tmp.{dead}", f"{stem}.r0.tmp.{dead}",
+               f"{stem}.r1.tmp.{dead}"]
+    others = [f"{out}.tmp.{os.getpid()}", f"{out}.tmp.x{dead}", f"{out}.tmpx.{dead}",
+              os.path.join(args.work, f"other.jsonl.tmp.{dead}"), f"{out}.tmp.{dead}.bak"]
+    for f in orphans + others:
+        with open(f, "w") as w:
+            w.write("partial")
+    q = run(args, 2, seg + ["--json", out, "--restart"])
+    for f in orphans:
+        check(not os.path.exists(f), f"the orphan {f} was not removed")
+        check(f"removed '{f}', left by a killed run" in q.stderr, f"no message for {f}")
+    for f in others:
+        check(os.path.exists(f), f"{f} was removed, but it is not an orphan of this study")
+        remove(f)
+
+
+def limited(limit_bytes):
+    def preexec():
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (limit_bytes, limit_bytes))
+    return preexec
+
+
+def test_memory(args):
+    # 2 ranks, 600 MB of address space each: MPI starts (it needs about 400 MB), the chain of
+    # 4e5 links does not fit (about 7 GiB per rank); the 40 links before it do.
+    out = os.path.join(args.work, "memory.jsonl")
+    remove(out, out + ".ckpt")
+    cmd = mpiexec_cmd(args, 2, ["--sizes", "40,400000,40", "--json", out])
+    print("$ " + " ".join(cmd) + "   (RLIMIT_AS 600 MB)", flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                       preexec_fn=limited(600 * 10**6))
+    print(p.stderr[-1500:])
+    check(p.returncode == 4, f"out of memory on 2 ranks: status {p.returncode}")
+    check("out of memory in run 2 of 3 on rank " in p.stderr and "per rank on 2 ranks" in p.stderr
+          and "the address-space limit (ulimit -v) is 572 MiB" in p.stderr,
+          f"out of memory on 2 ranks: message: {p.stderr[-800:]}")
+    lines = read_lines(out) if os.path.exists(out) else []
+    check(len(lines) == 2 and lines[0]["status"] == "ok" and
+          lines[1]["status"] == "out_of_memory" and lines[1]["size"] == 400000 and
+          lines[1]["estimated_bytes_per_rank"] > 600e6 and
+          lines[1]["memory_limit_bytes"] == 600e6 and lines[1]["check_memory_pass"] is False and
+          "needs about" in lines[1]["message"], f"out of memory on 2 ranks: lines {lines}")
+    with open(out + ".ckpt") as f:
+        check(f.read().count("\nrun ") == 1, "the checkpoint does not hold exactly the run done")
+
+    # One rank under 1.3 GB at 5e4 links: PETSc's allocator fails first (MatSetPreallocationCOO).
+    out = os.path.join(args.work, "memory_petsc.jsonl")
+    remove(out, out + ".ckpt")
+    cmd = [args.scale, "--sizes", "50000", "--json", out]
+    print("$ " + " ".join(cmd) + "   (RLIMIT_AS 1.3 GB)", flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                       preexec_fn=limited(1300 * 10**6))
+    print(p.stderr[-1000:])
+    check(p.returncode == 4 and "PETSc could not allocate memory" in p.stderr and
+          "PETSc call failed (error" not in p.stderr,
+          f"PETSc out of memory: status {p.returncode}: {p.stderr[-800:]}")
+    lines = read_lines(out) if os.path.exists(out) else []
+    check(len(lines) == 1 and lines[0]["status"] == "out_of_memory",
+          f"PETSc out of memory: lines {lines}")
+
+    # The serial catena: a chain of 2e5 links under 600 MB.
+    if args.catena:
+        source = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "inputs",
+                              "catenary_chain.yaml")
+        big = os.path.join(args.work, "chain_2e5.yaml")
+        with open(source) as f, open(big, "w") as w:
+            for line in f:
+                if line.strip().startswith("links:"):
+                    line = line[:line.index("links:")] + "links: 200000\n"
+                w.write(line)
+        cmd = [args.catena, "statics", big]
+        print("$ " + " ".join(cmd) + "   (RLIMIT_AS 600 MB)", flush=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
+                           preexec_fn=limited(600 * 10**6))
+        print(p.stderr[-800:])
+        check(p.returncode == 1 and
+              "catena: out of memory while running 'catena statics': the model has 200000 bodies"
+              in p.stderr and "internal error" not in p.stderr and "needs at least" in p.stderr,
+              f"serial out of memory: status {p.returncode}: {p.stderr[-800:]}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
+    ap.add_argument("--catena", help="the serial catena (memory mode)")
     ap.add_argument("mode", choices=["ranks", "restart", "options", "iterative", "modal", "lattice",
                                          "dynamics", "dynamics_restart", "reproducible",
-                                         "lattice_dynamics"])
+                                         "lattice_dynamics", "interrupt", "memory"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     {"ranks": test_ranks, "restart": test_restart, "options": test_options,
      "iterative": test_iterative,
      "modal": test_modal, "lattice": test_lattice, "dynamics": test_dynamics,
      "dynamics_restart": test_dynamics_restart, "reproducible": test_reproducible,
-     "lattice_dynamics": test_lattice_dynamics}[args.mode](args)
+     "lattice_dynamics": test_lattice_dynamics, "interrupt": test_interrupt,
+     "memory": test_memory}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")
         sys.exit(1)

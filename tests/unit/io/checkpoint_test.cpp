@@ -6,6 +6,8 @@
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
+#include <iterator>
 #include <limits>
 #include <random>
 
@@ -67,4 +69,39 @@ BOOST_AUTO_TEST_CASE(files_round_trip_and_other_formats_are_refused) {
   BOOST_CHECK_THROW(readCheckpoint(file, "test 1"), Error);
   BOOST_CHECK_THROW(c.add("two words", "x"), Error);
   BOOST_CHECK_THROW(c.add("key", "two\nlines"), Error);
+}
+
+BOOST_AUTO_TEST_CASE(damaged_files_are_refused_with_the_reason) {
+  const std::filesystem::path file =
+      std::filesystem::temp_directory_path() / ("catena_checkpoint_damage_" + exactNumber(0.25));
+  Checkpoint c;
+  c.format = "test 1";
+  c.add("x", exactNumber(0.1));
+  writeCheckpoint(file, c);
+  std::string text;
+  {
+    std::ifstream in(file, std::ios::binary);
+    text.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  auto refused = [&](const std::string& contents, const std::string& why) {
+    {
+      std::ofstream out(file, std::ios::binary | std::ios::trunc);
+      out << contents;
+    }
+    try {
+      readCheckpoint(file, "test 1");
+      BOOST_ERROR("accepted a damaged file: " << why);
+    } catch (const Error& e) {
+      BOOST_TEST(std::string(e.what()).find(why) != std::string::npos, e.what());
+      BOOST_TEST(std::string(e.what()).find(file.string()) != std::string::npos, e.what());
+    }
+  };
+  std::string flipped = text;
+  flipped[text.find("x ") + 3] ^= 0x01;  // one bit of the number
+  refused(flipped, "checksum mismatch");
+  refused(text.substr(0, text.size() / 2), "no end record");
+  const std::size_t end = text.rfind("# end ");
+  refused(text.substr(0, end) + "y 1\n" + text.substr(end), "the end record says");
+  refused(text.substr(0, end), "no end record");
+  std::filesystem::remove(file);
 }
