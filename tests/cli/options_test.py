@@ -133,7 +133,6 @@ class Scale(Refusals):
                 ("--t-end", "1abc", "a finite number > 0 s"),
                 ("--rtol", "nan", "a finite number in (0, 1)"),
                 ("--segment", "inf", "a finite number >= 0 s"),
-                ("--checkpoint-interval", "-1", "a finite number >= 0 s"),
                 ("--modes", "2.5", "an integer in [1, 1000000]"),
                 ("--repeats", "4294967297", "an integer in [1, 1000000]"),
                 ("--stop-after", "1e3", "an integer in [0, 1000000]")]:
