@@ -394,8 +394,8 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
         kinetic_max = std::max(kinetic_max, distributedEnergy(as, s).kinetic);
         return true;
       });
-  for (const std::string& w : r.warnings)  // every rank its own damaged files
-    std::cerr << "catena-scale: warning: " << w << "\n";
+  for (const std::string& w : r.warnings)  // every rank its own damaged files, a line in one write
+    std::cerr << "catena-scale: warning: " + w + "\n";
   if (rank == 0 && !r.note.empty())
     std::cerr << "catena-scale: N = " << size << ": " << r.note << "\n";
   if (r.interrupted) return {"", false, true, r.state.t};
@@ -733,9 +733,11 @@ int main(int argc, char** argv) {
     if (rank == 0)
       for (const std::string& f : {s.json, s.checkpoint})
         if (!f.empty()) mine.emplace_back(f);
+    // Each rank writes its lines whole (one insertion into the unbuffered stderr is one write),
+    // so that two ranks' messages do not interleave within a line.
     for (const std::filesystem::path& f : mine)
       for (const std::filesystem::path& t : removeStaleTemporaries(f))
-        std::cerr << "catena-scale: removed '" << t.string() << "', left by a killed run\n";
+        std::cerr << "catena-scale: removed '" + t.string() + "', left by a killed run\n";
   }
 
   // 4. The runs. The checkpoint is written at the start (so that a restart after a kill in the

@@ -607,12 +607,25 @@ def dead_pid():
     return p.pid
 
 
+def roundoff_equal(a, b):
+    """Equal, or numbers (lists of numbers) within 1e-12 of max(1, |a|, |b|)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(roundoff_equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, float) or isinstance(b, float):
+        return abs(a - b) <= 1e-12 * max(1.0, abs(a), abs(b))
+    return a == b
+
+
 def test_interrupt(args):
     # 1. SIGTERM to mpiexec. Open MPI 4.1 forwards it after odls_base_sigkill_timeout seconds
-    #    and kills as many seconds later: 2 s leaves the ranks time to reach their safe point.
-    env = dict(os.environ, OMPI_MCA_odls_base_sigkill_timeout="2")
-    base = ["--sizes", "400", "--repeats", "16"]
-    whole = study(args, 2, "interrupt_whole", base, 16)
+    #    and kills as many seconds later: 3 s leaves the ranks time to reach their safe point
+    #    (a 3000-link run takes about 0.6 s on this 2-core machine, 1.2 s under load). The study
+    #    (12 runs, about 7 s idle) must outlast the forwarding: with 16 runs of 400 links it was
+    #    over before the signal came on an idle machine.
+    env = dict(os.environ, OMPI_MCA_odls_base_sigkill_timeout="3")
+    runs = 12
+    base = ["--sizes", "3000", "--repeats", str(runs)]
+    whole = study(args, 2, "interrupt_whole", base, runs)
     out = os.path.join(args.work, "interrupt.jsonl")
     remove(out, out + ".ckpt")
     cmd = mpiexec_cmd(args, 2, base + ["--json", out])
@@ -627,23 +640,27 @@ def test_interrupt(args):
     _, err = p.communicate(timeout=120)
     print(err[-1500:])
     stopped = len(read_lines(out))
-    print(f"SIGTERM to mpiexec: status {p.returncode} after {stopped} of 16 runs")
+    print(f"SIGTERM to mpiexec: status {p.returncode} after {stopped} of {runs} runs")
     check(p.returncode != 0, "SIGTERM to mpiexec: status 0")
     check("catena-scale: SIGTERM received during run " in err,
           f"SIGTERM to mpiexec: rank 0 did not say that it came: {err[-800:]}")
-    check(f"stopped by SIGTERM after run {stopped} of 16; checkpoint '{out}.ckpt' written" in err,
+    check(f"stopped by SIGTERM after run {stopped} of {runs}; checkpoint '{out}.ckpt' written" in err,
           f"SIGTERM to mpiexec: no stop message for run {stopped}: {err[-800:]}")
-    check(0 < stopped < 16, f"SIGTERM to mpiexec: {stopped} of 16 runs done")
+    check(0 < stopped < runs, f"SIGTERM to mpiexec: {stopped} of {runs} runs done")
     with open(out + ".ckpt") as f:
         check(f.read().count("\nrun ") == stopped, "the checkpoint does not hold the runs done")
     run(args, 2, base + ["--json", out, "--restart"])
     lines = read_lines(out)
-    check(len(lines) == 16, f"restart after SIGTERM to mpiexec: {len(lines)} lines")
+    check(len(lines) == runs, f"restart after SIGTERM to mpiexec: {len(lines)} lines")
+    # Two runs of 3000 links on 2 ranks: MUMPS schedules its parallel fronts by the load it
+    # measures, so two computations of one run differ in the last bits (docs/parallel.md):
+    # equal to round-off, not bitwise.
     for x, y in zip(whole, lines):
         for k in x:
             if k not in TIMING:
-                check(x[k] == y[k], f"SIGTERM to mpiexec: run {x['repeat']}: {k} = {x[k]} "
-                                    f"uninterrupted, {y[k]} restarted")
+                check(roundoff_equal(x[k], y[k]),
+                      f"SIGTERM to mpiexec: run {x['repeat']}: {k} = {x[k]} uninterrupted, "
+                      f"{y[k]} restarted")
 
     # 2. kill -9 of rank 1 during the first (only) run of a dynamics study in segments.
     seg = ["--family", "chain", "--sizes", "40", "--analysis", "dynamics", "--t-end", "0.1",
