@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "analysis/scales.hpp"
+
 namespace catena {
 
 BranchWatch::BranchWatch(const Model& m) : weights_(m.nv), v_prev_(m.nv) {
@@ -17,6 +19,9 @@ BranchWatch::BranchWatch(const Model& m) : weights_(m.nv), v_prev_(m.nv) {
   }
   for (const MarkerLoad& l : m.loads)
     if (l.scale.kind == TimeFunction::Kind::kPulse) pulses_.emplace_back(l.scale.c, l.scale.d);
+  double mass = 0.0;
+  for (const Body& body : m.bodies) mass += body.mass;
+  potential_scale_ = mass * m.gravity.norm() * lengthScale(m);
 }
 
 bool BranchWatch::nearShortPulse(double t0, double t1) const {
@@ -29,6 +34,7 @@ bool BranchWatch::nearShortPulse(double t0, double t1) const {
 bool BranchWatch::add(const State& s) {
   if (!status_.ok()) return false;
   const double speed = norm(s.v);
+  kinetic_max_ = std::max(kinetic_max_, 0.5 * speed * speed);
   if (samples_++ == 0) {
     v_prev_ = s.v;
     t_prev_ = s.t;
@@ -42,8 +48,10 @@ bool BranchWatch::add(const State& s) {
   // velocity far more than both neighbours and by a sizeable fraction of the speed.
   if (samples_ >= 4) {
     const double middle = change_[1], before = change_[0];
+    const double jump_energy = 0.5 * middle * middle;
     if (middle > kJumpRatio * std::max(before, change) && middle > kJumpFraction * speed_[1] &&
-        !nearShortPulse(t0_[1], t1_[1])) {
+        jump_energy > kRoundoffEnergy * (kinetic_max_ + potential_scale_) &&
+        jump_energy > kNegligibleEnergy && !nearShortPulse(t0_[1], t1_[1])) {
       std::ostringstream os;
       os << "the velocity jumped between t = " << t0_[1] << " s and " << t1_[1]
          << " s (a change of " << middle / speed_[1] << " of the speed in one output interval, "

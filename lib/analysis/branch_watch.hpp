@@ -11,7 +11,10 @@
 /// the speed, all in the kinetic-energy norm (mass on translations, the largest principal
 /// moment on rotations). The jump is seen one output late (its next interval must be known).
 /// A load pulse shorter than two output intervals can jump the velocity by itself: the
-/// intervals near it are not judged. No allocation after construction.
+/// intervals near it are not judged. Nor is a change whose kinetic energy, 1/2 |dv|^2, is
+/// round-off next to the mechanism's energy (the largest kinetic energy so far plus
+/// sum m |g| times the length scale): the speed of a model that cannot move is round-off, and
+/// so are its "jumps". No allocation after construction.
 
 #include <utility>
 #include <vector>
@@ -24,8 +27,10 @@ namespace catena {
 
 class BranchWatch {
  public:
-  static constexpr double kJumpRatio = 5.0;     ///< against the neighbouring intervals' changes
-  static constexpr double kJumpFraction = 0.2;  ///< against the speed at the interval's ends
+  static constexpr double kJumpRatio = 5.0;         ///< against the neighbouring intervals' changes
+  static constexpr double kJumpFraction = 0.2;      ///< against the speed at the interval's ends
+  static constexpr double kRoundoffEnergy = 1e-12;  ///< against the mechanism's energy
+  static constexpr double kNegligibleEnergy = 1e-30;  ///< J, whatever the mechanism
 
   explicit BranchWatch(const Model& model);
   /// The next output state (times increasing). false, with status() set, once a jump is seen.
@@ -38,7 +43,9 @@ class BranchWatch {
   /// True if a short load pulse may have jumped the velocity in [t0, t1] by itself.
   bool nearShortPulse(double t0, double t1) const;
 
-  VecX weights_;  ///< sqrt of the kinetic-energy weight of each velocity coordinate
+  VecX weights_;                  ///< sqrt of the kinetic-energy weight of each velocity coordinate
+  double potential_scale_ = 0.0;  ///< J: sum m |g| times the length scale
+  double kinetic_max_ = 0.0;      ///< J: the largest kinetic energy seen
   std::vector<std::pair<double, double>> pulses_;  ///< [start, end) of the loads' pulses, s
   VecX v_prev_;                                    ///< velocity at the last output
   double t_prev_ = 0.0, speed_prev_ = 0.0;

@@ -87,3 +87,22 @@ BOOST_AUTO_TEST_CASE(a_short_load_pulse_may_jump_the_velocity) {
   BOOST_TEST(firstRefusal(
                  m, [](double t) { return Vec3(t < 0.503 ? 0.1 : 0.15, 0, 0); }, watch) < 0.0);
 }
+
+// A model that cannot move (zero DOF) has a speed of round-off, and its "jumps" are round-off:
+// they are not a switch of branch (IDA index 3 stopped the fixed pendulum at 0.03 s). The jump of
+// a_direction_jump_in_one_interval_is_refused at 1e-15 m/s passes on a 15 kg ball under gravity.
+BOOST_AUTO_TEST_CASE(jumps_of_round_off_size_are_not_judged) {
+  ModelBuilder b(3, "heavy_ball");
+  b.setGravity(Vec3(0, 0, -9.81));
+  Body body;
+  body.name = "ball";
+  body.mass = 15.0;
+  body.inertia = Vec3(0.1, 0.2, 0.3).asDiagonal();
+  b.addBody(body);
+  const Model m = b.finalize();
+  BranchWatch watch(m);
+  auto tiny_jump = [](double t) -> Vec3 {
+    return 1e-15 * (t <= 0.505 ? Vec3(1, 0.1 * t, 0) : Vec3(0, 1, 0.1 * t));
+  };
+  BOOST_TEST(firstRefusal(m, tiny_jump, watch) < 0.0);
+}
