@@ -2,11 +2,13 @@
 //
 // Description:
 //   Thin front end to the catena library. Each subcommand reads a YAML mechanism file
-//   (docs/input-format.md), runs one analysis, prints a short table on stdout and (statics,
-//   modal) writes a JSON summary. The command line is read by drivers/options.hpp (numbers
-//   whole and in range; an option of another command refused) before any file is read.
-//   PETSc and SLEPc options pass through (-ksp_type, -statics_pc_factor_mat_solver_type,
-//   -modal_eps_type, -modal_st_type, ...); those nothing read are warned of at the end.
+//   (docs/input-format.md), runs one analysis, prints a short table on stdout and writes a JSON
+//   summary (and more files), by default in the folder out/ of the current directory
+//   (--output-dir; docs/reliability.md "Where outputs go"). The command line is read by
+//   drivers/options.hpp (numbers whole and in range; an option of another command refused) before
+//   any file is read. PETSc and SLEPc options pass through (-ksp_type,
+//   -statics_pc_factor_mat_solver_type, -modal_eps_type, -modal_st_type, ...); those nothing read
+//   are warned of at the end.
 //
 // Sample runs (each is a CTest regression test):
 //   catena check inputs/anchor_chain.yaml
@@ -83,9 +85,10 @@ const std::vector<Command>& commands() {
        "  statics FILE           static equilibrium (Newton with K_c); table + JSON summary\n",
        "  --no-kc                leave the tangent stiffness of constraints K_c out (for\n"
        "                         comparison)\n"
-       "  --json PATH            JSON summary (default: STEM.statics.json)\n"
+       "  --json PATH            JSON summary (default: OUT/STEM.statics.json)\n"
+       "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
        "  --terse                print only machine-comparable lines (regression tests)\n",
-       {{"--no-kc"}, {"--json", true}, {"--terse"}}},
+       {{"--no-kc"}, {"--json", true}, {"--output-dir", true}, {"--terse"}}},
       {"modal",
        "  modal FILE             statics, then the modes at the equilibrium\n",
        "  --modes K              number of modes, >= 1 (default 4)\n"
@@ -95,7 +98,8 @@ const std::vector<Command>& commands() {
        "                         (DIR/STEM_mode_K.pvd)\n"
        "  --no-kc                leave the tangent stiffness of constraints K_c out (for\n"
        "                         comparison)\n"
-       "  --json PATH            JSON summary (default: STEM.modal.json)\n"
+       "  --json PATH            JSON summary (default: OUT/STEM.modal.json)\n"
+       "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
        "  --terse                print only machine-comparable lines (regression tests)\n",
        {{"--modes", true},
         {"--target", true},
@@ -103,6 +107,7 @@ const std::vector<Command>& commands() {
         {"--vtk", true},
         {"--no-kc"},
         {"--json", true},
+        {"--output-dir", true},
         {"--terse"}}},
       {"simulate",
        "  simulate FILE          time integration (generalized-alpha or IDA): time history, JSON;\n"
@@ -119,7 +124,8 @@ const std::vector<Command>& commands() {
        "                         step alone)\n"
        "  --align-basis          mcs: the first column of T along the initial velocity\n"
        "  --rank-tolerance T     mcs: relative threshold on |R_ii|, in (0, 1) (default 1e-10)\n"
-       "  --mcs-csv PATH         mcs: t, rank, flips, q', q, diag R1, T (default STEM.mcs.csv)\n"
+       "  --mcs-csv PATH         mcs: t, rank, flips, q', q, diag R1, T (default\n"
+       "                         OUT/STEM.mcs.csv)\n"
        "  --rtol R --atol A      ida, mcs: error-test tolerances, > 0 (default 1e-6, 1e-8)\n"
        "  --t-end T              duration, > 0 s (default 1)\n"
        "  --dt H                 gen-alpha: the largest step, > 0 s (default 1e-2); with\n"
@@ -136,21 +142,24 @@ const std::vector<Command>& commands() {
        "                         works)\n"
        "  --linear-solver S      ida: klu (default) or petsc (PETSc KSP/PC under -ida_)\n"
        "  --no-kc                leave K_c out of the iteration matrix (for comparison)\n"
-       "  --csv PATH             time history (default STEM.trajectory.csv; *.bin: binary)\n"
+       "  --csv PATH             time history (default OUT/STEM.trajectory.csv; *.bin: binary)\n"
        "  --bodies A,B  --joints J,K   columns (default: all bodies of small models, joints to\n"
        "                         the ground)\n"
-       "  --json PATH            summary (default STEM.simulate.json)\n"
+       "  --json PATH            summary (default OUT/STEM.simulate.json)\n"
+       "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
        "  --vtk DIR              ParaView series DIR/STEM.pvd\n"
        "  --terse                key-value lines (regression tests)\n"
        "  A `formulation: natural` FILE takes --t-end --output-interval --rtol --atol\n"
-       "  --formulation index2|index3 --integrator ida --csv --json --terse.\n",
+       "  --formulation index2|index3 --integrator ida --csv --json --output-dir\n"
+       "  --terse.\n",
        simulateOptions()},
       {"mobility",
        "  mobility FILE          rank of the constraints at the initial configuration: degrees of\n"
        "                         freedom, redundant constraint rows (QR with column pivoting;\n"
        "                         block by block above 2000 velocity coordinates)\n",
        "  --rank-tolerance R     |R_ii| / |R_11| below R is dropped, in (0, 1) (default 1e-10)\n"
-       "  --json PATH            JSON summary (default: STEM.mobility.json)\n"
+       "  --json PATH            JSON summary (default: OUT/STEM.mobility.json)\n"
+       "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
        "  --terse                key-value lines (regression tests)\n"
        "  --t-end T              also along the projected (MCS) dynamics to T > 0 s: the rank\n"
        "                         at every output time, its changes, and the singular\n"
@@ -158,9 +167,13 @@ const std::vector<Command>& commands() {
        "  --interval H           output interval of that simulation, > 0 s (default T / 500)\n"
        "  --margin M             a local minimum of the smallest retained |R_ii| / |R_11|\n"
        "                         below M > 0 is examined as a singular configuration (default\n"
-       "                         0.05)\n",
+       "                         0.05)\n"
+       "  --csv PATH             the rank history along that simulation (default\n"
+       "                         OUT/STEM.mobility.csv)\n",
        {{"--rank-tolerance", true},
         {"--json", true},
+        {"--csv", true},
+        {"--output-dir", true},
         {"--terse"},
         {"--t-end", true},
         {"--interval", true},
@@ -195,7 +208,8 @@ void printUsage(std::ostream& os, const Command& c) {
 }
 
 struct Arguments {
-  std::string command, file, json, vtk;
+  std::string command, file, json, vtk, csv;
+  std::string output_dir = catena::kDefaultOutputFolder;  ///< where outputs not named go
   bool terse = false, no_kc = false, damped = false;
   int modes = 4;
   double target = 0.0;
@@ -219,6 +233,8 @@ Arguments readArguments(const std::string& command, catena::cli::CommandLine lin
     if (option == "--damped") a.damped = true;
     if (option == "--json") a.json = value;
     if (option == "--vtk") a.vtk = value;
+    if (option == "--csv") a.csv = value;
+    if (option == "--output-dir") a.output_dir = value;
     if (option == "--modes") a.modes = static_cast<int>(parseInteger(option, value, 1, 1000000));
     if (option == "--target") a.target = parseReal(option, value, RealRange::atLeast(0.0, "Hz"));
     if (option == "--rank-tolerance")
@@ -232,6 +248,8 @@ Arguments readArguments(const std::string& command, catena::cli::CommandLine lin
   if (line.arguments.size() > 1)
     throw UsageError("more than one FILE ('" + line.arguments[0] + "', '" + line.arguments[1] +
                      "')");
+  if (!a.csv.empty() && a.t_end == 0.0)
+    throw UsageError("--csv is the rank history along a simulation: it needs --t-end");
   a.file = line.arguments[0];
   a.line = std::move(line);
   return a;
@@ -278,7 +296,8 @@ int runCheck(const Arguments& a) {
 }
 
 /// `catena mobility FILE --t-end T`: the rank at the output times of the projected (MCS)
-/// dynamics from the assembled initial state `s0`; the history goes to STEM.mobility.csv.
+/// dynamics from the assembled initial state `s0`; the history goes to --csv or
+/// OUT/STEM.mobility.csv.
 int runMobilityAlongSimulation(const Arguments& a, const catena::Model& m,
                                const catena::AssemblyPlan& plan, const catena::State& s0,
                                bool blockwise) {
@@ -295,7 +314,11 @@ int runMobilityAlongSimulation(const Arguments& a, const catena::Model& m,
   o.max_coordinates = kDenseRankMaxCoordinates;
   const MobilityHistory h = mobilityAlongTrajectory(m, plan, s0, o);
   printMobilityHistory(std::cout, m, h, a.terse);
-  const std::string csv = std::filesystem::path(a.file).stem().string() + ".mobility.csv";
+  const std::string csv =
+      a.csv.empty()
+          ? defaultOutputPath(a.output_dir,
+                              std::filesystem::path(a.file).stem().string() + ".mobility.csv")
+          : a.csv;
   OutputFile out(csv);
   writeMobilityHistoryCsv(out.stream(), m, h);
   out.commit();
@@ -338,7 +361,10 @@ int runMobility(const Arguments& a) {
     assembled = init.status.ok();
   }
   const std::string json =
-      a.json.empty() ? std::filesystem::path(a.file).stem().string() + ".mobility.json" : a.json;
+      a.json.empty()
+          ? defaultOutputPath(a.output_dir,
+                              std::filesystem::path(a.file).stem().string() + ".mobility.json")
+          : a.json;
   OutputFile js(json);  // opened now: a path that cannot be written fails before the analysis
   // 3. The rank and 4. the report.
   if (blockwise) {
@@ -385,7 +411,9 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   // The JSON summary is opened now: a path that cannot be written fails before the analysis.
   const std::string stem = std::filesystem::path(a.file).stem().string();
   const std::string json =
-      a.json.empty() ? stem + (modal ? ".modal.json" : ".statics.json") : a.json;
+      a.json.empty()
+          ? defaultOutputPath(a.output_dir, stem + (modal ? ".modal.json" : ".statics.json"))
+          : a.json;
   OutputFile js(json);
   // 3. Static equilibrium from the initial state.
   StaticsOptions so;

@@ -18,7 +18,9 @@
 // optionally a ParaView series, and exits non-zero if the integration failed (the files then
 // hold everything up to the failure).
 //
-// Every file goes through io/output_file.hpp (written to a temporary, checked, renamed into
+// The files the command line does not name go to the folder out/ of the current directory
+// (--output-dir DIR; docs/reliability.md "Where outputs go"). Every file goes through
+// io/output_file.hpp (written to a temporary, checked, renamed into
 // place); a file that cannot be written ends the run with "cannot write PATH: REASON" and exit
 // status 1, and leaves no file behind. Ctrl-C (SIGINT) or SIGTERM stops the integration at the
 // next output time: the time history ends with that time's complete row, the summary says
@@ -62,6 +64,7 @@ using namespace catena;
 
 struct SimulateArguments {
   std::string file, csv, json, vtk, bodies, joints;
+  std::string output_dir = kDefaultOutputFolder;  ///< where the outputs not named go
   std::string integrator = "gen-alpha", formulation = "index2", linear_solver = "klu";
   // gen-alpha: error control by default (GeneralizedAlphaOptions), dt the largest step.
   double t_end = 1.0, dt = 1e-2, output_interval = -1.0, rho_inf = 0.5, rtol = 1e-6, atol = 1e-8,
@@ -105,6 +108,7 @@ SimulateArguments readSimulate(const cli::CommandLine& line) {
     if (s == "--csv") a.csv = v;
     if (s == "--json") a.json = v;
     if (s == "--vtk") a.vtk = v;
+    if (s == "--output-dir") a.output_dir = v;
     if (s == "--bodies") a.bodies = v;
     if (s == "--joints") a.joints = v;
     if (s == "--integrator") a.integrator = v;
@@ -165,10 +169,11 @@ int runNatural(const SimulateArguments& a) {
   for (const std::string& s : a.given)
     if (s != "--t-end" && s != "--output-interval" && s != "--rtol" && s != "--atol" &&
         s != "--formulation" && s != "--integrator" && s != "--csv" && s != "--json" &&
-        s != "--terse") {
+        s != "--output-dir" && s != "--terse") {
       std::cerr << "catena simulate: " << s << " does not apply to " << a.file
                 << " (formulation: natural; options there: --t-end --output-interval --rtol "
-                   "--atol --formulation index2|index3 --integrator ida --csv --json --terse)\n";
+                   "--atol --formulation index2|index3 --integrator ida --csv --json --output-dir "
+                   "--terse)\n";
       return 2;
     }
   if (a.integrator != "ida" && given(a, "--integrator")) {
@@ -187,6 +192,7 @@ int runNatural(const SimulateArguments& a) {
   o.file = a.file;
   o.csv = a.csv;
   o.json = a.json;
+  o.output_dir = a.output_dir;
   o.index3 = a.formulation == "index3";
   o.duration = given(a, "--t-end") ? a.t_end : 0.0;
   o.output_interval = given(a, "--output-interval") ? a.output_interval : 0.0;
@@ -331,26 +337,13 @@ catena::Status interruptedStatus(int signal, double t) {
 
 std::vector<cli::OptionSpec> simulateOptions() {
   std::vector<cli::OptionSpec> o;
-  for (const char* name : {"--t-end",
-                           "--dt",
-                           "--output-interval",
-                           "--rho-inf",
-                           "--csv",
-                           "--json",
-                           "--vtk",
-                           "--bodies",
-                           "--joints",
-                           "--integrator",
-                           "--formulation",
-                           "--rtol",
-                           "--atol",
-                           "--tolerance",
-                           "--newton-tolerance",
-                           "--linear-solver",
-                           "--continuation",
-                           "--continuation-map",
-                           "--mcs-csv",
-                           "--rank-tolerance"})
+  for (const char* name :
+       {"--t-end",         "--dt",           "--output-interval",  "--rho-inf",
+        "--csv",           "--json",         "--output-dir",       "--vtk",
+        "--bodies",        "--joints",       "--integrator",       "--formulation",
+        "--rtol",          "--atol",         "--tolerance",        "--newton-tolerance",
+        "--linear-solver", "--continuation", "--continuation-map", "--mcs-csv",
+        "--rank-tolerance"})
     o.push_back({name, true});
   for (const char* name : {"--align-basis", "--no-kc", "--fixed-step", "--full-newton", "--terse"})
     o.push_back({name, false});
@@ -384,8 +377,13 @@ int runSimulate(const cli::CommandLine& line) {
 
   // 2. Outputs.
   const std::string stem = std::filesystem::path(a.file).stem().string();
-  const std::string csv = a.csv.empty() ? stem + ".trajectory.csv" : a.csv;
-  const std::string json = a.json.empty() ? stem + ".simulate.json" : a.json;
+  const std::string csv =
+      a.csv.empty() ? defaultOutputPath(a.output_dir, stem + ".trajectory.csv") : a.csv;
+  const std::string json =
+      a.json.empty() ? defaultOutputPath(a.output_dir, stem + ".simulate.json") : a.json;
+  const std::string mcs_csv = a.formulation != "mcs" || !a.mcs_csv.empty()
+                                  ? a.mcs_csv
+                                  : defaultOutputPath(a.output_dir, stem + ".mcs.csv");
   OutputFile js(json);  // opened now: a path that cannot be written fails before the run
   TrajectoryWriter traj(csv, m, plan, defaultColumns(m, a));
   std::unique_ptr<VtkSeriesWriter> vtk;
@@ -429,7 +427,7 @@ int runSimulate(const cli::CommandLine& line) {
     o.rank_tolerance = a.rank_tolerance;
     o.align_initial_basis = a.align_basis;
     o.assemble_initial_state = false;  // done above
-    McsCsvWriter history(a.mcs_csv.empty() ? stem + ".mcs.csv" : a.mcs_csv, m);
+    McsCsvWriter history(mcs_csv, m);
     mcs = std::make_unique<McsResult>(
         integrateMcs(m, plan, init.state, o, [&](const State& st, const McsSample& x) {
           history.write(x);
@@ -498,8 +496,7 @@ int runSimulate(const cli::CommandLine& line) {
     if (mcs) {
       std::cout << "  MCS: rank " << mcs->rank << ", f = " << mcs->dof << " minimal coordinates, "
                 << mcs->mcs.rhs_evaluations << " RHS evaluations, " << mcs->mcs.flips
-                << " sign flips of T; q', T and diag R1 written to "
-                << (a.mcs_csv.empty() ? stem + ".mcs.csv" : a.mcs_csv) << "\n";
+                << " sign flips of T; q', T and diag R1 written to " << mcs_csv << "\n";
       for (const SingularEvent& e : mcs->singular_events) {
         std::cout << "  singular configuration at t = " << e.t << " s (smallest pivot " << e.margin
                   << "; " << e.sampled_margin << " at the nearest step): the rank "

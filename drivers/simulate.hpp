@@ -15,6 +15,7 @@ std::vector<catena::cli::OptionSpec> simulateOptions();
 int runSimulate(const catena::cli::CommandLine& line);
 
 #include "core/status.hpp"
+#include "io/output_file.hpp"
 
 /// The failed Status of a run that signal `signal` stopped at time t (s), and what it says.
 catena::Status interruptedStatus(int signal, double t);
@@ -23,7 +24,8 @@ catena::Status interruptedStatus(int signal, double t);
 /// Lagrangian facility's DAE, or a kinematic run under the problem's drivers when nothing in the
 /// mechanism has mass. Returns the exit status as runSimulate.
 struct NaturalSimulateOptions {
-  std::string file, csv, json;   ///< csv, json: "" gives STEM.trajectory.csv, STEM.simulate.json
+  std::string file, csv, json;  ///< csv, json: "" gives OUT/STEM.trajectory.csv, .simulate.json
+  std::string output_dir = catena::kDefaultOutputFolder;  ///< OUT: where outputs not named go
   bool index3 = false;           ///< IDA on the index-3 form instead of GGL (index 2)
   double duration = 0.0;         ///< s; 0: the file's problem t_end - t0
   double output_interval = 0.0;  ///< s; 0: duration / 500

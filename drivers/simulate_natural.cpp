@@ -185,8 +185,10 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   const double t_end = in.problem.t0 + duration;
   const double interval = o.output_interval > 0.0 ? o.output_interval : duration / 500.0;
   const std::string stem = std::filesystem::path(o.file).stem().string();
-  const std::string csv = o.csv.empty() ? stem + ".trajectory.csv" : o.csv;
-  const std::string json = o.json.empty() ? stem + ".simulate.json" : o.json;
+  const std::string csv =
+      o.csv.empty() ? defaultOutputPath(o.output_dir, stem + ".trajectory.csv") : o.csv;
+  const std::string json =
+      o.json.empty() ? defaultOutputPath(o.output_dir, stem + ".simulate.json") : o.json;
   CATENA_CHECK(csv.size() < 4 || csv.substr(csv.size() - 4) != ".bin",
                o.file << ": binary time histories (--csv *.bin) are for mixed-basis inputs; "
                          "give a .csv name");

@@ -197,4 +197,9 @@ void createOutputDirectory(const fs::path& dir) {
   if (ec) throw Error("cannot create the output folder " + dir.string() + ": " + ec.message());
 }
 
+std::string defaultOutputPath(const fs::path& folder, const std::string& name) {
+  createOutputDirectory(folder);
+  return (folder / name).string();
+}
+
 }  // namespace catena

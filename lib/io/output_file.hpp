@@ -72,4 +72,12 @@ std::vector<std::filesystem::path> removeStaleTemporaries(const std::filesystem:
 /// create the output folder DIR: REASON" if it cannot, or if `dir` exists and is not a folder.
 void createOutputDirectory(const std::filesystem::path& dir);
 
+/// The folder, relative to the current directory, where the outputs that the command line does
+/// not name go (--output-dir changes it; docs/reliability.md "Where outputs go").
+inline constexpr const char* kDefaultOutputFolder = "out";
+
+/// `folder`/`name`, the folder created first if missing (createOutputDirectory): the path of an
+/// output the command line did not name. Throws catena::Error as createOutputDirectory.
+std::string defaultOutputPath(const std::filesystem::path& folder, const std::string& name);
+
 }  // namespace catena

@@ -1,0 +1,104 @@
+#!/usr/bin/python3
+"""What catena says and where it writes (issue 26 "Trust"; docs/reliability.md).
+
+Run by CTest (tests/CMakeLists.txt, label regression), one test class per CTest test
+cli_trust_CLASS; every run happens in a fresh folder under --work (the build tree):
+
+  OutputDir    outputs not named on the command line go to out/ of the current directory (made
+               when missing), or to --output-dir DIR; named paths (--json, --csv, --mcs-csv) are
+               taken as they are; nothing else is written into the current directory
+
+Usage: trust_test.py --catena BIN --inputs DIR --work DIR [unittest arguments]
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ARGS = None
+
+
+class CatenaTest(unittest.TestCase):
+    def setUp(self):
+        os.makedirs(ARGS.work, exist_ok=True)
+        self.dir = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "_", dir=ARGS.work)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def input(self, name):
+        return os.path.join(ARGS.inputs, name)
+
+    def path(self, *parts):
+        return os.path.join(self.dir, *parts)
+
+    def run_catena(self, args, env=None, expect=0):
+        p = subprocess.run([ARGS.catena] + args, cwd=self.dir, env=env, capture_output=True,
+                           text=True, timeout=300)
+        if expect is not None:
+            self.assertEqual(p.returncode, expect,
+                             f"catena {' '.join(args)}\nstdout:\n{p.stdout}\nstderr:\n{p.stderr}")
+        return p
+
+    def files(self):
+        """Every file under the run's folder, relative to it."""
+        out = []
+        for root, _, names in os.walk(self.dir):
+            out += [os.path.relpath(os.path.join(root, n), self.dir) for n in names]
+        return sorted(out)
+
+
+class OutputDir(CatenaTest):
+    def test_defaults_go_to_out(self):
+        self.run_catena(["statics", "--terse", self.input("pendulum.yaml")])
+        self.run_catena(["modal", "--terse", "--modes", "1", self.input("pendulum.yaml")],
+                        expect=None)
+        self.run_catena(["mobility", "--terse", "--t-end", "0.2",
+                         self.input("double_four_bar.yaml")])
+        self.run_catena(["simulate", "--terse", "--t-end", "0.1", self.input("pendulum.yaml")])
+        self.run_catena(["simulate", "--terse", "--t-end", "0.1", "--formulation", "mcs",
+                         self.input("double_four_bar.yaml")])
+        self.run_catena(["simulate", "--terse", "--t-end", "0.1",
+                         self.input(os.path.join("natural", "rscr.yaml"))])
+        self.assertEqual(self.files(), sorted([
+            "out/pendulum.statics.json", "out/pendulum.modal.json",
+            "out/double_four_bar.mobility.json", "out/double_four_bar.mobility.csv",
+            "out/pendulum.trajectory.csv", "out/pendulum.simulate.json",
+            "out/double_four_bar.trajectory.csv", "out/double_four_bar.simulate.json",
+            "out/double_four_bar.mcs.csv", "out/rscr.trajectory.csv", "out/rscr.simulate.json"]))
+
+    def test_output_dir_and_named_paths(self):
+        self.run_catena(["statics", "--terse", "--output-dir", "a/b", self.input("pendulum.yaml")])
+        self.run_catena(["simulate", "--terse", "--t-end", "0.1", "--output-dir", "s",
+                         "--csv", "h.csv", self.input("pendulum.yaml")])
+        self.run_catena(["mobility", "--terse", "--t-end", "0.2", "--output-dir", "m",
+                         "--json", "m.json", "--csv", "m.csv", self.input("double_four_bar.yaml")])
+        self.run_catena(["simulate", "--terse", "--t-end", "0.1", "--output-dir", "n",
+                         self.input(os.path.join("natural", "rscr.yaml"))])
+        # A folder named only for outputs that are all named is not made.
+        self.assertEqual(self.files(), sorted([
+            "a/b/pendulum.statics.json", "s/pendulum.simulate.json", "h.csv", "m.json",
+            "m.csv", "n/rscr.trajectory.csv", "n/rscr.simulate.json"]))
+
+    def test_an_output_dir_that_is_a_file(self):
+        with open(self.path("f"), "w"):
+            pass
+        p = self.run_catena(["statics", "--output-dir", "f", self.input("pendulum.yaml")],
+                            expect=1)
+        self.assertIn("cannot create the output folder f", p.stderr)
+
+    def test_mobility_csv_needs_t_end(self):
+        p = self.run_catena(["mobility", "--csv", "m.csv", self.input("pendulum.yaml")], expect=2)
+        self.assertIn("needs --t-end", p.stderr)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--catena", required=True)
+    parser.add_argument("--inputs", required=True)
+    parser.add_argument("--work", required=True)
+    ARGS, rest = parser.parse_known_args()
+    unittest.main(argv=[sys.argv[0]] + rest)
