@@ -331,6 +331,7 @@ int runMobility(const Arguments& a) {
   // 1. Read the model.
   LoadedInput input = loadMechanismFile(a.file);
   for (const std::string& w : input.warnings) std::cerr << w << "\n";
+  requireBodies(input.model, a.file);
   const Model& m = input.model;
   const AssemblyPlan plan = buildAssemblyPlan(m);
   // Up to kDenseRankMaxCoordinates velocity coordinates the dense QRCP of C_q^T (it also gives
@@ -406,6 +407,7 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   // 2. Read the model.
   LoadedInput input = loadMechanismFile(a.file);
   for (const std::string& w : input.warnings) std::cerr << w << "\n";
+  requireBodies(input.model, a.file);
   const Model& m = input.model;
   const AssemblyPlan plan = buildAssemblyPlan(m);
   // The JSON summary is opened now: a path that cannot be written fails before the analysis.

@@ -366,6 +366,7 @@ int runSimulate(const cli::CommandLine& line) {
   // 1. Model and a consistent initial state.
   LoadedInput input = loadMechanismFile(a.file);
   for (const std::string& w : input.warnings) std::cerr << w << "\n";
+  requireBodies(input.model, a.file);
   const Model& m = input.model;
   const AssemblyPlan plan = buildAssemblyPlan(m);
   const InitialStateResult init = assembleInitialState(m, plan, initialState(m));

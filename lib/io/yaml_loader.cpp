@@ -575,6 +575,11 @@ LoadedInput loadMechanismString(const std::string& text, const std::string& sour
   }
 }
 
+void requireBodies(const Model& model, const std::string& file) {
+  if (model.bodies.empty())
+    throw InputError(file, 0, 0, "the mechanism has no bodies: nothing to analyse");
+}
+
 LoadedInput loadMechanismFile(const std::string& path, const LoaderLimits& limits) {
   std::error_code ec;
   const auto status = std::filesystem::status(path, ec);

@@ -54,6 +54,11 @@ struct LoaderLimits {
 
 /// Reads and validates a mechanism file. Throws InputError.
 LoadedInput loadMechanismFile(const std::string& path, const LoaderLimits& limits = {});
+/// Throws InputError "FILE: error: the mechanism has no bodies: nothing to analyse" if `model`
+/// has none. The analyses call it after loading; a file without bodies is still a valid file
+/// (`catena check` accepts it, and loadMechanismFile does not refuse it).
+void requireBodies(const Model& model, const std::string& file);
+
 /// Same for text held in memory; source_name is used in messages in place of a file name.
 LoadedInput loadMechanismString(const std::string& text, const std::string& source_name,
                                 const LoaderLimits& limits = {});

@@ -7,6 +7,8 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
   OutputDir    outputs not named on the command line go to out/ of the current directory (made
                when missing), or to --output-dir DIR; named paths (--json, --csv, --mcs-csv) are
                taken as they are; nothing else is written into the current directory
+  NoBodies     a file without bodies: statics, modal, simulate and mobility refuse it right
+               after loading, naming the file (exit 1, no file written); check accepts it
 
 Usage: trust_test.py --catena BIN --inputs DIR --work DIR [unittest arguments]
 """
@@ -93,6 +95,20 @@ class OutputDir(CatenaTest):
     def test_mobility_csv_needs_t_end(self):
         p = self.run_catena(["mobility", "--csv", "m.csv", self.input("pendulum.yaml")], expect=2)
         self.assertIn("needs --t-end", p.stderr)
+
+
+class NoBodies(CatenaTest):
+    def test_refused_by_the_analyses_accepted_by_check(self):
+        empty = self.path("empty.yaml")
+        with open(empty, "w") as f:
+            f.write("name: empty\ngravity: [0, 0, -9.81]\n")
+        for command in ["statics", "modal", "simulate", "mobility"]:
+            p = self.run_catena([command, empty], expect=1)
+            self.assertIn(f"{empty}: error: the mechanism has no bodies: nothing to analyse",
+                          p.stderr)
+            self.assertNotIn("KLU", p.stderr)
+        self.assertEqual(self.files(), ["empty.yaml"])
+        self.run_catena(["check", empty])
 
 
 if __name__ == "__main__":
