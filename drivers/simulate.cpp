@@ -252,12 +252,12 @@ TrajectoryColumns defaultColumns(const Model& m, const SimulateArguments& a) {
 /// wrong trajectory that still satisfies C = 0. Energy is the witness where it is conserved.
 std::vector<std::string> trustWarnings(const Model& m, double e0, double e1, double kinetic) {
   std::vector<std::string> out;
-  // Relative to the largest kinetic energy: the zero of the potential is arbitrary.
-  const double change = std::abs(e1 - e0) / std::max(kinetic, 1e-300);
-  if (isConservative(m) && change > 1e-2) {
+  // Relative to the largest kinetic energy (the zero of the potential is arbitrary) when that
+  // can measure it, else in joules.
+  const EnergyChange change = judgeEnergyChange(e0, e1, kinetic);
+  if (isConservative(m) && change.suspicious) {
     std::ostringstream os;
-    os << "the energy changed by " << 100.0 * change << " % of the largest kinetic energy "
-       << "in a conservative model: the "
+    os << "the energy changed " << change.description << " in a conservative model: the "
        << "trajectory is not accurate (reduce --dt or --tolerance, drop --fixed-step, or use "
           "--integrator ida)";
     out.push_back(os.str());

@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "analysis/energy.hpp"
 #include "core/check.hpp"
 #include "formulations/lagrangian/lagrangian_ida.hpp"
 #include "formulations/natural/natural_kinematics_run.hpp"
@@ -209,11 +210,11 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   // The Jacobi integral v . L_v - L is conserved (L does not depend on t): its change, relative
   // to the largest kinetic energy, says whether to trust the trajectory.
   std::vector<std::string> warnings;
-  const double change = std::abs(run.energy_final - run.energy_initial);
-  if (!kinematic && run.max_kinetic > 0.0 && change > 1e-2 * run.max_kinetic)
-    warnings.push_back("the energy (Jacobi integral) changed by " +
-                       std::to_string(100.0 * change / run.max_kinetic) +
-                       " % of the largest kinetic energy: the trajectory is not accurate "
+  const EnergyChange change =
+      judgeEnergyChange(run.energy_initial, run.energy_final, run.max_kinetic);
+  if (!kinematic && !std::isnan(run.energy_initial) && change.suspicious)
+    warnings.push_back("the energy (Jacobi integral) changed " + change.description +
+                       ": the trajectory is not accurate "
                        "(tighten --rtol/--atol, or use --formulation index2)");
 
   JsonWriter j(js.stream());

@@ -1,5 +1,8 @@
 #include "analysis/energy.hpp"
 
+#include <cmath>
+#include <sstream>
+
 #include "kernels/body.hpp"
 #include "kernels/pose.hpp"
 
@@ -63,6 +66,31 @@ Energy computeEnergy(const Model& m, const AssemblyPlan& /*plan*/, const State& 
     e.springs += 0.5 * k.stiffness * theta.squaredNorm();
   }
   return e;
+}
+
+EnergyChange judgeEnergyChange(double e0, double e1, double kinetic, double limit) {
+  EnergyChange out;
+  std::ostringstream os;
+  if (!std::isfinite(e0) || !std::isfinite(e1)) {
+    os << "from " << e0 << " J to " << e1 << " J";
+    out.suspicious = true;
+    out.description = os.str();
+    return out;
+  }
+  const double change = std::abs(e1 - e0), size = std::abs(e0) + std::abs(e1);
+  if (change <= 1e-10 * size) return out;  // round-off of the totals
+  if (kinetic > 1e-8 * size) {
+    out.suspicious = change > limit * kinetic;
+    os << "by " << 100.0 * change / kinetic << " % of the largest kinetic energy (" << kinetic
+       << " J)";
+  } else {
+    out.suspicious = true;
+    os << "by " << e1 - e0 << " J (from " << e0 << " J to " << e1
+       << " J); no relative size is given because the largest kinetic energy, " << kinetic
+       << " J, is too small to measure it against (the mechanism hardly moved)";
+  }
+  out.description = os.str();
+  return out;
 }
 
 bool isConservative(const Model& m) {

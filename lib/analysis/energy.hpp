@@ -3,6 +3,8 @@
 /// Mechanical energy of a state, for the conservation checks of the integrators and the energy
 /// columns of time histories. J.
 
+#include <string>
+
 #include "assembly/plan.hpp"
 #include "model/state.hpp"
 
@@ -25,5 +27,22 @@ Energy computeEnergy(const Model& model, const AssemblyPlan& plan, const State& 
 /// True if nothing in the model adds or removes energy: no marker loads, dampers or driven
 /// joints. Then total() is conserved by the equations of motion.
 bool isConservative(const Model& model);
+
+/// The change of the total energy of a conservative run, judged for the user.
+struct EnergyChange {
+  bool suspicious = false;  ///< larger than round-off and than the run's tolerance
+  /// How large, for a sentence "the energy changed DESCRIPTION": "by 3.1 % of the largest kinetic
+  /// energy (2 J)" when that reference can measure it, else the change in joules and why no
+  /// relative size is given; "from E0 J to E1 J" when either is not a finite number.
+  std::string description;
+};
+
+/// Judges the change from e0 to e1 (J) of a run whose largest kinetic energy was `kinetic` (J).
+/// The zero of the potential is arbitrary, so a relative size is taken against the kinetic
+/// energy, and only when that is above the round-off of the totals (1e-8 (|e0| + |e1|)); a
+/// change within round-off (1e-10 (|e0| + |e1|)) is never suspicious. Otherwise the change is
+/// suspicious above `limit` times the kinetic energy, or, when the kinetic energy is too small
+/// to measure against (a mechanism that hardly moves), above round-off, in joules.
+EnergyChange judgeEnergyChange(double e0, double e1, double kinetic, double limit = 1e-2);
 
 }  // namespace catena

@@ -102,9 +102,13 @@ class EnergyWatch {
     if (gain <= limit_ * exchanged_) return Status::success();
     std::ostringstream os;
     os << "generalized-alpha is unstable: the energy of this conservative model grew from " << e0_
-       << " J at t = " << t0_ << " s to " << e.total() << " J at t = " << s.t << " s, "
-       << 100.0 * gain / exchanged_ << " % of the largest energy exchanged (" << exchanged_
-       << " J); the method only dissipates, so the step, rho_inf or the Newton tolerance is too "
+       << " J at t = " << t0_ << " s to " << e.total() << " J at t = " << s.t << " s, ";
+    if (exchanged_ > 0.0)
+      os << 100.0 * gain / exchanged_ << " % of the largest energy exchanged (" << exchanged_
+         << " J)";
+    else
+      os << "by " << gain << " J while no energy was exchanged";
+    os << "; the method only dissipates, so the step, rho_inf or the Newton tolerance is too "
           "large for this motion (energy_growth_limit "
        << limit_ << ")";
     return Status::failure(Status::Code::kNotConverged, os.str());
