@@ -78,9 +78,59 @@ std::string diagnoseSingularSaddlePoint(const Model& model, const AssemblyPlan& 
     os << (k ? ", " : " ") << "[" << model.rowName(rows[k]) << "]";
   if (rows.size() > 5) os << " and " << rows.size() - 5 << " more";
   os << " (`catena mobility` lists them all). Generalized-alpha and IDA need independent "
-        "constraints: remove the redundant rows (a joint's `mask`), or integrate with "
-        "--formulation mcs, which projects them away";
+        "constraints: leave the redundant rows out (";
+  const std::vector<std::string> edits = redundantRowEdits(model, rows);
+  for (std::size_t k = 0; k < std::min<std::size_t>(edits.size(), 5); ++k)
+    os << (k ? "; " : "") << edits[k];
+  if (edits.size() > 5) os << "; and so for " << edits.size() - 5 << " more joints";
+  os << "), or integrate with --formulation mcs, which projects them away";
   return os.str();
+}
+
+std::vector<std::string> redundantRowEdits(const Model& model, const std::vector<Index>& rows) {
+  static const char* k3[] = {"x", "y", "z", "Rx", "Ry", "Rz"};
+  static const char* k2[] = {"x", "y", "theta"};
+  const char* const* axis_name = model.dimension == 3 ? k3 : k2;
+  // The rows to leave out, joint by joint (in the order the joints first appear in `rows`).
+  std::vector<Index> joints;
+  std::vector<RowMask> drop;
+  for (Index row : rows) {
+    const Index j = model.jointOfRow(row);
+    const Joint& J = model.joints[j];
+    int k = static_cast<int>(row - model.joint_row_offset[j]);  // k-th active row
+    int axis = 0;
+    for (; axis < model.rows_per_joint; ++axis)
+      if ((J.mask & (1u << axis)) && k-- == 0) break;
+    const auto at = std::find(joints.begin(), joints.end(), j);
+    if (at == joints.end()) {
+      joints.push_back(j);
+      drop.push_back(RowMask(1u << axis));
+    } else {
+      drop[at - joints.begin()] |= RowMask(1u << axis);
+    }
+  }
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < joints.size(); ++i) {
+    const Joint& J = model.joints[joints[i]];
+    const RowMask keep = J.mask & ~drop[i];
+    std::ostringstream os;
+    if (keep == 0 || J.type == JointType::kDistance) {
+      os << "remove joint '" << J.name << "' (" << jointTypeName(J.type)
+         << "), whose rows all depend on the others";
+      out.push_back(os.str());
+      continue;
+    }
+    os << (J.type == JointType::kLock ? "give joint '" : "replace joint '") << J.name << "' ("
+       << jointTypeName(J.type) << ") " << (J.type == JointType::kLock ? "" : "by a `lock` with ")
+       << "`mask: [";
+    for (int a = 0; a < model.rows_per_joint; ++a) os << (a ? ", " : "") << ((keep >> a) & 1u);
+    os << "]`" << (J.motion.active ? " and the same `motion`" : "") << ", which leaves out its "
+       << (activeRowCount(drop[i]) > 1 ? "redundant rows" : "redundant row");
+    for (int a = 0; a < model.rows_per_joint; ++a)
+      if (drop[i] & (1u << a)) os << " " << axis_name[a];
+    out.push_back(os.str());
+  }
+  return out;
 }
 
 }  // namespace catena

@@ -62,4 +62,12 @@ std::string diagnoseSingularSaddlePoint(const Model& model, const AssemblyPlan& 
                                         double t);
 inline constexpr Index kMaxDiagnosedCoordinates = 3000;
 
+/// How to leave the constraint rows `rows` out of the model, joint by joint, as instructions in
+/// the input format (docs/input-format.md): "replace joint 'J' (revolute) by a `lock` with
+/// `mask: [1, 0, 0]`, which leaves out its redundant row y" (the mask lists every row of the
+/// lock, x y z Rx Ry Rz or x y theta, 1 for those kept), "give joint 'J' (lock) `mask: [...]`"
+/// for a lock, or "remove joint 'J'" when none of its rows is kept. Leaving out all the
+/// redundant rows of a QRCP (ConstraintRank::redundantRows) leaves independent rows.
+std::vector<std::string> redundantRowEdits(const Model& model, const std::vector<Index>& rows);
+
 }  // namespace catena

@@ -13,6 +13,11 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
                a mechanism held by a `fix` (no motion, energy change at round-off) gives no
                accuracy warning with any integrator (it printed "1.16e+12 %"); a fixed step far
                too large warns with a percentage of the kinetic energy that measures it
+  RedundantHint
+               the modified double four-bar written out body by body: simulate stops on its
+               redundant constraints and says which joint to replace by a `lock` with which
+               `mask`; that edit, made literally to the file, leaves no redundant row (mobility)
+               and generalized-alpha and IDA then run to the end
 
 Usage: trust_test.py --catena BIN --inputs DIR --work DIR [unittest arguments]
 """
@@ -136,6 +141,80 @@ class EnergyWarning(CatenaTest):
         self.assertIsNotNone(m, p.stderr)
         self.assertLess(float(m.group(1)), 1e3)
         self.assertGreater(float(m.group(2)), 1.0)
+
+
+# inputs/modified_double_four_bar.yaml without its generator: cranks crank_0..2 (1 m, 1 kg,
+# frame at the ground hinge, x along the crank) standing at x = 0, 1, 2 and turning at -1 rad/s;
+# one coupler (2 m, 2 kg) on their tops moving at 1 m/s. Six revolutes, 12 rows, rank 11.
+DOUBLE_FOUR_BAR = """\
+name: modified_double_four_bar_explicit
+dimension: 2
+gravity: [0, -9.81]
+bodies:
+  - {name: crank_0, mass: 1, inertia: 0.0833333333333333, com: [0.5, 0], position: [0, 0],
+     angle_deg: 90, angular_velocity: -1}
+  - {name: crank_1, mass: 1, inertia: 0.0833333333333333, com: [0.5, 0], position: [1, 0],
+     angle_deg: 90, angular_velocity: -1}
+  - {name: crank_2, mass: 1, inertia: 0.0833333333333333, com: [0.5, 0], position: [2, 0],
+     angle_deg: 90, angular_velocity: -1}
+  - {name: coupler, mass: 2, inertia: 0.666666666666667, com: [1, 0], position: [0, 1],
+     velocity: [1, 0]}
+markers:
+  - {name: ground/0, body: ground, position: [0, 0]}
+  - {name: ground/1, body: ground, position: [1, 0]}
+  - {name: ground/2, body: ground, position: [2, 0]}
+  - {name: crank_0/bottom, body: crank_0}
+  - {name: crank_1/bottom, body: crank_1}
+  - {name: crank_2/bottom, body: crank_2}
+  - {name: crank_0/top, body: crank_0, position: [1, 0]}
+  - {name: crank_1/top, body: crank_1, position: [1, 0]}
+  - {name: crank_2/top, body: crank_2, position: [1, 0]}
+  - {name: coupler/0, body: coupler, position: [0, 0]}
+  - {name: coupler/1, body: coupler, position: [1, 0]}
+  - {name: coupler/2, body: coupler, position: [2, 0]}
+joints:
+"""
+for _j in range(3):
+    DOUBLE_FOUR_BAR += (
+        f"  - name: bottom_{_j}\n    type: revolute\n    marker1: crank_{_j}/bottom\n"
+        f"    marker2: ground/{_j}\n"
+        f"  - name: top_{_j}\n    type: revolute\n    marker1: crank_{_j}/top\n"
+        f"    marker2: coupler/{_j}\n")
+
+
+class RedundantHint(CatenaTest):
+    HINT = re.compile(r"replace joint '([^']+)' \((\w+)\) by a `lock` with `mask: (\[[01, ]+\])`")
+
+    def test_following_the_hint_removes_the_redundancy(self):
+        model = self.path("model.yaml")
+        with open(model, "w") as f:
+            f.write(DOUBLE_FOUR_BAR)
+        p = self.run_catena(["mobility", "--terse", "--output-dir", "o", model])
+        self.assertIn("rank 11\n", p.stdout)
+        self.assertIn("redundant 1\n", p.stdout)
+        text = DOUBLE_FOUR_BAR
+        for integrator in ["gen-alpha", "ida"]:
+            p = self.run_catena(["simulate", "--integrator", integrator, "--t-end", "0.1",
+                                 "--output-dir", "o", model], expect=1)
+            self.assertNotIn("a joint's `mask`", p.stderr)  # the old hint, which did not work
+            edits = self.HINT.findall(p.stderr)
+            self.assertEqual(len(edits), 1, p.stderr)
+        name, kind, mask = edits[0]
+        self.assertEqual(kind, "revolute")
+        # The edit, literally: the joint's type becomes lock, with the mask given.
+        old = f"  - name: {name}\n    type: revolute\n"
+        self.assertIn(old, text)
+        fixed = self.path("fixed.yaml")
+        with open(fixed, "w") as f:
+            f.write(text.replace(old, f"  - name: {name}\n    type: lock\n    mask: {mask}\n"))
+        p = self.run_catena(["mobility", "--terse", "--output-dir", "o", fixed])
+        self.assertIn("m 11\n", p.stdout)
+        self.assertIn("rank 11\n", p.stdout)
+        self.assertIn("redundant 0\n", p.stdout)
+        for integrator in ["gen-alpha", "ida"]:
+            p = self.run_catena(["simulate", "--terse", "--integrator", integrator, "--t-end",
+                                 "0.5", "--output-dir", "o", fixed])
+            self.assertIn("reached_end yes", p.stdout)
 
 
 if __name__ == "__main__":
