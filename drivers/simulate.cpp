@@ -247,10 +247,26 @@ TrajectoryColumns defaultColumns(const Model& m, const SimulateArguments& a) {
   return c;
 }
 
+/// What to change when a run is not accurate: the settings of the method that ran.
+std::string accuracyAdvice(const SimulateArguments& a) {
+  if (a.formulation == "mcs")
+    return a.fixed_step ? "reduce --dt, or drop --fixed-step for Dormand-Prince's error control"
+                        : "tighten --rtol and --atol";
+  if (a.integrator == "ida")
+    return a.formulation == "index3"
+               ? "tighten --rtol and --atol, or use --formulation index2 (GGL), whose error test "
+                 "also covers the velocities"
+               : "tighten --rtol and --atol";
+  return a.fixed_step ? "reduce --dt, or drop --fixed-step for error control, or use "
+                        "--integrator ida"
+                      : "reduce --tolerance (or --dt, the largest step), or use --integrator ida";
+}
+
 /// What the user should distrust in a run that reached its end: a fixed-step integrator has no
 /// error estimate, so a step too large for a violent motion (a whipping chain) can give a
 /// wrong trajectory that still satisfies C = 0. Energy is the witness where it is conserved.
-std::vector<std::string> trustWarnings(const Model& m, double e0, double e1, double kinetic) {
+std::vector<std::string> trustWarnings(const Model& m, const SimulateArguments& a, double e0,
+                                       double e1, double kinetic) {
   std::vector<std::string> out;
   // Relative to the largest kinetic energy (the zero of the potential is arbitrary) when that
   // can measure it, else in joules.
@@ -258,8 +274,7 @@ std::vector<std::string> trustWarnings(const Model& m, double e0, double e1, dou
   if (isConservative(m) && change.suspicious) {
     std::ostringstream os;
     os << "the energy changed " << change.description << " in a conservative model: the "
-       << "trajectory is not accurate (reduce --dt or --tolerance, drop --fixed-step, or use "
-          "--integrator ida)";
+       << "trajectory is not accurate (" << accuracyAdvice(a) << ")";
     out.push_back(os.str());
   }
   return out;
@@ -470,7 +485,7 @@ int runSimulate(const cli::CommandLine& line) {
   //    everything up to the failure), then what they hold is printed.
   const DynamicsStats& s = r.stats;
   traj.close();
-  const std::vector<std::string> warnings = trustWarnings(m, e0, e1, traj.maxKineticEnergy());
+  const std::vector<std::string> warnings = trustWarnings(m, a, e0, e1, traj.maxKineticEnergy());
   writeSummaryJson(js.stream(), a, m, r, traj, e0, e1, seconds, warnings, mcs.get(), stopped_by);
   js.commit();
   std::string pvd;

@@ -214,8 +214,8 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
       judgeEnergyChange(run.energy_initial, run.energy_final, run.max_kinetic);
   if (!kinematic && !std::isnan(run.energy_initial) && change.suspicious)
     warnings.push_back("the energy (Jacobi integral) changed " + change.description +
-                       ": the trajectory is not accurate "
-                       "(tighten --rtol/--atol, or use --formulation index2)");
+                       ": the trajectory is not accurate (tighten --rtol and --atol" +
+                       (o.index3 ? ", or use --formulation index2 (GGL))" : ")"));
 
   JsonWriter j(js.stream());
   j.beginObject();

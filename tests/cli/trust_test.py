@@ -13,6 +13,11 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
                a mechanism held by a `fix` (no motion, energy change at round-off) gives no
                accuracy warning with any integrator (it printed "1.16e+12 %"); a fixed step far
                too large warns with a percentage of the kinetic energy that measures it
+  IntegratorAdvice
+               the accuracy warning advises the settings of the method that ran: IDA index 3
+               is told of --rtol/--atol and --formulation index2, not "--integrator ida"; IDA
+               index 1 only of the tolerances; fixed-step generalized-alpha of --dt and
+               --fixed-step
   RedundantHint
                the modified double four-bar written out body by body: simulate stops on its
                redundant constraints and says which joint to replace by a `lock` with which
@@ -141,6 +146,34 @@ class EnergyWarning(CatenaTest):
         self.assertIsNotNone(m, p.stderr)
         self.assertLess(float(m.group(1)), 1e3)
         self.assertGreater(float(m.group(2)), 1.0)
+
+
+class IntegratorAdvice(CatenaTest):
+    def advice(self, args):
+        p = self.run_catena(["simulate", "--t-end", "5", "--output-dir", "o"] + args +
+                            [self.input("pendulum.yaml")])
+        m = re.search(r"the trajectory is not accurate \((.*)\)$", p.stderr, re.M)
+        self.assertIsNotNone(m, p.stderr)
+        return m.group(1)
+
+    def test_ida_index3(self):
+        a = self.advice(["--integrator", "ida", "--formulation", "index3", "--rtol", "0.1",
+                         "--atol", "0.1"])
+        self.assertIn("tighten --rtol and --atol", a)
+        self.assertIn("--formulation index2", a)
+        self.assertNotIn("--integrator ida", a)
+        self.assertNotIn("--fixed-step", a)
+
+    def test_ida_index1(self):
+        a = self.advice(["--integrator", "ida", "--formulation", "index1", "--rtol", "0.1",
+                         "--atol", "0.1"])
+        self.assertEqual(a, "tighten --rtol and --atol")
+
+    def test_generalized_alpha_fixed_step(self):
+        a = self.advice(["--fixed-step", "--dt", "0.25"])
+        self.assertIn("reduce --dt", a)
+        self.assertIn("drop --fixed-step", a)
+        self.assertNotIn("--rtol", a)
 
 
 # inputs/modified_double_four_bar.yaml without its generator: cranks crank_0..2 (1 m, 1 kg,
