@@ -35,7 +35,7 @@ import csv, json, math, sys
 j = json.load(open(sys.argv[1])); s = j["statistics"]
 def mid(path):
     rows = list(csv.reader(open(path))); h, r = rows[0], rows[-1]
-    return [float(r[h.index(k)]) for k in h if k.endswith(("x_m", "y_m", "z_m"))][:3]
+    return [float(r[h.index(k)]) for k in h if k.endswith(("x_m_world", "y_m_world", "z_m_world"))][:3]
 err = "-"
 if sys.argv[3]:
     a, b = mid(sys.argv[2]), mid(sys.argv[3])

@@ -287,7 +287,8 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   const DynamicsStats& s = r.stats;
   JsonWriter j(os);
   j.beginObject();
-  j.key("input").value(a.file).key("analysis").value("simulate").key("method").value(r.method);
+  j.key("input").value(a.file).key("units").value(kJsonUnits);
+  j.key("analysis").value("simulate").key("method").value(r.method);
   if (a.integrator == "ida") j.key("linear_solver").value(a.linear_solver);
   j.key("model").beginObject();
   j.key("bodies").value(static_cast<long>(m.bodies.size()));

@@ -221,6 +221,8 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   j.beginObject();
   j.key("input")
       .value(o.file)
+      .key("units")
+      .value(kJsonUnits)
       .key("analysis")
       .value("simulate")
       .key("formulation")

@@ -10,6 +10,10 @@
 
 namespace catena {
 
+/// The "units" entry of every JSON summary (statics, modal, mobility, simulate): one wording.
+/// Keys with a unit of their own say it (`t_reached_s`, `energy_initial_J`).
+inline constexpr const char* kJsonUnits = "SI: m, kg, s, N, J, rad; frequencies in Hz";
+
 class JsonWriter {
  public:
   explicit JsonWriter(std::ostream& os) : os_(os) {}

@@ -49,7 +49,8 @@ void writeMobilityJson(std::ostream& os, const std::string& input, const Model& 
                        const ConstraintRank& r, const std::string& where) {
   JsonWriter j(os);
   j.beginObject();
-  j.key("input").value(input).key("analysis").value("mobility").key("where").value(where);
+  j.key("input").value(input).key("units").value(kJsonUnits);
+  j.key("analysis").value("mobility").key("where").value(where);
   j.key("n").value(static_cast<long>(r.n)).key("m").value(static_cast<long>(r.m));
   j.key("rank").value(static_cast<long>(r.rank)).key("dof").value(static_cast<long>(r.dof()));
   j.key("rank_tolerance").value(r.tolerance).key("largest_pivot").value(r.largest_pivot);
@@ -103,7 +104,8 @@ void writeMobilityJson(std::ostream& os, const std::string& input, const Model& 
                        const BlockwiseRank& r, const std::string& where) {
   JsonWriter j(os);
   j.beginObject();
-  j.key("input").value(input).key("analysis").value("mobility").key("where").value(where);
+  j.key("input").value(input).key("units").value(kJsonUnits);
+  j.key("analysis").value("mobility").key("where").value(where);
   j.key("method").value("blockwise").key("blocking").value(r.blocking);
   j.key("n").value(static_cast<long>(r.n)).key("m").value(static_cast<long>(r.m));
   j.key("rank").value(static_cast<long>(r.rank)).key("dof").value(static_cast<long>(r.dof()));

@@ -130,7 +130,7 @@ void writeRunJson(std::ostream& os, const std::string& input, const Model& m,
   JsonWriter j(os);
   j.beginObject();
   j.key("input").value(input);
-  j.key("units").value("SI: m, kg, s, N, rad; frequencies in Hz");
+  j.key("units").value(kJsonUnits);
   j.key("model").beginObject();
   j.key("name").value(m.name).key("dimension").value(m.dimension);
   j.key("bodies").value(static_cast<long>(m.bodies.size()));

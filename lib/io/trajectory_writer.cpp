@@ -32,24 +32,32 @@ TrajectoryWriter::TrajectoryWriter(const std::string& path, const Model& model,
   const bool two_d = model.dimension == 2;
   for (Index b : columns_.bodies) {
     const std::string n = model.bodies[b].name + ".";
+    // The mixed basis (NOTATION.md): position and linear velocity of the body frame's origin
+    // in the world basis, the angular velocity in the body basis (2D: about z, both alike).
     if (two_d) {
-      for (const char* c : {"x_m", "y_m", "theta_rad", "vx_m/s", "vy_m/s", "omega_rad/s"})
+      for (const char* c : {"x_m_world", "y_m_world", "theta_rad_world", "vx_m/s_world",
+                            "vy_m/s_world", "omega_rad/s_world"})
         names_.push_back(n + c);
     } else {
-      for (const char* c : {"x_m", "y_m", "z_m", "qw", "qx", "qy", "qz", "vx_m/s", "vy_m/s",
-                            "vz_m/s", "wx_rad/s", "wy_rad/s", "wz_rad/s"})
+      for (const char* c :
+           {"x_m_world", "y_m_world", "z_m_world", "qw_body_to_world", "qx_body_to_world",
+            "qy_body_to_world", "qz_body_to_world", "vx_m/s_world", "vy_m/s_world", "vz_m/s_world",
+            "wx_rad/s_body", "wy_rad/s_body", "wz_rad/s_body"})
         names_.push_back(n + c);
     }
   }
   for (Index j : columns_.joints) {
+    // The reaction on B1 at F1's origin, in the basis of the joint's marker2 F2
+    // (analysis/reactions.hpp: JointReaction::force_joint, torque_joint).
     const std::string n = model.joints[j].name + ".";
-    for (const char* c : {"Fx_N", "Fy_N", "Fz_N", "Mx_Nm", "My_Nm", "Mz_Nm"})
+    for (const char* c : {"Fx_N_F2", "Fy_N_F2", "Fz_N_F2", "Mx_Nm_F2", "My_Nm_F2", "Mz_Nm_F2"})
       names_.push_back(n + c);
   }
   if (columns_.energy)
     for (const char* c : {"kinetic_J", "potential_J", "total_J"}) names_.push_back(c);
   if (columns_.drift)
-    for (const char* c : {"position_drift", "velocity_drift"}) names_.push_back(c);
+    for (const char* c : {"position_drift_m_or_rad", "velocity_drift_m/s_or_rad/s"})
+      names_.push_back(c);
   row_.resize(names_.size());
 
   std::ostream& os = out_.stream();
