@@ -51,6 +51,7 @@
 #include "options.hpp"
 #include "parallel/petsc_session.hpp"
 #include "simulate.hpp"
+#include "solvers/blas_threads.hpp"
 
 namespace {
 
@@ -496,6 +497,8 @@ int guarded(const std::string& command, Run&& run) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Results identical for any number of OpenMP threads: the BLAS runs one (docs/parallel.md).
+  catena::pinBlasToOneThread();
   if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
     printUsage(argc < 2 ? std::cerr : std::cout);
     return argc < 2 ? 2 : 0;

@@ -18,6 +18,9 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
                is told of --rtol/--atol and --formulation index2, not "--integrator ida"; IDA
                index 1 only of the tolerances; fixed-step generalized-alpha of --dt and
                --fixed-step
+  Threads      `catena modal inputs/anchor_chain.yaml` (--modes 20, and --damped) writes the
+               same JSON, bit for bit but for the timings, with OMP_NUM_THREADS=1 and 2 (the
+               BLAS was threaded by OMP_NUM_THREADS and changed the modes at 6e-16)
   RedundantHint
                the modified double four-bar written out body by body: simulate stops on its
                redundant constraints and says which joint to replace by a `lock` with which
@@ -174,6 +177,24 @@ class IntegratorAdvice(CatenaTest):
         self.assertIn("reduce --dt", a)
         self.assertIn("drop --fixed-step", a)
         self.assertNotIn("--rtol", a)
+
+
+class Threads(CatenaTest):
+    def summary(self, threads, args):
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS")}
+        env["OMP_NUM_THREADS"] = str(threads)
+        json_path = self.path(f"modal_{threads}.json")
+        self.run_catena(["modal", "--terse", "--json", json_path] + args +
+                        [self.input("anchor_chain.yaml")], env=env)
+        with open(json_path) as f:
+            return re.sub(r'"seconds":[-+.e0-9]+', '"seconds":0', f.read())
+
+    def test_modes_identical_for_1_and_2_threads(self):
+        for args in (["--modes", "20"], ["--damped"]):
+            one, two = self.summary(1, args), self.summary(2, args)
+            self.assertIn('"modes"', one)
+            self.assertEqual(one, two, args)
 
 
 # inputs/modified_double_four_bar.yaml without its generator: cranks crank_0..2 (1 m, 1 kg,
