@@ -44,6 +44,7 @@
 #include "io/memory_estimate.hpp"
 #include "io/mobility_report.hpp"
 #include "io/output_file.hpp"
+#include "io/progress.hpp"
 #include "io/report.hpp"
 #include "io/run_report.hpp"
 #include "io/vtk_writer.hpp"
@@ -313,7 +314,15 @@ int runMobilityAlongSimulation(const Arguments& a, const catena::Model& m,
   o.rank_tolerance = a.rank_tolerance;
   o.singular_margin = a.margin;
   o.max_coordinates = kDenseRankMaxCoordinates;
-  const MobilityHistory h = mobilityAlongTrajectory(m, plan, s0, o);
+  Progress progress(!a.terse);
+  const MobilityHistory h = mobilityAlongTrajectory(m, plan, s0, o, [&](double t) {
+    progress.update([&] {
+      std::ostringstream os;
+      os << "mobility: t = " << t << " s of " << o.t_end << " s (" << progress.elapsed() << " s)";
+      return os.str();
+    });
+  });
+  progress.clear();
   printMobilityHistory(std::cout, m, h, a.terse);
   const std::string csv =
       a.csv.empty()
@@ -369,10 +378,14 @@ int runMobility(const Arguments& a) {
           : a.json;
   OutputFile js(json);  // opened now: a path that cannot be written fails before the analysis
   // 3. The rank and 4. the report.
+  Progress progress(!a.terse);
+  progress.milestone("mobility: rank of C_q (" + std::to_string(m.nc) + " rows) started");
   if (blockwise) {
     BlockwiseRankOptions o;
     o.tolerance = a.rank_tolerance;
     const BlockwiseRank r = analyzeBlockwiseRank(m, plan, s0.q, s0.t, blockTreeForModel(m), o);
+    progress.milestone("mobility: rank done");
+    progress.clear();
     if (a.terse)
       printTerseMobility(std::cout, m, r);
     else
@@ -380,6 +393,8 @@ int runMobility(const Arguments& a) {
     writeMobilityJson(js.stream(), a.file, m, r, where);
   } else {
     const ConstraintRank r = analyzeConstraintRank(m, plan, s0.q, s0.t, a.rank_tolerance);
+    progress.milestone("mobility: rank done");
+    progress.clear();
     if (a.terse)
       printTerseMobility(std::cout, m, r);
     else
@@ -419,12 +434,23 @@ int runStaticsAndModes(Arguments& a, bool modal) {
           : a.json;
   OutputFile js(json);
   // 3. Static equilibrium from the initial state.
+  //    Progress on stderr (io/progress.hpp): a line per Newton iteration when one is due.
+  Progress progress(!a.terse);
   StaticsOptions so;
   so.constraint_stiffness = !a.no_kc;
+  so.on_iteration = [&](int it, const StaticsIteration& r) {
+    progress.update([&] {
+      std::ostringstream os;
+      os << "statics: Newton iteration " << it << ", force residual " << r.force_residual
+         << ", position residual " << r.position_residual << " (" << progress.elapsed() << " s)";
+      return os.str();
+    });
+  };
   auto t0 = std::chrono::steady_clock::now();
   const StaticsResult st = solveStatics(m, plan, initialState(m), so);
   const double statics_seconds = seconds(t0);
   const EquilibriumSummary eq = summarizeEquilibrium(m, plan, st.state);
+  progress.clear();
   if (!a.terse) printStatics(std::cout, m, st, eq);
   for (const std::string& w : st.warnings) std::cerr << a.file << ": warning: " << w << "\n";
   // 4. Modes at the equilibrium.
@@ -436,9 +462,13 @@ int runStaticsAndModes(Arguments& a, bool modal) {
     mo.target_hz = a.target;
     mo.constraint_stiffness = !a.no_kc;
     mo.damped = a.damped;
+    progress.milestone("modal: eigensolve for " + std::to_string(a.modes) + " modes started (" +
+                       std::to_string(m.nv) + " velocity coordinates)");
     t0 = std::chrono::steady_clock::now();
     mr = solveModal(m, plan, st.state, mo);
     modal_seconds = seconds(t0);
+    progress.milestone("modal: eigensolve done in " + std::to_string(modal_seconds) + " s");
+    progress.clear();
     if (!a.terse) printModes(std::cout, m, mr);
   }
   if (a.terse) {

@@ -28,8 +28,6 @@
 
 #include "simulate.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -53,6 +51,7 @@
 #include "io/json_writer.hpp"
 #include "io/mcs_writer.hpp"
 #include "io/output_file.hpp"
+#include "io/progress.hpp"
 #include "io/trajectory_writer.hpp"
 #include "io/vtk_writer.hpp"
 #include "io/yaml_loader.hpp"
@@ -405,9 +404,9 @@ int runSimulate(const cli::CommandLine& line) {
   TrajectoryWriter traj(csv, m, plan, defaultColumns(m, a));
   std::unique_ptr<VtkSeriesWriter> vtk;
   if (!a.vtk.empty()) vtk = std::make_unique<VtkSeriesWriter>(a.vtk, stem, m);
-  const bool progress = !a.terse && isatty(STDERR_FILENO);
+  // Progress on stderr (io/progress.hpp): on a terminal every 0.5 s, in a batch log every 5 s.
+  Progress progress(!a.terse);
   const auto t0 = std::chrono::steady_clock::now();
-  auto last_print = t0;
   int stopped_by = 0;  // the signal that stopped the run
   auto observer = [&](const State& s) {
     traj.write(s);
@@ -416,13 +415,13 @@ int runSimulate(const cli::CommandLine& line) {
       stopped_by = terminationSignal();
       return false;  // the row of this time is complete; the integrator returns here
     }
-    const auto now = std::chrono::steady_clock::now();
-    if (progress && std::chrono::duration<double>(now - last_print).count() > 0.5) {
-      last_print = now;
-      std::cerr << "\r[catena] t = " << std::setw(10) << s.t << " s of " << a.t_end << " ("
-                << std::fixed << std::setprecision(1) << 100.0 * s.t / a.t_end << " %)"
-                << std::defaultfloat << std::setprecision(6) << std::flush;
-    }
+    progress.update([&] {
+      std::ostringstream os;
+      os << "simulate: t = " << std::setw(10) << s.t - init.state.t << " s of " << a.t_end << " ("
+         << std::fixed << std::setprecision(1) << 100.0 * (s.t - init.state.t) / a.t_end << " %, "
+         << progress.elapsed() << " s)";
+      return os.str();
+    });
     return true;
   };
 
@@ -478,7 +477,7 @@ int runSimulate(const cli::CommandLine& line) {
   }
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (progress) std::cerr << "\r" << std::string(60, ' ') << "\r";
+  progress.clear();
   const double e1 = computeEnergy(m, plan, r.state).total();
   if (stopped_by != 0) r.status = interruptedStatus(stopped_by, r.state.t);
 

@@ -35,6 +35,7 @@
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
 #include "io/output_file.hpp"
+#include "io/progress.hpp"
 #include "simulate.hpp"
 
 namespace {
@@ -42,10 +43,13 @@ namespace {
 using namespace catena;
 using namespace catena::natural;
 
-/// The time history: t, every coordinate and its rate, the energy, the constraint residuals.
+/// The time history: t, every coordinate and its rate, the energy, the constraint residuals;
+/// each row reported to `progress` (a run from t0 to t_end).
 class NaturalHistory {
  public:
-  NaturalHistory(const std::string& path, const NaturalModel& m) : path_(path), file_(path) {
+  NaturalHistory(const std::string& path, const NaturalModel& m, Progress& progress, double t0,
+                 double t_end)
+      : path_(path), file_(path), progress_(progress), t0_(t0), t_end_(t_end) {
     std::ostream& os = file_.stream();
     os << "t_s";
     for (const std::string& n : m.coordinate_names) os << "," << n;
@@ -64,6 +68,12 @@ class NaturalHistory {
     max_c_ = std::max(max_c_, c);
     max_cv_ = std::max(max_cv_, cv);
     rows_++;
+    progress_.update([&] {
+      std::ostringstream p;
+      p << "simulate: t = " << t - t0_ << " s of " << t_end_ - t0_ << " (" << progress_.elapsed()
+        << " s)";
+      return p.str();
+    });
   }
   double maxPositionDrift() const { return max_c_; }
   double maxVelocityDrift() const { return max_cv_; }
@@ -75,6 +85,8 @@ class NaturalHistory {
  private:
   std::string path_;
   OutputFile file_;
+  Progress& progress_;
+  double t0_, t_end_;
   double max_c_ = 0.0, max_cv_ = 0.0;
   long rows_ = 0;
 };
@@ -196,7 +208,8 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   const bool kinematic = isMassless(m);
   installTerminationHandler();  // SIGINT, SIGTERM: the observers stop the run at an output
   OutputFile js(json);          // opened now: a path that cannot be written fails before the run
-  NaturalHistory history(csv, m);
+  Progress progress(!o.terse);
+  NaturalHistory history(csv, m, progress, in.problem.t0, t_end);
   const auto t0 = std::chrono::steady_clock::now();
   NaturalRun run = kinematic ? runKinematics(in, t_end, interval, history)
                              : runDynamics(in, o, t_end, interval, history);
@@ -205,6 +218,7 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   // A signal stopped the run if it came while the run was going well.
   const int stopped_by = run.status.ok() ? terminationSignal() : 0;
   if (stopped_by != 0) run.status = interruptedStatus(stopped_by, run.t_reached);
+  progress.clear();
   history.close();
 
   // The Jacobi integral v . L_v - L is conserved (L does not depend on t): its change, relative

@@ -12,10 +12,12 @@ MobilitySample mobilitySample(double t, const VecX& d, Index rank) {
 }
 
 MobilityHistory mobilityAlongTrajectory(const Model& model, const AssemblyPlan& plan,
-                                        const State& initial, const McsOptions& options) {
+                                        const State& initial, const McsOptions& options,
+                                        const std::function<void(double t)>& on_sample) {
   MobilityHistory h;
   const McsObserver observe = [&](const State&, const McsSample& s) {
     h.samples.push_back(mobilitySample(s.t, s.r1_diagonal, s.rank));
+    if (on_sample) on_sample(s.t);
     return true;
   };
   h.run = integrateMcs(model, plan, initial, options, observe);

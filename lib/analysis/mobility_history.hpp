@@ -7,6 +7,7 @@
 /// times where it changes, and the singular configurations it met (refined time, margin, the
 /// vanished pivots and their rows).
 
+#include <functional>
 #include <vector>
 
 #include "analysis/mcs_dynamics.hpp"
@@ -33,7 +34,9 @@ MobilitySample mobilitySample(double t, const VecX& r1_diagonal, Index rank);
 
 /// Integrates the MCS dynamics from `initial` with `options` (continuation on by default; its
 /// output_interval sets the samples, rank_tolerance and singular_margin the decisions).
+/// `on_sample` (optional, for progress reports) is called with the time of every sample.
 MobilityHistory mobilityAlongTrajectory(const Model& model, const AssemblyPlan& plan,
-                                        const State& initial, const McsOptions& options);
+                                        const State& initial, const McsOptions& options,
+                                        const std::function<void(double t)>& on_sample = {});
 
 }  // namespace catena

@@ -172,6 +172,7 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
   // 2. Damped Newton.
   Residual res = evaluate(m, plan, s, sc, w);
   out.history.push_back({res.force, res.position, 0.0});
+  if (o.on_iteration) o.on_iteration(0, out.history.back());
   double alpha = 1.0, alpha_pred = 1.0, norm_prev = 0.0, norm_bar = 0.0;
   VecX dq_bar;
   for (int it = 0; it < o.max_iterations; ++it) {
@@ -251,6 +252,7 @@ StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State s,
     s = trial;
     res = tres;
     out.history.push_back({res.force, res.position, alpha});
+    if (o.on_iteration) o.on_iteration(it + 1, out.history.back());
   }
   if (out.status.ok()) {
     if (converged(res)) {

@@ -18,6 +18,7 @@
 /// started, nor against the mechanism's size, which tightened the test of a 10^6-link chain
 /// below round-off. Tolerances below round-off are taken at round-off (kRoundoffTolerance).
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,12 @@
 #include "model/state.hpp"
 
 namespace catena {
+
+struct StaticsIteration {
+  double force_residual;     ///< max over bodies of |f - C_q^T lambda| / the body's forces
+  double position_residual;  ///< max over joints of |C| / the joint's size (rotations: rad)
+  double step;               ///< damped Newton step length (1: full step)
+};
 
 struct StaticsOptions {
   bool constraint_stiffness = true;   ///< include K_c in the tangent (the paper's point)
@@ -40,12 +47,9 @@ struct StaticsOptions {
   /// Deuflhard's test (above) does not see it. INFINITY: no limit.
   double max_rotation_step = 0.5;
   std::string petsc_prefix = "statics_";  ///< PETSc options prefix of the linear solver
-};
-
-struct StaticsIteration {
-  double force_residual;     ///< max over bodies of |f - C_q^T lambda| / the body's forces
-  double position_residual;  ///< max over joints of |C| / the joint's size (rotations: rad)
-  double step;               ///< damped Newton step length (1: full step)
+  /// Called after each Newton iteration (0: the initial residual) with its residuals, for
+  /// progress reports; empty: not called. It must not throw.
+  std::function<void(int iteration, const StaticsIteration& residuals)> on_iteration;
 };
 
 struct StaticsResult {

@@ -21,6 +21,10 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
   Threads      `catena modal inputs/anchor_chain.yaml` (--modes 20, and --damped) writes the
                same JSON, bit for bit but for the timings, with OMP_NUM_THREADS=1 and 2 (the
                BLAS was threaded by OMP_NUM_THREADS and changed the modes at 6e-16)
+  Progress     stderr not a terminal (a batch log): statics on a 10000-link chain prints a line
+               per Newton iteration when one is due (CATENA_PROGRESS_SECONDS=0.1 here, 5 s by
+               default), modal the start and end of its eigensolve, simulate and mobility --t-end
+               the time reached; --terse and short runs print none
   RedundantHint
                the modified double four-bar written out body by body: simulate stops on its
                redundant constraints and says which joint to replace by a `lock` with which
@@ -195,6 +199,52 @@ class Threads(CatenaTest):
             one, two = self.summary(1, args), self.summary(2, args)
             self.assertIn('"modes"', one)
             self.assertEqual(one, two, args)
+
+
+class Progress(CatenaTest):
+    def chain(self, links):
+        with open(self.input("catenary_chain.yaml")) as f:
+            text = f.read()
+        self.assertIn("links: 20\n", text)
+        path = self.path(f"chain_{links}.yaml")
+        with open(path, "w") as f:
+            f.write(text.replace("links: 20\n", f"links: {links}\n"))
+        return path
+
+    def lines(self, args, seconds="0.1"):
+        env = dict(os.environ, CATENA_PROGRESS_SECONDS=seconds)
+        with open(self.path("stderr.txt"), "w") as err:  # a file: not a terminal
+            p = subprocess.run([ARGS.catena] + args + ["--output-dir", "o"], cwd=self.dir,
+                               env=env, stdout=subprocess.DEVNULL, stderr=err, timeout=300)
+        with open(self.path("stderr.txt")) as f:
+            text = f.read()
+        self.assertEqual(p.returncode, 0, text)
+        self.assertNotIn("\r", text)  # whole lines in a log
+        return [line for line in text.splitlines() if line.startswith("[catena] ")]
+
+    def test_statics_and_modal(self):
+        chain = self.chain(10000)  # statics about 1.3 s on the 2-core machine
+        lines = self.lines(["statics", chain])
+        newton = [l for l in lines if l.startswith("[catena] statics: Newton iteration ")]
+        self.assertGreaterEqual(len(newton), 2, lines)
+        self.assertIn("force residual", newton[0])
+        lines = self.lines(["modal", "--modes", "2", chain])
+        self.assertIn("[catena] modal: eigensolve for 2 modes started (60000 velocity "
+                      "coordinates)", lines)
+        self.assertTrue(any(l.startswith("[catena] modal: eigensolve done in ") for l in lines),
+                        lines)
+        self.assertEqual(self.lines(["statics", "--terse", chain]), [])
+
+    def test_simulate_and_mobility(self):
+        pendulum = self.input("pendulum.yaml")
+        lines = self.lines(["simulate", "--t-end", "20", "--output-interval", "0.001",
+                            pendulum], seconds="0.02")
+        self.assertTrue(any(l.startswith("[catena] simulate: t = ") for l in lines), lines)
+        lines = self.lines(["mobility", "--t-end", "20", "--interval", "0.001",
+                            self.input("double_four_bar.yaml")], seconds="0.02")
+        self.assertTrue(any(l.startswith("[catena] mobility: t = ") for l in lines), lines)
+        # The default interval, 5 s: a short run says nothing.
+        self.assertEqual(self.lines(["simulate", "--t-end", "1", pendulum], seconds=""), [])
 
 
 # inputs/modified_double_four_bar.yaml without its generator: cranks crank_0..2 (1 m, 1 kg,
