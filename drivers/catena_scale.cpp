@@ -63,6 +63,7 @@
 #include "io/json_writer.hpp"
 #include "io/memory_estimate.hpp"
 #include "io/output_file.hpp"
+#include "solvers/blas_threads.hpp"
 #include "io/scaling_study.hpp"
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"
@@ -672,6 +673,9 @@ void writeLines(const std::string& file, const std::vector<std::string>& lines) 
 }  // namespace
 
 int main(int argc, char** argv) {
+  // OpenBLAS's own threads ignore OMP_NUM_THREADS and change the round-off of the eigensolver's
+  // orthogonalization: one BLAS thread, before anything initializes it (as catena does).
+  catena::pinBlasToOneThread();
   // 1. Options, before MPI starts: every process parses the same command line, so all stop
   //    together on an error, and only the first prints it.
   cli::CommandLine line;
