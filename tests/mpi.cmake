@@ -28,6 +28,8 @@ endfunction()
 catena_mpi_test(distributed_chain 120)
 # The distributed modal analysis (parallel/distributed_modal.hpp) against the serial solveModal.
 catena_mpi_test(distributed_modal 180)
+# PETSc options set by a test (the eigensolver held to one restart).
+target_link_libraries(mpi_distributed_modal_test PRIVATE PkgConfig::PETSC)
 # The distributed IDA dynamics (parallel/distributed_dynamics.hpp) against the serial
 # integrateIda.
 catena_mpi_test(distributed_dynamics 180)
