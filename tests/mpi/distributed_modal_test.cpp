@@ -211,7 +211,7 @@ BOOST_AUTO_TEST_CASE(modal_is_bitwise_identical_for_any_thread_count) {
 // converge the modes asked for: the run fails, says how many of them converged in how many
 // iterations, and says it alike on every rank.
 BOOST_AUTO_TEST_CASE(unconverged_modes_are_a_failure_on_every_rank) {
-  const ModelPart part = chainPart(200);
+  const ModelPart part = chainPart(40);
   const DistributedModel dm(part);
   DistributedAssembly as(dm);
   const DistributedStaticsResult d = solveDistributedStatics(as);
