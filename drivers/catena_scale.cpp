@@ -63,7 +63,6 @@
 #include "io/json_writer.hpp"
 #include "io/memory_estimate.hpp"
 #include "io/output_file.hpp"
-#include "solvers/blas_threads.hpp"
 #include "io/scaling_study.hpp"
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"
@@ -76,6 +75,7 @@
 #include "parallel/redundant_klu.hpp"
 #include "parallel/reproducible_sum.hpp"
 #include "parallel/segmented_dynamics.hpp"
+#include "solvers/blas_threads.hpp"
 
 using namespace catena;
 

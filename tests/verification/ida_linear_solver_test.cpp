@@ -16,9 +16,10 @@
 //    (the weighted max norm, weights 1/(rtol |y_i| + atol_i), times h and h^2 for index-3 v and
 //    lambda) to 1e-3. IDA accepts a Newton iterate once its correction is below 0.33 in that
 //    norm, so 1e-3 is 300x finer than anything Newton could absorb; round-off alone gives at
-//    most 3.2e-5 (measured 2026-11-26: MUMPS, index 1, slider-crank). Mutating the adapter shows what it catches: solutions off by 1e-3
-//    relative in every solve give 6e-3 to 1.6 or other step times; leaving the column scale out
-//    gives 4e-3 to 33 or other step times, except index 1 on the spatial pendulum (2e-4).
+//    most 3.2e-5 (measured 2026-11-26: MUMPS, index 1, slider-crank). Mutating the adapter shows
+//    what it catches: solutions off by 1e-3 relative in every solve give 6e-3 to 1.6 or other step
+//    times; leaving the column scale out gives 4e-3 to 33 or other step times, except index 1 on
+//    the spatial pendulum (2e-4).
 // 2. Over the whole run (2 s, 2,300-4,500 steps, 240-650 factorizations), every run reaches the
 //    end and conserves energy as well as the KLU runs do: relative to the largest kinetic
 //    energy, at most 1e-5 for GGL and index 1 and 2e-3 for index 3 (measured 2026-11-26, all
