@@ -31,14 +31,15 @@ import glob
 import json
 import os
 import resource
-import shutil
 import signal
 import stat
 import subprocess
 import sys
-import tempfile
 import time
 import unittest
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from cli_support import WorkDirTest  # noqa: E402
 
 ARGS = None
 
@@ -70,20 +71,7 @@ def limit_file_size(limit=None):
 LIMITED_ENV = dict(os.environ, PMIX_MCA_gds="hash")
 
 
-class CatenaTest(unittest.TestCase):
-    def setUp(self):
-        os.makedirs(ARGS.work, exist_ok=True)
-        self.dir = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "_", dir=ARGS.work)
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def path(self, name):
-        return os.path.join(self.dir, name)
-
-    def input(self, name):
-        return os.path.join(ARGS.inputs, name)
-
+class CatenaTest(WorkDirTest):
     def catena(self, args, expect, timeout=20, **kw):
         p = subprocess.run([ARGS.catena] + args, capture_output=True, text=True, cwd=self.dir,
                            timeout=timeout, **kw)
@@ -309,6 +297,7 @@ if __name__ == "__main__":
     parser.add_argument("--inputs", required=True)
     parser.add_argument("--work", required=True)
     ARGS, rest = parser.parse_known_args()
+    WorkDirTest.work_root, WorkDirTest.inputs = ARGS.work, ARGS.inputs
     for name in ("catena", "scale", "inputs", "work"):  # the runs start in their own folders
         setattr(ARGS, name, os.path.abspath(getattr(ARGS, name)))
     unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)

@@ -34,6 +34,9 @@ import subprocess
 import sys
 import tempfile
 import unittest
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from cli_support import WorkDirTest  # noqa: E402
 import xml.etree.ElementTree as ET
 
 ARGS = None
@@ -41,20 +44,7 @@ UNITS = "SI: m, kg, s, N, J, rad; frequencies in Hz"
 L, MASS, G = 4.0, 15.0, 9.81  # inputs/pendulum.yaml
 
 
-class CatenaTest(unittest.TestCase):
-    def setUp(self):
-        os.makedirs(ARGS.work, exist_ok=True)
-        self.dir = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "_", dir=ARGS.work)
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def input(self, name):
-        return os.path.join(ARGS.inputs, name)
-
-    def path(self, *parts):
-        return os.path.join(self.dir, *parts)
-
+class CatenaTest(WorkDirTest):
     def run_catena(self, args):
         p = subprocess.run([ARGS.catena] + args + ["--output-dir", self.dir], cwd=self.dir,
                            capture_output=True, text=True, timeout=300)
@@ -322,4 +312,5 @@ if __name__ == "__main__":
     parser.add_argument("--inputs", required=True)
     parser.add_argument("--work", required=True)
     ARGS, rest = parser.parse_known_args()
+    WorkDirTest.work_root, WorkDirTest.inputs = ARGS.work, ARGS.inputs
     unittest.main(argv=[sys.argv[0]] + rest)

@@ -36,30 +36,18 @@ Usage: trust_test.py --catena BIN --inputs DIR --work DIR [unittest arguments]
 import argparse
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tempfile
 import unittest
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+from cli_support import WorkDirTest  # noqa: E402
 
 ARGS = None
 REGRESSION = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "regression")
 
 
-class CatenaTest(unittest.TestCase):
-    def setUp(self):
-        os.makedirs(ARGS.work, exist_ok=True)
-        self.dir = tempfile.mkdtemp(prefix=self.id().split(".")[-1] + "_", dir=ARGS.work)
-
-    def tearDown(self):
-        shutil.rmtree(self.dir, ignore_errors=True)
-
-    def input(self, name):
-        return os.path.join(ARGS.inputs, name)
-
-    def path(self, *parts):
-        return os.path.join(self.dir, *parts)
-
+class CatenaTest(WorkDirTest):
     def run_catena(self, args, env=None, expect=0):
         p = subprocess.run([ARGS.catena] + args, cwd=self.dir, env=env, capture_output=True,
                            text=True, timeout=300)
@@ -327,4 +315,5 @@ if __name__ == "__main__":
     parser.add_argument("--inputs", required=True)
     parser.add_argument("--work", required=True)
     ARGS, rest = parser.parse_known_args()
+    WorkDirTest.work_root, WorkDirTest.inputs = ARGS.work, ARGS.inputs
     unittest.main(argv=[sys.argv[0]] + rest)
