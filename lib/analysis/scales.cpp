@@ -52,14 +52,19 @@ std::vector<double> bodySizes(const Model& m) {
   return size;
 }
 
-double bodyForceResidual(const Model& m, const VecX& r, const VecX& f_mag,
-                         const SparseMatrixCSR& Cq, const VecX& lambda,
-                         const std::vector<double>& sizes, Index* worst) {
-  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+VecX forceTermMagnitudes(const VecX& f_mag, const SparseMatrixCSR& Cq, const VecX& lambda) {
   VecX terms = f_mag;
   for (int row = 0; row < Cq.outerSize(); ++row)
     for (SparseMatrixCSR::InnerIterator it(Cq, row); it; ++it)
       terms(it.col()) += std::abs(it.value() * lambda(row));
+  return terms;
+}
+
+double bodyForceResidual(const Model& m, const VecX& r, const VecX& f_mag,
+                         const SparseMatrixCSR& Cq, const VecX& lambda,
+                         const std::vector<double>& sizes, Index* worst) {
+  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+  const VecX terms = forceTermMagnitudes(f_mag, Cq, lambda);
   double largest = 0.0;
   if (worst) *worst = -1;
   for (Index b = 0; b * per < r.size(); ++b) {

@@ -38,6 +38,10 @@ std::vector<double> bodySizes(const Model& m);
 /// dozen terms (16 eps).
 inline constexpr double kRoundoffTolerance = 16 * 2.220446049250313e-16;
 
+/// The magnitudes of the terms of f - C_q^T lambda, entry by entry (nv):
+/// f_mag_i + sum_r |C_q(r, i) lambda_r| (f_mag: assembleForceMagnitudes).
+VecX forceTermMagnitudes(const VecX& f_mag, const SparseMatrixCSR& Cq, const VecX& lambda);
+
 /// The force residual of an equilibrium, r = f - C_q^T lambda (nv entries), each body against
 /// its own scale: its translational entries against F_b, the largest over them of the sum of
 /// the magnitudes of the terms that make the entry up, f_mag_i + sum_r |C_q(r, i) lambda_r|

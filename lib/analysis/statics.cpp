@@ -71,10 +71,8 @@ std::vector<std::string> conditioningWarnings(const Model& m, const AssemblyPlan
                                               int count) {
   const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
   assembleForceStiffness(m, plan, s.q, s.v, s.t, w.K);
-  VecX terms = w.f_mag, roundoff = VecX::Zero(m.nv);
-  for (int row = 0; row < w.Cq.outerSize(); ++row)
-    for (SparseMatrixCSR::InnerIterator it(w.Cq, row); it; ++it)
-      terms(it.col()) += std::abs(it.value() * s.lambda(row));
+  const VecX terms = forceTermMagnitudes(w.f_mag, w.Cq, s.lambda);
+  VecX roundoff = VecX::Zero(m.nv);
   constexpr double eps = 2.220446049250313e-16;
   for (int row = 0; row < w.K.outerSize(); ++row)
     for (SparseMatrixCSR::InnerIterator it(w.K, row); it; ++it) {
