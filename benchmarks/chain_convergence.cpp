@@ -57,9 +57,9 @@
 
 #include <unistd.h>
 
-#include "analysis/modal.hpp"
+#include "modal/modal.hpp"
 #include "analysis/reactions.hpp"
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 #include "bench_support.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"

@@ -34,8 +34,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/generalized_alpha.hpp"
-#include "analysis/statics.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "statics/statics.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
 

@@ -58,8 +58,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/modal.hpp"
-#include "analysis/statics.hpp"
+#include "modal/modal.hpp"
+#include "statics/statics.hpp"
 #include "bench_support.hpp"
 #include "io/run_report.hpp"
 #include "model/generators.hpp"

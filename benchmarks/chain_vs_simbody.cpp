@@ -59,8 +59,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/generalized_alpha.hpp"
-#include "analysis/ida_dynamics.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "bench_support.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"

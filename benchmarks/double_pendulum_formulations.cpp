@@ -21,8 +21,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/ida_dynamics.hpp"
-#include "analysis/multibody_dae.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "assembly/plan.hpp"
 #include "bench_support.hpp"
 #include "formulations/rotation_matrix/rm_dae_ida.hpp"

@@ -48,10 +48,10 @@
 #include <string>
 #include <vector>
 
-#include "analysis/generalized_alpha.hpp"
-#include "analysis/ida_dynamics.hpp"
-#include "analysis/mcs_dynamics.hpp"
-#include "analysis/multibody_dae.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "integrators/mcs_dynamics.hpp"
+#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "assembly/plan.hpp"
 #include "bench_support.hpp"
 #include "formulations/lagrangian/examples/bar_double_pendulum.hpp"

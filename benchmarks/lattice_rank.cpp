@@ -1,8 +1,8 @@
 /// @file lattice_rank.cpp
 /// Benchmark: rank and redundancy detection of C_q for four-bar lattices L x K (issue 5) by
-///   - the block-wise QRCP (analysis/blockwise_rank.hpp) with 1 and 2 OpenMP threads,
+///   - the block-wise QRCP (mobility/blockwise_rank.hpp) with 1 and 2 OpenMP threads,
 ///   - a global SuiteSparseQR of C_q^T and of C_q (solvers/sparse_qr.hpp, same threshold),
-///   - for small sizes the dense Eigen QRCP (analysis/constraint_rank.hpp),
+///   - for small sizes the dense Eigen QRCP (mobility/constraint_rank.hpp),
 /// from about 10^2 to about 10^6 constraint rows. Every rank is checked against the closed form
 /// of docs/lattice-mobility.md; a wrong rank is a FAIL in the table and the exit status is 1.
 ///
@@ -61,8 +61,8 @@
 #include <tuple>
 #include <vector>
 
-#include "analysis/blockwise_rank.hpp"
-#include "analysis/constraint_rank.hpp"
+#include "mobility/blockwise_rank.hpp"
+#include "mobility/constraint_rank.hpp"
 #include "assembly/assemble.hpp"
 #include "bench_support.hpp"
 #include "model/generators.hpp"

@@ -1,6 +1,6 @@
 // bench_mcs_continuation: the per-step cost of the tangent continuation (Omega, E(Omega h),
-// Procrustes; analysis/tangent_continuation.hpp) against the traditional QR projection (a fresh
-// factorization's basis every step) in the MCS integrator (analysis/mcs_dynamics.hpp), on the
+// Procrustes; mobility/tangent_continuation.hpp) against the traditional QR projection (a fresh
+// factorization's basis every step) in the MCS integrator (integrators/mcs_dynamics.hpp), on the
 // examples of the projection-continuation and QRCP papers (issue 5, item 7).
 //
 // For each example and mode (traditional, continuation with the exponential map, with the
@@ -26,7 +26,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/mcs_dynamics.hpp"
+#include "integrators/mcs_dynamics.hpp"
 #include "bench_support.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/model_builder.hpp"

@@ -97,7 +97,7 @@ the library changes.)
 - **Orders.** 2.00 from N = 40 on for the joint points, the sag, H and all four frequencies;
   the coarsest steps (10 -> 20 -> 40) give 1.90 to 2.03.
 - **Newton from the 'V'.** Converges at every N in 6 or 7 iterations; the affine-covariant
-  damping (lib/analysis/statics.hpp) shortens the first steps (smallest step 0.22 at N = 320)
+  damping (lib/statics/statics.hpp) shortens the first steps (smallest step 0.22 at N = 320)
   and never stalls; no load stepping is needed. The iteration count does not grow with N (7 up
   to N = 10^5: benchmarks/results/chain_statics_modal.md), and KLU, the default factorization,
   has none of the workspace failures MUMPS had at N >= 1280.

@@ -33,13 +33,13 @@
 #include <string_view>
 #include <vector>
 
-#include "analysis/blockwise_rank.hpp"
-#include "analysis/constraint_rank.hpp"
-#include "analysis/initial_state.hpp"
-#include "analysis/mobility_history.hpp"
-#include "analysis/modal.hpp"
+#include "mobility/blockwise_rank.hpp"
+#include "mobility/constraint_rank.hpp"
+#include "integrators/initial_state.hpp"
+#include "mobility/mobility_history.hpp"
+#include "modal/modal.hpp"
 #include "analysis/scales.hpp"
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
 #include "io/memory_estimate.hpp"
 #include "io/mobility_report.hpp"
@@ -345,7 +345,7 @@ int runMobility(const Arguments& a) {
   const Model& m = input.model;
   const AssemblyPlan plan = buildAssemblyPlan(m);
   // Up to kDenseRankMaxCoordinates velocity coordinates the dense QRCP of C_q^T (it also gives
-  // the tangent basis); above, block by block (analysis/blockwise_rank.hpp).
+  // the tangent basis); above, block by block (mobility/blockwise_rank.hpp).
   const bool blockwise = m.nv > kDenseRankMaxCoordinates;
   // 2. The configuration: the initial state, assembled onto C = 0 when it can be. A large model
   //    whose initial state already satisfies C = 0 (a generated lattice or chain) is taken as

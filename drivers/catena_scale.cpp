@@ -67,14 +67,14 @@
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"
 #include "options.hpp"
-#include "parallel/distributed_dynamics.hpp"
-#include "parallel/distributed_modal.hpp"
-#include "parallel/distributed_statics.hpp"
+#include "integrators/distributed_dynamics.hpp"
+#include "modal/distributed_modal.hpp"
+#include "statics/distributed_statics.hpp"
 #include "parallel/lattice_part.hpp"
 #include "parallel/petsc_session.hpp"
-#include "parallel/redundant_klu.hpp"
+#include "solvers/redundant_klu.hpp"
 #include "parallel/reproducible_sum.hpp"
-#include "parallel/segmented_dynamics.hpp"
+#include "integrators/segmented_dynamics.hpp"
 #include "solvers/blas_threads.hpp"
 
 using namespace catena;
@@ -363,7 +363,7 @@ bool latticeMotionChecks(JsonWriter& j, const DistributedModel& dm, const State&
 /// The family's model of the given size released at rest (the chain from its 'V', the lattice
 /// a little off hanging: both assembled, v = 0), integrated by distributed IDA (GGL) to t_end
 /// in the study's segments; the JSON line, or no line if a signal interrupted the run. inside:
-/// the run's checkpoints (parallel/segmented_dynamics.hpp), its `run` the study's signature, to
+/// the run's checkpoints (integrators/segmented_dynamics.hpp), its `run` the study's signature, to
 /// which the size and repeat are added here.
 RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int ranks, int rank,
                       SegmentOptions inside) {

@@ -42,10 +42,10 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "analysis/generalized_alpha.hpp"
-#include "analysis/ida_dynamics.hpp"
-#include "analysis/initial_state.hpp"
-#include "analysis/mcs_dynamics.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "integrators/initial_state.hpp"
+#include "integrators/mcs_dynamics.hpp"
 #include "formulations/natural/natural_yaml.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
@@ -70,7 +70,7 @@ struct SimulateArguments {
          tolerance = 1e-5, newton_tolerance = 0.0;
   bool no_kc = false, terse = false, fixed_step = false, full_newton = false;
   const cli::CommandLine* line = nullptr;  ///< as parsed; line->petsc: argv for PETSc
-  // --formulation mcs (analysis/mcs_dynamics.hpp), and which options were given explicitly.
+  // --formulation mcs (integrators/mcs_dynamics.hpp), and which options were given explicitly.
   std::string continuation = "on", continuation_map = "exponential", mcs_csv;
   double rank_tolerance = kDefaultRankTolerance;
   bool align_basis = false, integrator_given = false, linear_solver_given = false,

@@ -26,11 +26,11 @@ endfunction()
 
 # The distributed chain: numbering, ghosts, assembly and statics against the serial catena.
 catena_mpi_test(distributed_chain 120)
-# The distributed modal analysis (parallel/distributed_modal.hpp) against the serial solveModal.
+# The distributed modal analysis (modal/distributed_modal.hpp) against the serial solveModal.
 catena_mpi_test(distributed_modal 180)
 # PETSc options set by a test (the eigensolver held to one restart).
 target_link_libraries(mpi_distributed_modal_test PRIVATE PkgConfig::PETSC)
-# The distributed IDA dynamics (parallel/distributed_dynamics.hpp) against the serial
+# The distributed IDA dynamics (integrators/distributed_dynamics.hpp) against the serial
 # integrateIda.
 catena_mpi_test(distributed_dynamics 180)
 # The distributed IDA's results bit for bit the same on 1, 2 and 4 ranks: the 1-rank run writes

@@ -1,6 +1,6 @@
 #pragma once
 /// @file mcs_writer.hpp
-/// CSV time history of the minimal-coordinate-set integrator (analysis/mcs_dynamics.hpp), one
+/// CSV time history of the minimal-coordinate-set integrator (integrators/mcs_dynamics.hpp), one
 /// row per output: t [s], rank, flips (sign flips of T's columns since the previous row),
 /// qdot_1..qdot_f (minimal velocities q' = T^T v, mixed units: m/s and rad/s), q_1..q_f (their
 /// integral), R1_1..R1_k (|R_ii| of the QRCP of C_q^T, pivot order, k = min(n, m)), and the
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/mcs_dynamics.hpp"
+#include "integrators/mcs_dynamics.hpp"
 #include "io/output_file.hpp"
 
 namespace catena {

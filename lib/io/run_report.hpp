@@ -5,9 +5,9 @@
 #include <iosfwd>
 #include <string>
 
-#include "analysis/modal.hpp"
+#include "modal/modal.hpp"
 #include "analysis/reactions.hpp"
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 
 namespace catena {
 

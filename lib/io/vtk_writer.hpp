@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/modal.hpp"
+#include "modal/modal.hpp"
 #include "model/state.hpp"
 
 namespace catena {

@@ -15,7 +15,7 @@
 
 namespace catena {
 
-/// A part's halo (parallel/distributed_dynamics.hpp): the owned bodies with every joint that
+/// A part's halo (integrators/distributed_dynamics.hpp): the owned bodies with every joint that
 /// touches one, also the joints that other ranks own, so that a rank evaluates its bodies' rows
 /// of the equations of motion whole and in the order one rank does: the same bits on any rank
 /// count. A finalized model whose bodies are the part's owned bodies (same order), then

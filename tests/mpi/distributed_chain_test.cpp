@@ -15,14 +15,14 @@
 #include <vector>
 
 #include "analysis/reactions.hpp"
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
 #include "math/rotation.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "mpi_support.hpp"
-#include "parallel/distributed_statics.hpp"
-#include "parallel/redundant_klu.hpp"
+#include "statics/distributed_statics.hpp"
+#include "solvers/redundant_klu.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE distributed_dynamics
-// The distributed IDA dynamics (parallel/distributed_dynamics.hpp, docs/parallel.md) of the
-// catenary chain against the serial integrateIda (analysis/ida_dynamics.hpp), under mpiexec with
+// The distributed IDA dynamics (integrators/distributed_dynamics.hpp, docs/parallel.md) of the
+// catenary chain against the serial integrateIda (integrators/ida_dynamics.hpp), under mpiexec with
 // 1, 2 and 4 ranks (tests/mpi.cmake). Every rank integrates its part; rank 0 alone runs the
 // serial reference on the whole chain and broadcasts its check values. Every check is reduced
 // over the ranks first, so all ranks pass or fail together.
@@ -29,16 +29,16 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "analysis/ida_dynamics.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "analysis/reactions.hpp"
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "mpi_support.hpp"
-#include "parallel/distributed_dynamics.hpp"
-#include "parallel/distributed_statics.hpp"
+#include "integrators/distributed_dynamics.hpp"
+#include "statics/distributed_statics.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;

@@ -14,18 +14,18 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "analysis/ida_dynamics.hpp"
-#include "analysis/modal.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "modal/modal.hpp"
 #include "analysis/reactions.hpp"
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
 #include "model/state.hpp"
 #include "mpi_support.hpp"
-#include "parallel/distributed_dynamics.hpp"
-#include "parallel/distributed_modal.hpp"
-#include "parallel/distributed_statics.hpp"
+#include "integrators/distributed_dynamics.hpp"
+#include "modal/distributed_modal.hpp"
+#include "statics/distributed_statics.hpp"
 #include "parallel/lattice_part.hpp"
-#include "parallel/redundant_klu.hpp"
+#include "solvers/redundant_klu.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE distributed_modal
-// The distributed modal analysis (parallel/distributed_modal.hpp, docs/parallel.md) against the
-// serial solveModal (analysis/modal.hpp) for the catenary chain, under mpiexec with 1, 2 and 4
+// The distributed modal analysis (modal/distributed_modal.hpp, docs/parallel.md) against the
+// serial solveModal (modal/modal.hpp) for the catenary chain, under mpiexec with 1, 2 and 4
 // ranks (tests/mpi.cmake). Every rank builds its part of the chain and, for the comparison
 // only, the whole chain; the distributed modes are computed at the distributed equilibrium, the
 // serial ones at the serial equilibrium, so the comparison is end to end. Eigenvector entries
@@ -17,14 +17,14 @@
 #include <sstream>
 #include <vector>
 
-#include "analysis/modal.hpp"
-#include "analysis/statics.hpp"
+#include "modal/modal.hpp"
+#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "mpi_support.hpp"
-#include "parallel/distributed_modal.hpp"
-#include "parallel/distributed_statics.hpp"
+#include "modal/distributed_modal.hpp"
+#include "statics/distributed_statics.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE reproducible_dynamics
 // Results of the distributed IDA dynamics that do not depend on the rank count, to the last bit
-// (parallel/distributed_dynamics.hpp, docs/parallel.md "Bitwise across rank counts"), under
+// (integrators/distributed_dynamics.hpp, docs/parallel.md "Bitwise across rank counts"), under
 // mpiexec with 1, 2 and 4 ranks (tests/mpi.cmake). The 1-rank run writes its answer to the file
 // named by CATENA_REPRODUCIBLE_REFERENCE; the 2- and 4-rank runs (ctest runs them after it)
 // compare theirs with it bit for bit.
@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "mpi_support.hpp"
-#include "parallel/distributed_dynamics.hpp"
-#include "parallel/redundant_klu.hpp"
+#include "integrators/distributed_dynamics.hpp"
+#include "solvers/redundant_klu.hpp"
 #include "parallel/reproducible_sum.hpp"
 #include "petsc_fixture.hpp"
 

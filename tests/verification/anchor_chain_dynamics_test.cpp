@@ -13,9 +13,9 @@
 #include <unsupported/Eigen/FFT>
 #include <vector>
 
-#include "analysis/generalized_alpha.hpp"
-#include "analysis/modal.hpp"
-#include "analysis/statics.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "modal/modal.hpp"
+#include "statics/statics.hpp"
 #include "io/yaml_loader.hpp"
 #include "petsc_fixture.hpp"
 

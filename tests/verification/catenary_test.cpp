@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "analysis/modal.hpp"
+#include "modal/modal.hpp"
 #include "analysis/reactions.hpp"
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 #include "model/generators.hpp"
 #include "petsc_fixture.hpp"
 #include "test_support.hpp"

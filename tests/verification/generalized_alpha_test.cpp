@@ -7,7 +7,7 @@
 #define BOOST_TEST_MODULE generalized_alpha
 #include <boost/test/unit_test.hpp>
 
-#include "analysis/generalized_alpha.hpp"
+#include "integrators/generalized_alpha.hpp"
 
 #include <cmath>
 #include <fstream>

@@ -1,7 +1,7 @@
 #define BOOST_TEST_MODULE ida_linear_solver
 // IDA's Newton systems solved by SUNDIALS' KLU (IdaLinearSolver::kKlu) and through PETSc
 // (kPetsc: PETSc's KLU by default, and MUMPS through the options database), on the spatial
-// pendulum and the spatial slider-crank, in the three formulations (analysis/ida_dynamics.hpp,
+// pendulum and the spatial slider-crank, in the three formulations (integrators/ida_dynamics.hpp,
 // docs/dynamics-ida.md "Linear solvers"). Both solvers see the same column-scaled matrix; their
 // solves differ by round-off (normwise backward errors <= 7e-13 in every solve of these runs,
 // for all three, measured).
@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "analysis/ida_dynamics.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
 #include "petsc_fixture.hpp"

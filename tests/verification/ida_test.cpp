@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE ida
-// SUNDIALS IDA integration of the multibody DAE (analysis/ida_dynamics.hpp) in its three
+// SUNDIALS IDA integration of the multibody DAE (integrators/ida_dynamics.hpp) in its three
 // formulations against closed forms and each other (numbers: docs/dynamics-ida.md):
 //  - the period of the pendulum released at 30 deg (the paper's 3D point mass, 15 kg, 4 m,
 //    inputs/pendulum.yaml) and at 150 deg (a planar point mass) against
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "analysis/ida_dynamics.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"

@@ -1,6 +1,6 @@
 #define BOOST_TEST_MODULE lattice_release
 // The four-bar lattice (model/four_bar_lattice.hpp) released at rest a little off hanging,
-// integrated by IDA (analysis/ida_dynamics.hpp), against the small oscillations of the same
+// integrated by IDA (integrators/ida_dynamics.hpp), against the small oscillations of the same
 // lattice from its L x L Lagrange equations in the levels' angles
 // (hangingFourBarLatticeSmallMotion): an independent formulation of the same physics.
 #include <algorithm>
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "analysis/ida_dynamics.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "assembly/assemble.hpp"
 #include "model/four_bar_lattice.hpp"
 #include "model/state.hpp"

@@ -1,5 +1,5 @@
 /// @file mcs_test.cpp
-/// The minimal-coordinate-set integrator (analysis/mcs_dynamics.hpp) on the examples of the
+/// The minimal-coordinate-set integrator (integrators/mcs_dynamics.hpp) on the examples of the
 /// projection-continuation paper and the QRCP paper, each against an independent reference:
 /// - planar pendulum with one and with a duplicated distance constraint (m = n, rank n - 1):
 ///   the continued T never changes sign over many revolutions, the traditional one flips where
@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "analysis/ida_dynamics.hpp"
-#include "analysis/initial_state.hpp"
-#include "analysis/mcs_dynamics.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "integrators/initial_state.hpp"
+#include "integrators/mcs_dynamics.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
 #include "io/yaml_loader.hpp"

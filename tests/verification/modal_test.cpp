@@ -1,11 +1,11 @@
 #define BOOST_TEST_MODULE modal
 // Modes at static equilibria: the paper's pendulum (eigenvalues +-i sqrt(g/L) below the hinge,
 // +-sqrt(g/L) above it), against closed forms.
-#include "analysis/modal.hpp"
+#include "modal/modal.hpp"
 
 #include <cmath>
 
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/generators.hpp"

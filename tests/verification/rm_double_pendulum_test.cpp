@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "analysis/ida_dynamics.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "assembly/plan.hpp"
 #include "formulations/rotation_matrix/rm_assembly.hpp"
 #include "formulations/rotation_matrix/rm_dae_ida.hpp"

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "analysis/generalized_alpha.hpp"
-#include "analysis/ida_dynamics.hpp"
-#include "analysis/initial_state.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "integrators/initial_state.hpp"
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
 #include "kernels/pose.hpp"

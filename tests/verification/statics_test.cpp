@@ -3,7 +3,7 @@
 // and the reported failure without K_c), the catenary chain's constant horizontal tension, a
 // spring-hung slider, a driven joint holding a pendulum, a torsion-spring pendulum; the chain
 // through a PETSc package against KLU.
-#include "analysis/statics.hpp"
+#include "statics/statics.hpp"
 
 #include <petscsys.h>
 

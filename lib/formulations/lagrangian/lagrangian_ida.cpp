@@ -1,7 +1,7 @@
 #include "formulations/lagrangian/lagrangian_ida.hpp"
 
-#include "analysis/ida_glue.hpp"
-#include "formulations/sundials_glue.hpp"
+#include "integrators/sundials/ida_glue.hpp"
+#include "integrators/sundials/sundials_glue.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 #include "formulations/rotation_matrix/rm_two_step.hpp"
 
-#include "formulations/sundials_glue.hpp"
+#include "integrators/sundials/sundials_glue.hpp"
 
 #include <arkode/arkode_erkstep.h>
 #include <nvector/nvector_serial.h>

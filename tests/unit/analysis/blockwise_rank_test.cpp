@@ -1,18 +1,18 @@
 #define BOOST_TEST_MODULE blockwise_rank
-// Block-wise rank of C_q (analysis/blockwise_rank.hpp) against three independent answers: the
-// closed forms of docs/lattice-mobility.md, the dense QRCP of analysis/constraint_rank.hpp and
+// Block-wise rank of C_q (mobility/blockwise_rank.hpp) against three independent answers: the
+// closed forms of docs/lattice-mobility.md, the dense QRCP of mobility/constraint_rank.hpp and
 // SuiteSparseQR with the same threshold (solvers/sparse_qr.hpp). Four-bar lattices L x K for
 // every pair of L, K in {1, 2, 3, 5, 8, 13, 21}, and 64 x 64, 24 x 150 (unmerged) and 40 x 40
 // (merged), generic and with some or all levels horizontal; catenary chains; random models
 // with every joint type. The rows reported redundant are dependent (the retained ones have full
 // rank), and the results are the same bits for 1, 2 and 3 threads.
-#include "analysis/blockwise_rank.hpp"
+#include "mobility/blockwise_rank.hpp"
 
 #include <omp.h>
 
 #include <sstream>
 
-#include "analysis/constraint_rank.hpp"
+#include "mobility/constraint_rank.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
 #include "io/mobility_report.hpp"

@@ -1,8 +1,8 @@
 #define BOOST_TEST_MODULE branch_watch
-// The velocity-jump watch of analysis/branch_watch.hpp on synthetic trajectories of one body:
+// The velocity-jump watch of integrators/branch_watch.hpp on synthetic trajectories of one body:
 // smooth motions, a load switched on, a short load pulse, and a jump of the velocity's
 // direction within one output interval (what a switch of branch looks like).
-#include "analysis/branch_watch.hpp"
+#include "integrators/branch_watch.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>

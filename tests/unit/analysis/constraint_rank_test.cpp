@@ -1,9 +1,9 @@
 #define BOOST_TEST_MODULE constraint_rank
-// Rank, redundant rows and tangent basis by QRCP of C_q^T (analysis/constraint_rank.hpp):
+// Rank, redundant rows and tangent basis by QRCP of C_q^T (mobility/constraint_rank.hpp):
 // random matrices of known rank in the three shapes of the QRCP paper (m < n, m = n, m > n),
 // and the paper's four-bar mechanisms from the lattice generator at a generic and at the
 // singular configuration (all bars horizontal), with the counts the paper gives.
-#include "analysis/constraint_rank.hpp"
+#include "mobility/constraint_rank.hpp"
 
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"

@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE ida_jacobian
-// The Newton matrix dF/dy + c_j dF/dy' of the three IDA formulations (analysis/multibody_dae.hpp)
+// The Newton matrix dF/dy + c_j dF/dy' of the three IDA formulations (formulations/mixed_basis/multibody_dae.hpp)
 // against central differences of the residual, at seeded random states: random q with unit
 // (and, separately, non-unit) quaternions, random v, v', lambda, mu, nu, t and c_j. Models: the
 // spatial pendulum (universal joint), a 3-body chain with spherical and revolute joints, random
@@ -9,8 +9,8 @@
 
 #include <string>
 
-#include "analysis/constraint_derivatives.hpp"
-#include "analysis/multibody_dae.hpp"
+#include "formulations/mixed_basis/constraint_derivatives.hpp"
+#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/generators.hpp"

@@ -2,7 +2,7 @@
 // Assembly of consistent initial states: minimum-norm Newton corrections that keep fixed
 // coordinates, redundant but consistent constraints, a clear failure for incompatible joints,
 // and the velocity projection.
-#include "analysis/initial_state.hpp"
+#include "integrators/initial_state.hpp"
 
 #include "assembly/assemble.hpp"
 #include "model/generators.hpp"

@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE mcs_dynamics
-// The right-hand side of the MCS integrator (analysis/mcs_dynamics.hpp) against independent
+// The right-hand side of the MCS integrator (integrators/mcs_dynamics.hpp) against independent
 // oracles, at consistent random states of the papers' mechanisms and of two rheonomic chains:
 // - v = T u + Q1 pi reproduces the state's velocity (eqs. 9-11, with p' from C_t);
 // - v' from the projected equations equals the acceleration of the KKT system
@@ -9,13 +9,13 @@
 //   dC/dt = 0 along (q (+) tau v, t + tau) (checks C_t and p', eq. 11);
 // - a chart whose origin is another configuration and whose basis is rotated gives the same v'
 //   (the dynamics do not depend on T or on where the step started).
-#include "analysis/mcs_dynamics.hpp"
+#include "integrators/mcs_dynamics.hpp"
 
 #include <Eigen/LU>
 #include <Eigen/QR>
 #include <cmath>
 
-#include "analysis/initial_state.hpp"
+#include "integrators/initial_state.hpp"
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/model_builder.hpp"

@@ -1,5 +1,5 @@
 #define BOOST_TEST_MODULE tangent_continuation
-// Continuation of the tangent basis (analysis/tangent_continuation.hpp):
+// Continuation of the tangent basis (mobility/tangent_continuation.hpp):
 // - the rates Omega1, Omega21, R1' against central differences of a sign-fixed QR along smooth
 //   paths A(s), in the QRCP paper's three shapes (m < n full rank, redundant rows, m > n);
 // - the stepping (exponential map and Cayley, then Procrustes): orthonormal and tangent after
@@ -7,7 +7,7 @@
 //   integrated independently with RK4;
 // - the planar pendulum of the QRCP paper (sec. 3.1, A = [2x 2z; 2x 2z]) in closed form;
 // - the split at a singular configuration on the double and triple four-bars.
-#include "analysis/tangent_continuation.hpp"
+#include "mobility/tangent_continuation.hpp"
 
 #include <Eigen/QR>
 #include <cmath>

@@ -1,0 +1,84 @@
+#include "integrators/branch_watch.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "analysis/scales.hpp"
+
+namespace catena {
+
+BranchWatch::BranchWatch(const Model& m) : weights_(m.nv), v_prev_(m.nv) {
+  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
+  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b) {
+    const Body& body = m.bodies[b];
+    const double rotation =
+        m.dimension == 3 ? body.inertia.diagonal().maxCoeff() : body.inertia(2, 2);
+    for (int k = 0; k < per; ++k)
+      weights_(b * per + k) = std::sqrt(k < lin ? body.mass : std::max(rotation, 0.0));
+  }
+  for (const MarkerLoad& l : m.loads)
+    if (l.scale.kind == TimeFunction::Kind::kPulse) pulses_.emplace_back(l.scale.c, l.scale.d);
+  double mass = 0.0;
+  for (const Body& body : m.bodies) mass += body.mass;
+  potential_scale_ = mass * m.gravity.norm() * lengthScale(m);
+}
+
+bool BranchWatch::nearShortPulse(double t0, double t1) const {
+  const double h = t1 - t0;
+  for (const auto& [start, end] : pulses_)
+    if (end - start < 2.0 * h && end > t0 - h && start < t1 + h) return true;
+  return false;
+}
+
+bool BranchWatch::add(const State& s) {
+  if (!status_.ok()) return false;
+  const double speed = norm(s.v);
+  kinetic_max_ = std::max(kinetic_max_, 0.5 * speed * speed);
+  if (samples_++ == 0) {
+    v_prev_ = s.v;
+    t_prev_ = s.t;
+    speed_prev_ = speed;
+    return true;
+  }
+  // The newest interval [t_prev_, s.t].
+  v_prev_ -= s.v;
+  const double change = norm(v_prev_);
+  // Interval 0 (the middle one, now that its successor is known) is a jump if it changes the
+  // velocity far more than both neighbours and by a sizeable fraction of the speed.
+  if (samples_ >= 4) {
+    const double middle = change_[1], before = change_[0];
+    const double jump_energy = 0.5 * middle * middle;
+    if (middle > kJumpRatio * std::max(before, change) && middle > kJumpFraction * speed_[1] &&
+        jump_energy > kRoundoffEnergy * (kinetic_max_ + potential_scale_) &&
+        jump_energy > kNegligibleEnergy && !nearShortPulse(t0_[1], t1_[1])) {
+      std::ostringstream os;
+      os << "the velocity jumped between t = " << t0_[1] << " s and " << t1_[1]
+         << " s (a change of " << middle / speed_[1] << " of the speed in one output interval, "
+         << middle / std::max(before, change)
+         << " times the change of the intervals around it) while the motion was smooth "
+            "before and after: the integration has most likely left its branch at a singular "
+            "configuration, and what follows t = "
+         << t0_[1]
+         << " s is not the mechanism's motion. Try a tighter tolerance, another integrator "
+            "or formulation (--formulation mcs continues the tangent basis through singular "
+            "configurations), or a smaller --output-interval to locate the jump";
+      status_ = Status::failure(Status::Code::kNotConverged, os.str());
+      return false;
+    }
+  }
+  t0_[0] = t0_[1];
+  t1_[0] = t1_[1];
+  change_[0] = change_[1];
+  speed_[0] = speed_[1];
+  t0_[1] = t_prev_;
+  t1_[1] = s.t;
+  change_[1] = change;
+  speed_[1] = std::max(speed_prev_, speed);
+  v_prev_ = s.v;
+  t_prev_ = s.t;
+  speed_prev_ = speed;
+  return true;
+}
+
+}  // namespace catena

@@ -1,0 +1,76 @@
+#pragma once
+/// @file distributed_saddle_point.hpp
+/// (parallel/ internal: sees PETSc.) The solver of the distributed statics' saddle-point systems
+///   K [x; y] = [A, s B^T; s B, 0] [x; y] = [f; s g]
+/// (A: the tangent, or I for the multipliers' least-squares estimate; B = C_q; s scales the
+/// constraint rows), in the numbering of saddle_numbering.hpp, by either method of
+/// SaddlePointSolverOptions (distributed_statics.hpp):
+///
+/// - direct: KSP preonly + LU, MUMPS unless the options say otherwise (direct_lu.hpp);
+/// - augmented Lagrangian: FGMRES on K itself, preconditioned through the augmented matrix
+///     K_gamma = T K = [A + gamma (s B)^T (s B), s B^T; s B, 0],  T = [I, gamma (s B)^T; 0, I],
+///   so K^{-1} = K_gamma^{-1} T: the preconditioner applies T (one product with K) and then
+///   PCFIELDSPLIT (Schur, upper factorization) on K_gamma. Where A is positive definite on the
+///   null space of B (a stable equilibrium), K_gamma's velocity block is positive definite for
+///   gamma large enough: CG with additive Schwarz (overlapping Cholesky factors, one per rank)
+///   solves it. The Schur complement S = -(s B) (A + gamma (s B)^T (s B))^{-1} (s B)^T has the
+///   inverse -gamma I - ((s B) A^{-1} (s B)^T)^{-1}, so -(1/gamma) I approximates it the better the
+///   larger gamma (Benzi and Olshanskii, SIAM J. Sci. Comput. 28 (2006) 2095). FGMRES measures
+///   K's own residual: gamma's large entries never enter it, so the Newton iteration reaches the
+///   tolerances the direct solver reaches. gamma = augmentation / max|A|. No factor of the whole
+///   system exists anywhere.
+///
+/// Collective.
+
+#include <petscksp.h>
+
+#include <memory>
+#include <string>
+
+#include "statics/distributed_statics.hpp"
+#include "solvers/saddle_point_matrix.hpp"
+
+namespace catena {
+
+class DistributedSaddlePoint {
+ public:
+  /// A, B: the local patterns (distributed_assembly.hpp); prefix: PETSc options prefix of the
+  /// solver (the augmented Lagrangian's preconditioner: PREFIXal_).
+  DistributedSaddlePoint(const DistributedModel& dm, const SparseMatrixCSR& A,
+                         const SparseMatrixCSR& B, const std::string& prefix,
+                         const SaddlePointSolverOptions& options);
+  ~DistributedSaddlePoint();
+  DistributedSaddlePoint(const DistributedSaddlePoint&) = delete;
+  DistributedSaddlePoint& operator=(const DistributedSaddlePoint&) = delete;
+
+  /// Refills K from A, B (max|A| = a_max) with constraint scale s; direct: factors it,
+  /// augmented Lagrangian: sets up the preconditioner (the Cholesky factors). Collective.
+  Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s, double a_max);
+
+  /// x (owned velocities), y (owned rows) of [A, B^T; B, 0] [x; y] = [f; g] with the last
+  /// factor()'s matrices. Collective.
+  Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y);
+
+  /// The augmented Lagrangian's gamma max|A| from the next factor() on.
+  void setAugmentation(double augmentation) { options_.augmentation = augmentation; }
+
+  /// "mumps", ...: the factorization package; "fieldsplit-al" for the augmented Lagrangian.
+  std::string package() const;
+
+  int factorizations = 0, solves = 0;
+  long krylov_iterations = 0;  ///< FGMRES iterations over all solves (direct: one per solve)
+
+ private:
+  struct AugmentedLagrangian;  // the preconditioner's objects
+
+  const DistributedModel& dm_;
+  SaddlePointSolverOptions options_;
+  SaddleNumbering n_;
+  SaddlePointMatrix K_;
+  double scale_ = 1.0;
+  KSP ksp_ = nullptr;
+  Vec rhs_ = nullptr, sol_ = nullptr;
+  std::unique_ptr<AugmentedLagrangian> al_;
+};
+
+}  // namespace catena
