@@ -60,11 +60,9 @@ VecX forceTermMagnitudes(const VecX& f_mag, const SparseMatrixCSR& Cq, const Vec
   return terms;
 }
 
-double bodyForceResidual(const Model& m, const VecX& r, const VecX& f_mag,
-                         const SparseMatrixCSR& Cq, const VecX& lambda,
+double bodyForceResidual(const Model& m, const VecX& r, const VecX& terms,
                          const std::vector<double>& sizes, Index* worst) {
   const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
-  const VecX terms = forceTermMagnitudes(f_mag, Cq, lambda);
   double largest = 0.0;
   if (worst) *worst = -1;
   for (Index b = 0; b * per < r.size(); ++b) {
@@ -134,25 +132,38 @@ double weightedMaxNorm(const VecX& weights, const VecX& dq) {
   return dq.size() ? weights.cwiseProduct(dq).cwiseAbs().maxCoeff() : 0.0;
 }
 
-double constraintRowScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq) {
-  double a = 0.0, c = 0.0;
+double maxAbsEntry(const SparseMatrixCSR& A) {
+  double a = 0.0;
   for (int k = 0; k < A.nonZeros(); ++k) a = std::max(a, std::abs(A.valuePtr()[k]));
-  for (int k = 0; k < Cq.nonZeros(); ++k) c = std::max(c, std::abs(Cq.valuePtr()[k]));
-  return (a > 0.0 && c > 0.0) ? a / c : 1.0;
+  return a;
 }
 
-std::vector<std::string> worstRows(const Model& m, const VecX& C, int count) {
+double constraintRowScale(double a_max, double cq_max) {
+  return (a_max > 0.0 && cq_max > 0.0) ? a_max / cq_max : 1.0;
+}
+
+double constraintRowScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq) {
+  return constraintRowScale(maxAbsEntry(A), maxAbsEntry(Cq));
+}
+
+std::vector<RankedText> rankedWorstRows(const Model& m, const VecX& C, int count) {
   std::vector<Index> order(C.size());
   std::iota(order.begin(), order.end(), 0);
   const auto n = std::min<std::size_t>(static_cast<std::size_t>(std::max(count, 0)), order.size());
   std::partial_sort(order.begin(), order.begin() + static_cast<long>(n), order.end(),
                     [&](Index a, Index b) { return std::abs(C(a)) > std::abs(C(b)); });
-  std::vector<std::string> out;
+  std::vector<RankedText> out;
   for (std::size_t k = 0; k < n; ++k) {
     std::ostringstream os;
     os << m.rowName(order[k]) << ": " << C(order[k]);
-    out.push_back(os.str());
+    out.push_back({std::abs(C(order[k])), os.str()});
   }
+  return out;
+}
+
+std::vector<std::string> worstRows(const Model& m, const VecX& C, int count) {
+  std::vector<std::string> out;
+  for (RankedText& r : rankedWorstRows(m, C, count)) out.push_back(std::move(r.text));
   return out;
 }
 

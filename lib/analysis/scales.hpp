@@ -10,6 +10,12 @@
 
 namespace catena {
 
+/// A value and what it is about, for reports that pick the largest (over all ranks: Space).
+struct RankedText {
+  double value = 0.0;
+  std::string text;
+};
+
 /// Size of the mechanism, m: the largest distance of a body or ground marker from their
 /// centroid (1 if the mechanism is a point).
 double lengthScale(const Model& m);
@@ -42,16 +48,14 @@ inline constexpr double kRoundoffTolerance = 16 * 2.220446049250313e-16;
 /// f_mag_i + sum_r |C_q(r, i) lambda_r| (f_mag: assembleForceMagnitudes).
 VecX forceTermMagnitudes(const VecX& f_mag, const SparseMatrixCSR& Cq, const VecX& lambda);
 
-/// The force residual of an equilibrium, r = f - C_q^T lambda (nv entries), each body against
-/// its own scale: its translational entries against F_b, the largest over them of the sum of
-/// the magnitudes of the terms that make the entry up, f_mag_i + sum_r |C_q(r, i) lambda_r|
-/// (f_mag: assembleForceMagnitudes); its
-/// rotational entries against max(that sum over the rotational entries, F_b size_b). So a light
-/// body is judged by the forces on it, not by the heaviest body's weight, and the top link of a
-/// long chain by the tension it carries, whose round-off its residual is. Returns
-/// max_b max_i |r_i| / scale_i (0 where a body has no force at all); `worst` gets the body.
-double bodyForceResidual(const Model& m, const VecX& r, const VecX& f_mag,
-                         const SparseMatrixCSR& Cq, const VecX& lambda,
+/// The force residual of an equilibrium, r = f - C_q^T lambda (the first bodies' entries, nv_body
+/// each), each body against its own scale: its translational entries against F_b, the largest
+/// of its entries of `terms` (forceTermMagnitudes: the magnitudes of the terms that make each
+/// entry up); its rotational entries against max(the largest rotational term, F_b size_b). So a
+/// light body is judged by the forces on it, not by the heaviest body's weight, and the top link
+/// of a long chain by the tension it carries. Returns max_b max_i |r_i| / scale_i (0 where a
+/// body has no force at all, infinite where a body with none has a residual); `worst` gets b.
+double bodyForceResidual(const Model& m, const VecX& r, const VecX& terms,
                          const std::vector<double>& sizes, Index* worst = nullptr);
 
 /// The constraint residual C (nc entries) at q, each row against its joint's own scale: rotation
@@ -67,10 +71,17 @@ double jointPositionResidual(const Model& m, const VecX& C, const VecX& q,
 double weightedMaxNorm(const VecX& weights, const VecX& dq);
 
 /// Factor on the constraint rows and columns of a saddle-point matrix [A C_q^T; C_q 0] that puts
-/// them on the scale of A (largest entries equal), so its pivots do not depend on units or h.
+/// them on the scale of A (largest entries equal), so its pivots do not depend on units or h:
+/// max|A| / max|C_q|, 1 if either is zero. The second form takes the two maxima.
 double constraintRowScale(const SparseMatrixCSR& A, const SparseMatrixCSR& Cq);
+double constraintRowScale(double a_max, double cq_max);
+
+/// max |a_ij| over the stored entries of A (0 if none).
+double maxAbsEntry(const SparseMatrixCSR& A);
 
 /// The `count` constraint rows with the largest |C|, as "joint 'name' row x: value".
 std::vector<std::string> worstRows(const Model& m, const VecX& C, int count);
+/// The same with |C_r| as the value of each text, largest first.
+std::vector<RankedText> rankedWorstRows(const Model& m, const VecX& C, int count);
 
 }  // namespace catena

@@ -45,6 +45,7 @@ DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
   c_ = VecX::Zero(m.nc);
   f_ = VecX::Zero(dm.ownedVelocities());
   f_local_ = VecX::Zero(m.nv);
+  f_mag_local_ = VecX::Zero(m.nv);
   v_zero_ = VecX::Zero(m.nv);
   std::vector<Index> rows(m.nc);
   for (Index r = 0; r < m.nc; ++r) rows[r] = dm.firstRow() + r;
@@ -76,6 +77,9 @@ void DistributedAssembly::assembleConstraintStiffness(const VecX& q, double t, c
 void DistributedAssembly::assembleForces(const VecX& q, double t) {
   catena::assembleForces(dm_.local(), plan_, q, v_zero_, t, f_local_);
   f_ = f_local_.head(dm_.ownedVelocities());
+  assembleForceMagnitudes(dm_.local(), plan_, q, v_zero_, t, f_mag_local_);
+  // Ghost bodies' terms are their owners'.
+  f_mag_local_.tail(f_mag_local_.size() - dm_.ownedVelocities()).setZero();
 }
 
 void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& lambda,

@@ -34,12 +34,14 @@ class DistributedAssembly {
   void assembleConstraints(const VecX& q, double t);
   /// K_c = d(C_q^T lambda)/dq at fixed lambda (owned rows, local nc).
   void assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda);
-  /// Applied forces f at zero velocities (owned velocity entries).
+  /// Applied forces f and the magnitudes of their terms (assembleForceMagnitudes) at zero
+  /// velocities (owned velocity entries).
   void assembleForces(const VecX& q, double t);
   /// The tangent of statics A = K + K_c (K = -df/dq; K_c only if with_kc), global and local.
   void assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc);
   /// C_q^T lambda (owned velocity entries) with the last C_q (MatMultTranspose).
   void constraintForces(const VecX& lambda, VecX& out) const;
+
   /// max |a_ij| of the assembled global tangent.
   double maxAbsTangent() const;
   /// The mass matrix M at q into the local body pattern (M fills the bodies' diagonal blocks;
@@ -49,6 +51,8 @@ class DistributedAssembly {
 
   const VecX& C() const { return c_; }  ///< owned rows
   const VecX& f() const { return f_; }  ///< owned velocity entries
+  /// The magnitudes of the terms of the last f (local nv; ghost bodies' entries zero).
+  const VecX& localForceMagnitudes() const { return f_mag_local_; }
   /// The local matrices of the last calls (local model numbering; ghost rows hold this rank's
   /// contributions only).
   const SparseMatrixCSR& localCq() const { return cq_; }
@@ -67,7 +71,7 @@ class DistributedAssembly {
   const DistributedModel& dm_;
   AssemblyPlan plan_;
   SparseMatrixCSR cq_, kc_, k_, d_, a_, m_;
-  VecX c_, f_, f_local_, v_zero_;
+  VecX c_, f_, f_local_, f_mag_local_, v_zero_;
   struct Petsc;  // PETSc objects stay out of this header
   std::unique_ptr<Petsc> petsc_;
 };

@@ -55,12 +55,20 @@ DistributedModel::DistributedModel(const ModelPart& part) : part_(part) {
   for (Index b = 0; b < local_bodies; ++b)
     for (int c = 0; c < nvb; ++c) global_velocity_[b * nvb + c] = part.globalBody(b) * nvb + c;
   positions_ = std::make_unique<GhostExchange>(m.nq_body, part.owned_bodies, part.ghost_bodies);
+  velocities_ = std::make_unique<GhostExchange>(nvb, part.owned_bodies, part.ghost_bodies);
 }
 
 void DistributedModel::updateGhosts(VecX& q) const {
   CATENA_CHECK(q.size() == local().nq, "updateGhosts: q has " << q.size() << " entries, the local "
                                                               << "model " << local().nq);
   positions_->update(q.data());
+}
+
+void DistributedModel::addGhostsToOwners(VecX& v) const {
+  CATENA_CHECK(v.size() == local().nv, "addGhostsToOwners: v has " << v.size()
+                                                                   << " entries, the local model "
+                                                                   << local().nv);
+  velocities_->accumulate(v.data());
 }
 
 double DistributedModel::sum(double x) const {

@@ -45,6 +45,11 @@ class DistributedModel {
   /// Copies the owners' positions into the ghost bodies' slots of q (local nq). Collective.
   void updateGhosts(VecX& q) const;
 
+  /// v: a local velocity-space vector (local nv: owned bodies, then ghosts). Adds the ghost
+  /// bodies' entries into their owners' entries on the other ranks (a reverse ghost update);
+  /// the ghost entries are left as they were. Collective.
+  void addGhostsToOwners(VecX& v) const;
+
   /// Sum and maximum over the ranks. Collective.
   double sum(double x) const;
   double max(double x) const;
@@ -57,7 +62,7 @@ class DistributedModel {
   int rank_ = 0, size_ = 1;
   Index global_nc_ = 0, first_row_ = 0;
   std::vector<Index> global_velocity_;
-  std::unique_ptr<GhostExchange> positions_;
+  std::unique_ptr<GhostExchange> positions_, velocities_;
 };
 
 }  // namespace catena

@@ -44,4 +44,21 @@ void GhostExchange::update(double* local) const {
   CATENA_PETSC(VecGhostRestoreLocalForm(v, &l));
 }
 
+void GhostExchange::accumulate(double* local) const {
+  Vec v = petsc_->v;
+  Vec l = nullptr;
+  CATENA_PETSC(VecGhostGetLocalForm(v, &l));
+  PetscScalar* a = nullptr;
+  CATENA_PETSC(VecGetArray(l, &a));
+  std::copy(local, local + local_size_, a);
+  CATENA_PETSC(VecRestoreArray(l, &a));
+  CATENA_PETSC(VecGhostRestoreLocalForm(v, &l));
+  CATENA_PETSC(VecGhostUpdateBegin(v, ADD_VALUES, SCATTER_REVERSE));
+  CATENA_PETSC(VecGhostUpdateEnd(v, ADD_VALUES, SCATTER_REVERSE));
+  const PetscScalar* b = nullptr;
+  CATENA_PETSC(VecGetArrayRead(v, &b));
+  std::copy_n(b, owned_size_, local);
+  CATENA_PETSC(VecRestoreArrayRead(v, &b));
+}
+
 }  // namespace catena

@@ -29,6 +29,11 @@ class GhostExchange {
   /// owned slots are read, not changed. Collective.
   void update(double* local) const;
 
+  /// local: as for update. Adds the ghost blocks' values into their owners' blocks (reverse
+  /// scatter, ADD_VALUES): each owned block becomes its own value plus the ghosts of it on the
+  /// other ranks. The ghost slots are read, not changed. Collective.
+  void accumulate(double* local) const;
+
   Index localSize() const { return local_size_; }
 
  private:

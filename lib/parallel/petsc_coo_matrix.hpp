@@ -10,6 +10,8 @@
 
 #include <vector>
 
+#include <Eigen/Sparse>
+
 #include "core/types.hpp"
 #include "solvers/petsc_check.hpp"
 

@@ -1,5 +1,7 @@
 #include "solvers/distributed_saddle_point.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <sstream>
 
 #include "solvers/direct_lu.hpp"
@@ -181,7 +183,16 @@ DistributedSaddlePoint::~DistributedSaddlePoint() {
 
 Status DistributedSaddlePoint::factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s,
                                       double a_max) {
-  ++factorizations;
+  ++stats_.factorizations;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Status st = factorNow(A, B, s, a_max);
+  stats_.factor_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+Status DistributedSaddlePoint::factorNow(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
+                                         double s, double a_max) {
   scale_ = s;
   K_.set(A, B, s);
   if (options_.method == SaddlePointSolverOptions::Method::kDirect)
@@ -209,8 +220,35 @@ Status DistributedSaddlePoint::factor(const SparseMatrixCSR& A, const SparseMatr
   return Status::success();
 }
 
+Status DistributedSaddlePoint::leastSquaresMultipliers(const SparseMatrixCSR& I,
+                                                       const SparseMatrixCSR& B, const VecX& f,
+                                                       VecX& y) {
+  const bool iterative = options_.method == SaddlePointSolverOptions::Method::kAugmentedLagrangian;
+  const double augmentation = options_.augmentation;
+  Status st;
+  for (double gamma = augmentation;; gamma *= 1e3) {
+    if (iterative) options_.augmentation = std::min(gamma, options_.least_squares_augmentation);
+    st = factor(I, B, 1.0, 1.0);
+    VecX x;
+    if (st.ok()) st = solve(f, VecX::Zero(B.rows()), x, y);
+    if (!iterative || st.code != Status::Code::kNotConverged ||
+        gamma >= options_.least_squares_augmentation)
+      break;
+  }
+  options_.augmentation = augmentation;
+  return st;
+}
+
 Status DistributedSaddlePoint::solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {
-  ++solves;
+  ++stats_.solves;
+  const auto t0 = std::chrono::steady_clock::now();
+  const Status st = solveNow(f, g, x, y);
+  stats_.solve_seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return st;
+}
+
+Status DistributedSaddlePoint::solveNow(const VecX& f, const VecX& g, VecX& x, VecX& y) {
   PetscScalar* r = nullptr;
   CATENA_PETSC(VecGetArray(rhs_, &r));
   for (Index k = 0; k < f.size(); ++k) r[n_.kv[k] - n_.first] = f(k);
@@ -223,7 +261,7 @@ Status DistributedSaddlePoint::solve(const VecX& f, const VecX& g, VecX& x, VecX
   PetscInt its = 0;
   CATENA_PETSC(KSPGetConvergedReason(ksp_, &reason));
   CATENA_PETSC(KSPGetIterationNumber(ksp_, &its));
-  krylov_iterations += its;  // KSPPREONLY (direct) counts 1 per solve
+  stats_.krylov_iterations += its;  // KSPPREONLY (direct) counts 1 per solve
   const PetscScalar* s = nullptr;
   CATENA_PETSC(VecGetArrayRead(sol_, &s));
   x.resize(f.size());

@@ -4,7 +4,7 @@
 ///   K [x; y] = [A, s B^T; s B, 0] [x; y] = [f; s g]
 /// (A: the tangent, or I for the multipliers' least-squares estimate; B = C_q; s scales the
 /// constraint rows), in the numbering of saddle_numbering.hpp, by either method of
-/// SaddlePointSolverOptions (distributed_statics.hpp):
+/// SaddlePointSolverOptions (kkt_solver.hpp):
 ///
 /// - direct: KSP preonly + LU, MUMPS unless the options say otherwise (direct_lu.hpp);
 /// - augmented Lagrangian: FGMRES on K itself, preconditioned through the augmented matrix
@@ -27,12 +27,14 @@
 #include <memory>
 #include <string>
 
-#include "statics/distributed_statics.hpp"
+#include "parallel/distributed_model.hpp"
+#include "solvers/kkt_solver.hpp"
 #include "solvers/saddle_point_matrix.hpp"
 
 namespace catena {
 
-class DistributedSaddlePoint {
+/// The MPI KktSolver (solvers/kkt_solver.hpp).
+class DistributedSaddlePoint : public KktSolver {
  public:
   /// A, B: the local patterns (distributed_assembly.hpp); prefix: PETSc options prefix of the
   /// solver (the augmented Lagrangian's preconditioner: PREFIXal_).
@@ -43,31 +45,31 @@ class DistributedSaddlePoint {
   DistributedSaddlePoint(const DistributedSaddlePoint&) = delete;
   DistributedSaddlePoint& operator=(const DistributedSaddlePoint&) = delete;
 
-  /// Refills K from A, B (max|A| = a_max) with constraint scale s; direct: factors it,
-  /// augmented Lagrangian: sets up the preconditioner (the Cholesky factors). Collective.
-  Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s, double a_max);
-
-  /// x (owned velocities), y (owned rows) of [A, B^T; B, 0] [x; y] = [f; g] with the last
-  /// factor()'s matrices. Collective.
-  Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y);
-
-  /// The augmented Lagrangian's gamma max|A| from the next factor() on.
-  void setAugmentation(double augmentation) { options_.augmentation = augmentation; }
-
-  /// "mumps", ...: the factorization package; "fieldsplit-al" for the augmented Lagrangian.
-  std::string package() const;
-
-  int factorizations = 0, solves = 0;
-  long krylov_iterations = 0;  ///< FGMRES iterations over all solves (direct: one per solve)
+  /// Refills K from A, B with constraint scale s; direct: factors it; augmented Lagrangian:
+  /// sets up the preconditioner with gamma = augmentation / a_max. Collective.
+  Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s,
+                double a_max = 0.0) override;
+  /// Collective.
+  Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y) override;
+  /// The augmented Lagrangian raises gamma 1000-fold, up to least_squares_augmentation, while
+  /// FGMRES does not converge: B B^T is far worse conditioned than the Newton systems' Schur
+  /// complements (docs/parallel.md). Collective.
+  Status leastSquaresMultipliers(const SparseMatrixCSR& I, const SparseMatrixCSR& B, const VecX& f,
+                                 VecX& y) override;
+  std::string package() const override;
+  SaddlePointStats stats() const override { return stats_; }
 
  private:
   struct AugmentedLagrangian;  // the preconditioner's objects
+  Status factorNow(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s, double a_max);
+  Status solveNow(const VecX& f, const VecX& g, VecX& x, VecX& y);
 
   const DistributedModel& dm_;
   SaddlePointSolverOptions options_;
   SaddleNumbering n_;
   SaddlePointMatrix K_;
   double scale_ = 1.0;
+  SaddlePointStats stats_;
   KSP ksp_ = nullptr;
   Vec rhs_ = nullptr, sol_ = nullptr;
   std::unique_ptr<AugmentedLagrangian> al_;

@@ -149,7 +149,8 @@ std::string SaddlePointSolver::package() const {
   return type ? type : "petsc";
 }
 
-Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale) {
+Status SaddlePointSolver::factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale,
+                                 double /*a_max*/) {
   CATENA_CHECK(A.rows() == n_ && B.rows() == m_ && A.nonZeros() == a_nonzeros_ &&
                    B.nonZeros() == b_nonzeros_,
                "saddle-point refill with matrices of another pattern");
@@ -214,6 +215,7 @@ void SaddlePointSolver::forgetAnalysis() {
 Status SaddlePointSolver::solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {
   const auto t0 = std::chrono::steady_clock::now();
   ++stats_.solves;
+  ++stats_.krylov_iterations;  // a direct solve counts one, as in kkt_solver.hpp
   Petsc& p = *petsc_;
   if (p.klu) {
     double* z = p.work.data();

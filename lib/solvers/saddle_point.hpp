@@ -18,18 +18,12 @@
 
 #include "assembly/plan.hpp"
 #include "core/status.hpp"
+#include "solvers/kkt_solver.hpp"
 
 namespace catena {
 
-/// Cost of the linear algebra of one solver object (wall seconds, steady clock).
-struct SaddlePointStats {
-  int factorizations = 0;       ///< numeric factorizations (the first also runs the analysis)
-  int solves = 0;               ///< forward/backward substitutions
-  double factor_seconds = 0.0;  ///< in factor(): value copy, analysis (once) and factorization
-  double solve_seconds = 0.0;   ///< in solve()
-};
-
-class SaddlePointSolver {
+/// The one-process KktSolver (solvers/kkt_solver.hpp).
+class SaddlePointSolver : public KktSolver {
  public:
   /// A_pattern and B_pattern fix the sparsity; prefix is the PETSc options prefix ("" or "x_").
   /// A_nonzero (empty, or one flag per entry of A_pattern, AssemblyPlan::body_nonzero): the
@@ -44,7 +38,8 @@ class SaddlePointSolver {
   /// Copies the values of A and B (same patterns as at construction) and factors the scaled
   /// system. A singular matrix returns kSingular, exhausted memory kResources, each with the
   /// package's diagnosis (factorizationStatus).
-  Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale);
+  Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double scale,
+                double a_max = 0.0) override;
   /// The next factor() chooses new pivots instead of refactoring with the last ones (call it
   /// when an iteration that used this factorization failed). No effect through PETSc, which
   /// always chooses them anew.
@@ -57,14 +52,14 @@ class SaddlePointSolver {
   /// follow, without keeping a second solver (and a second factorization) alive.
   void forgetAnalysis();
   /// Solves with the last factorization. x: n, y: m.
-  Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y);
+  Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y) override;
 
   long size() const { return n_ + m_; }
   long nonZeros() const;
   /// "mumps", "umfpack", ...: the factorization package PETSc used.
-  std::string package() const;
+  std::string package() const override;
   /// Counts and times of factor() and solve() since construction.
-  const SaddlePointStats& stats() const { return stats_; }
+  SaddlePointStats stats() const override { return stats_; }
 
  private:
   struct Petsc;  // PETSc objects stay out of this header (STYLE.md: only solvers/ sees PETSc)

@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "assembly/plan.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "parallel/saddle_numbering.hpp"
 

@@ -1,22 +1,11 @@
 #pragma once
 /// @file statics.hpp
-/// Static equilibrium (tangent-stiffness paper, section 4): Newton on
-///   R = [ f(q) - C_q^T lambda ; C(q, t) ] = 0
-/// with the tangent [ K + K_c, C_q^T ; C_q, 0 ], K = -df/dq, K_c = d(C_q^T lambda)/dq, solved by
-/// SaddlePointSolver; quaternions are updated on the manifold (rho exp(theta)). Steps are damped
-/// by Deuflhard's natural monotonicity test (affine covariant: the simplified Newton correction
-/// at the trial point must shrink), which keeps the iteration count of a chain from its 'V'
-/// independent of N; a residual-merit line search did not (6 iterations at N = 100, 26 at 10^4).
-/// A step is also shortened so that no body turns by more than max_rotation_step.
-/// Scaling all loads would not help: the tangent scales with them. Convergence is a hard flag:
-/// a failed run says why.
-///
-/// Converged means: every body's force residual against the forces on that body, and every
-/// joint's constraint residual against that joint's size (analysis/scales.hpp:
-/// bodyForceResidual, jointPositionResidual), below the tolerances. Not against the largest
-/// force of the model, which let a 1 g pendulum beside a 1000 t body "converge" where it
-/// started, nor against the mechanism's size, which tightened the test of a 10^6-link chain
-/// below round-off. Tolerances below round-off are taken at round-off (kRoundoffTolerance).
+/// Static equilibrium (tangent-stiffness paper, section 4): damped Newton on
+///   R = [ f(q) - C_q^T lambda ; C(q, t) ] = 0,  tangent [ K + K_c, C_q^T ; C_q, 0 ],
+/// written once for one process and many ranks (analysis/space.hpp). Converged: every body's
+/// force residual against the forces on it and every joint's residual against its size below
+/// the tolerances (analysis/scales.hpp). docs/statics.md explains the damping, the scales and
+/// the diagnostics.
 
 #include <functional>
 #include <string>
@@ -40,11 +29,8 @@ struct StaticsOptions {
   double force_tolerance = 1e-9;      ///< on each body's |f - C_q^T lambda| / its forces
   double position_tolerance = 1e-10;  ///< on each joint's |C| / its size (rotations: rad)
   double min_step = 1e-6;             ///< smallest damped Newton step tried
-  /// rad: a Newton step is shortened so that no body turns by more than this in one iteration.
-  /// The linearized constraints mean nothing at a turn of a radian: from a 0.5 rad lean, a
-  /// 24-level four-bar lattice's first step (0.29 of the full one) left the joints 32 m apart,
-  /// and the iteration wandered to a failure (statics_test, leaning_lattice_reaches_hanging).
-  /// Deuflhard's test (above) does not see it. INFINITY: no limit.
+  /// rad: a Newton step is shortened so that no body turns by more than this in one iteration
+  /// (docs/statics.md, Damping). INFINITY: no limit.
   double max_rotation_step = 0.5;
   std::string petsc_prefix = "statics_";  ///< PETSc options prefix of the linear solver
   /// Called after each Newton iteration (0: the initial residual) with its residuals, for
@@ -63,6 +49,10 @@ struct StaticsResult {
   /// first includes the symbolic analysis) and solves with them, the multiplier estimate included.
   int factorizations = 0, solves = 0;
   double factor_seconds = 0.0, solve_seconds = 0.0;
+  long krylov_iterations = 0;  ///< iterative KKT solves: Krylov iterations; direct: the solves
+  /// Wall seconds of this rank making KKT solvers (patterns, analysis set-up) and assembling
+  /// residuals and tangents (collective phases: ranks differ by imbalance and waiting).
+  double setup_seconds = 0.0, assembly_seconds = 0.0;
   /// The constraint rows with the largest residuals at the last iterate (Model::rowName).
   std::vector<std::string> worst_rows;
   /// On success: bodies whose equilibrium round-off cannot resolve (a very stiff element), so
@@ -70,6 +60,16 @@ struct StaticsResult {
   std::vector<std::string> warnings;
 };
 
+class Space;
+
+/// The equilibrium reached from `start` (a State of the space's model: q with ghosts current, t;
+/// v and lambda are ignored: the multipliers start from their least-squares estimate) of a
+/// mechanism on one process or many (analysis/space.hpp). Collective when the space is. Never
+/// throws on numerical failure: the Status says why, with worst_rows and the last iterate in state.
+StaticsResult solveStatics(Space& space, State start, const StaticsOptions& options = {});
+
+/// The same for a whole model in one process (SerialSpace; the KKT systems by KLU unless the
+/// PETSc options under options.petsc_prefix say otherwise).
 StaticsResult solveStatics(const Model& model, const AssemblyPlan& plan, State start,
                            const StaticsOptions& options = {});
 

@@ -1,0 +1,79 @@
+#pragma once
+/// @file kkt_solver.hpp
+/// The one interface of catena's saddle-point (KKT) solvers,
+///   [ A     s B^T ] [x  ]   [f  ]
+///   [ s B   0     ] [y/s] = [s g],   A: the body block (n x n), B: the constraint block (m x n),
+/// where s > 0 scales the constraint rows and columns so that the pivots do not depend on units
+/// (x, y and the right-hand side are unscaled). A and B are a rank's local matrices in the
+/// assembly patterns (assembly/plan.hpp); f, x have the rank's owned body entries, g, y its
+/// owned rows. Implementations: SaddlePointSolver (one process: KLU or any PETSc LU,
+/// solvers/saddle_point.hpp) and DistributedSaddlePoint (MPI: MUMPS or an augmented
+/// Lagrangian, solvers/distributed_saddle_point.hpp). Every call is collective in the latter.
+
+#include <string>
+
+#include "assembly/plan.hpp"
+#include "core/status.hpp"
+#include "core/types.hpp"
+
+namespace catena {
+
+/// Cost of the linear algebra of one solver object (wall seconds, steady clock).
+struct SaddlePointStats {
+  int factorizations = 0;       ///< numeric factorizations (the first also runs the analysis)
+  int solves = 0;               ///< forward/backward substitutions
+  double factor_seconds = 0.0;  ///< in factor(): value copy, analysis (once) and factorization
+  double solve_seconds = 0.0;   ///< in solve()
+  long krylov_iterations = 0;   ///< iterative methods: Krylov iterations; direct: one per solve
+};
+
+/// How a distributed saddle-point system is solved (one process always factors directly).
+struct SaddlePointSolverOptions {
+  enum class Method {
+    kDirect,  ///< KSP preonly + LU (MUMPS unless the PETSc options say otherwise)
+    /// FGMRES preconditioned through the augmented system [A + gamma (s B)^T (s B), s B^T;
+    /// s B, 0] by PCFIELDSPLIT Schur (solvers/distributed_saddle_point.hpp): no factor of the
+    /// whole system, for runs whose direct factor does not fit.
+    kAugmentedLagrangian,
+  };
+  Method method = Method::kDirect;
+  double augmentation = 1e6;  ///< gamma max|A| (dimensionless); docs/parallel.md on its choice
+  /// The largest gamma max|A| of the multipliers' least-squares system, tried from
+  /// `augmentation` up 1000-fold at a time while FGMRES does not converge.
+  double least_squares_augmentation = 1e12;
+  double relative_tolerance = 1e-10;  ///< FGMRES: unpreconditioned residual / right-hand side
+  int max_iterations = 200;           ///< FGMRES iterations per solve
+  int restart = 30;                   ///< FGMRES restart (memory: restart + 1 vectors)
+};
+
+class KktSolver {
+ public:
+  virtual ~KktSolver() = default;
+
+  /// Takes the values of A and B (the construction's patterns) and factors the system scaled by
+  /// s. a_max: max |a_ij| of the assembled A over all ranks (iterative methods scale their
+  /// augmentation by it; 0: unknown). Failure: kSingular or kResources with the package's
+  /// diagnosis.
+  virtual Status factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s,
+                        double a_max = 0.0) = 0;
+  /// x (owned body entries), y (owned rows) with the last factorization. Failure: a singular
+  /// factor or an iterative solve that did not converge.
+  virtual Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y) = 0;
+  /// The multipliers y that balance f in the least-squares sense, y = (B B^T)^-1 B f, from
+  /// [I, B^T; B, 0] [x; y] = [f; 0]. I: the identity on the owned entries in A's pattern. Leaves
+  /// the solver factored with that system.
+  virtual Status leastSquaresMultipliers(const SparseMatrixCSR& I, const SparseMatrixCSR& B,
+                                         const VecX& f, VecX& y) {
+    Status st = factor(I, B, 1.0, 1.0);
+    VecX x;
+    if (st.ok()) st = solve(f, VecX::Zero(B.rows()), x, y);
+    return st;
+  }
+
+  /// "klu", "mumps", ..., "fieldsplit-al": what solves the systems.
+  virtual std::string package() const = 0;
+  /// Counts and times since construction.
+  virtual SaddlePointStats stats() const = 0;
+};
+
+}  // namespace catena
