@@ -46,6 +46,10 @@ set_tests_properties(mpi_reproducible_dynamics_np2 mpi_reproducible_dynamics_np4
 # The distributed four-bar lattice (graph partition, parallel/lattice_part.hpp) against the
 # serial statics and modes and the closed-form hanging lattice.
 catena_mpi_test(distributed_lattice 180)
+# Any model through the distributed analyses: YAML inputs partitioned by
+# parallel/model_partition.hpp against the serial statics.
+catena_mpi_test(model_partition 120)
+target_compile_definitions(mpi_model_partition_test PRIVATE CATENA_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 
 # catena-scale (drivers/catena_scale.cpp, docs/scaling.md) under mpiexec, checked by
 # mpi/catena_scale_test.py: the same study on 1 and 2 ranks gives the same check values; a study

@@ -2,7 +2,8 @@
 /// @file model_part.hpp
 /// The part of a model that one rank holds (docs/parallel.md). A part is a finalized local Model
 /// whose bodies are the rank's owned bodies, then the ghost bodies that its joints reach, and
-/// whose joints are the joints it owns: a joint is owned by the rank of its body 1. Owned bodies
+/// whose joints are the joints it owns: a joint is owned by the rank of its holding body (body 1,
+/// or body 2 where body 1 is the ground: holdingBody). Owned bodies
 /// and owned joints are contiguous ranges of the global numbering, in rank order, so the global
 /// numbering of coordinates (body-major) and of constraint rows (joint order) does not depend on
 /// the number of ranks. MPI-free: generators build parts (generators.hpp), parallel/ numbers them.
@@ -44,6 +45,13 @@ struct ModelPart {
     return b < owned_bodies ? first_body + b : ghost_bodies[b - owned_bodies];
   }
 };
+
+/// The body that holds joint j (whose rank owns the joint and its rows): its body 1, or its
+/// body 2 where body 1 is the ground.
+inline Index holdingBody(const Model& m, Index j) {
+  const Index b1 = m.markerBody(m.joints[j].marker1);
+  return b1 != kGround ? b1 : m.markerBody(m.joints[j].marker2);
+}
 
 /// Contiguous block partition: items [first, last) of n for rank r of p, sizes differing by at
 /// most 1, in rank order. 64-bit intermediate: n up to 2^31 - 1.

@@ -37,10 +37,11 @@ DistributedModel::DistributedModel(const ModelPart& part) : part_(part) {
                        << "own " << body_below << "; joints from " << part.first_joint
                        << ", lower ranks own " << joint_below << ")");
   for (std::size_t j = 0; j < m.joints.size(); ++j) {
-    const Index b1 = m.markerBody(m.joints[j].marker1);
-    CATENA_CHECK(b1 >= 0 && b1 < part.owned_bodies,
+    const Index holder = holdingBody(m, static_cast<Index>(j));
+    CATENA_CHECK(holder >= 0 && holder < part.owned_bodies,
                  "rank " << rank_ << ": joint '" << m.joints[j].name
-                         << "' is owned by the rank of its body 1, which must be an owned body");
+                         << "' is owned by the rank of its holding body (body 1, or body 2 where "
+                            "body 1 is the ground), which must be an owned body");
   }
   CATENA_CHECK(m.springs.empty() && m.rotational_springs.empty(),
                "distributed models do not take spring-dampers yet (docs/parallel.md)");

@@ -23,7 +23,7 @@ namespace catena {
 class DistributedModel {
  public:
   /// Keeps a reference to part. Checks that the parts of all ranks tile the global bodies and
-  /// joints in rank order and that every joint's body 1 is owned. Collective.
+  /// joints in rank order and that every joint's holding body (holdingBody) is owned. Collective.
   explicit DistributedModel(const ModelPart& part);
 
   const ModelPart& part() const { return part_; }

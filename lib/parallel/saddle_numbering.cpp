@@ -9,9 +9,9 @@ SaddleNumbering saddleNumbering(const DistributedModel& dm) {
   const Model& m = dm.local();
   const int nvb = m.nv_body;
   const Index owned = dm.part().owned_bodies;
-  std::vector<std::vector<Index>> held(owned);  // joints by their body 1
+  std::vector<std::vector<Index>> held(owned);  // joints by their holding body
   for (Index j = 0; j < static_cast<Index>(m.joints.size()); ++j)
-    held[m.markerBody(m.joints[j].marker1)].push_back(j);
+    held[holdingBody(m, j)].push_back(j);
   SaddleNumbering n;
   n.local_size = dm.ownedVelocities() + m.nc;
   long below = 0, local = n.local_size;

@@ -2,8 +2,8 @@
 /// @file saddle_numbering.hpp
 /// The saddle-point numbering of a DistributedModel (independent of the rank count for a given
 /// partition): body by body, a body's velocity coordinates followed by the rows of the joints
-/// it holds as body 1 (in joint order); a rank owns the contiguous range of its bodies. Used by
-/// the distributed statics (its [K, C_q^T; C_q, 0]) and the modal pencil.
+/// it holds (model_part.hpp holdingBody; in joint order); a rank owns the contiguous range of its
+/// bodies. Used by the distributed statics (its [K, C_q^T; C_q, 0]) and the modal pencil.
 
 #include <vector>
 
