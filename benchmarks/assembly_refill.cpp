@@ -53,24 +53,17 @@
 #include <vector>
 
 #include "assembly/assemble.hpp"
-#include "bench_support.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
-
-#ifndef CATENA_BUILD_TYPE
-#define CATENA_BUILD_TYPE "unknown"
-#endif
-#ifndef CATENA_CXX_FLAGS
-#define CATENA_CXX_FLAGS "unknown"
-#endif
+#include "support/markdown_table.hpp"
+#include "support/options.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
-using bench::cpuModel;
-using bench::median;
+using namespace catena::bench;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::vector<long> sizes = {1000, 10000, 100000, 1000000};
@@ -97,50 +90,16 @@ struct Options {
   std::exit(code);
 }
 
-template <typename T>
-std::vector<T> parseList(const std::string& s) {
-  std::vector<T> out;
-  std::stringstream ss(s);
-  std::string item;
-  while (std::getline(ss, item, ',')) {
-    if (item.empty()) continue;
-    out.push_back(static_cast<T>(std::stod(item)));  // stod: accepts 1e6
-  }
-  return out;
-}
-
 Options parseOptions(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "missing value after " << a << "\n";
-        usage(argv[0], 2);
-      }
-      return argv[++i];
-    };
-    if (a == "--sizes")
-      o.sizes = parseList<long>(value());
-    else if (a == "--threads")
-      o.threads = parseList<int>(value());
-    else if (a == "--min-time")
-      o.min_time = std::stod(value());
-    else if (a == "--measurements")
-      o.measurements = std::stoi(value());
-    else if (a == "--reps")
-      o.reps = std::stol(value());
-    else if (a == "--seed")
-      o.seed = static_cast<unsigned>(std::stoul(value()));
-    else if (a == "--csv")
-      o.csv = value();
-    else if (a == "--help" || a == "-h")
-      usage(argv[0], 0);
-    else {
-      std::cerr << "unknown option " << a << "\n";
-      usage(argv[0], 2);
-    }
-  }
+  OptionReader(argc, argv, usage)
+      .readAll({{"--sizes", &o.sizes},
+                {"--threads", &o.threads},
+                {"--min-time", &o.min_time},
+                {"--measurements", &o.measurements},
+                {"--reps", &o.reps},
+                {"--seed", &o.seed},
+                {"--csv", &o.csv}});
   bool ok = !o.sizes.empty() && !o.threads.empty() && o.min_time > 0.0 && o.measurements >= 1 &&
             o.reps >= 0;
   for (long n : o.sizes) ok = ok && n >= 2 && n % 2 == 0 && n <= 200000000;
@@ -175,10 +134,6 @@ std::string cacheSizes() {
   return out;
 }
 
-double seconds(Clock::time_point a, Clock::time_point b) {
-  return std::chrono::duration<double>(b - a).count();
-}
-
 struct Timing {
   long reps = 0;                    ///< fewest calls in one measurement
   double best = 0.0, median = 0.0;  ///< s per call
@@ -194,7 +149,7 @@ std::pair<long, double> measure(F&& f, const Options& o) {
   do {
     f();
     ++calls;
-    s = seconds(a, Clock::now());
+    s = secondsSince(a);
   } while (o.reps > 0 ? calls < o.reps : s < o.min_time);
   return {calls, s / static_cast<double>(calls)};
 }
@@ -284,42 +239,26 @@ struct Row {
   double nsPerJoint(double s) const { return s * 1e9 / static_cast<double>(joints); }
 };
 
-std::string fixed(double x, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << x;
-  return os.str();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   const Options o = parseOptions(argc, argv);
 
   // ---- 1. Machine and build ----------------------------------------------------------------
-  std::string command;
-  for (int i = 0; i < argc; ++i) {
-    if (i) command += ' ';
-    command += argv[i];
-  }
-  const std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
   std::cout
       << "# assembly refill benchmark: C_q and K_c of a spatial catenary chain\n\n"
-      << "- command: `" << command << "`\n"
-      << "- date: " << date << "\n"
+      << "- command: `" << commandLine(argc, argv) << "`\n"
+      << "- date: " << localDate() << "\n"
       << "- CPU: " << cpuModel() << "; logical CPUs: " << omp_get_num_procs()
       << "; caches: " << cacheSizes() << "\n"
-      << "- compiler: GCC " << __VERSION__ << "; build type: " << CATENA_BUILD_TYPE << "; flags: `"
-      << CATENA_CXX_FLAGS << "`"
+      << "- compiler: GCC " << __VERSION__ << "; build type: " << buildType() << "; flags: `"
+      << cxxFlags() << "`"
 #ifdef NDEBUG
       << " (NDEBUG)"
 #endif
       << "; OpenMP " << _OPENMP << "; Eigen " << EIGEN_WORLD_VERSION << "." << EIGEN_MAJOR_VERSION
       << "." << EIGEN_MINOR_VERSION << "\n"
-      << "- OMP_PROC_BIND="
-      << (std::getenv("OMP_PROC_BIND") ? std::getenv("OMP_PROC_BIND") : "(unset)")
-      << ", OMP_PLACES=" << (std::getenv("OMP_PLACES") ? std::getenv("OMP_PLACES") : "(unset)")
+      << "- OMP_PROC_BIND=" << envOr("OMP_PROC_BIND") << ", OMP_PLACES=" << envOr("OMP_PLACES")
       << "\n"
       << "- timing: " << o.measurements << " measurements of R calls each, R chosen so one "
       << "measurement lasts >= " << o.min_time << " s; refill and copy measurements "
@@ -345,8 +284,8 @@ int main(int argc, char** argv) {
     for (Index i = 0; i < model.nc; ++i) state.lambda(i) = uniform(rng);
     SparseMatrixCSR Cq = makeConstraintMatrix(plan);
     SparseMatrixCSR Kc = makeBodyMatrix(plan);
-    std::cerr << "N = " << n << ": model, plan and matrices built in "
-              << fixed(seconds(t0, Clock::now()), 2) << " s\n";
+    std::cerr << "N = " << n << ": model, plan and matrices built in " << fixed(secondsSince(t0), 2)
+              << " s\n";
 
     for (const int threads : o.threads) {
       omp_set_num_threads(threads);

@@ -57,20 +57,21 @@
 
 #include <unistd.h>
 
-#include "modal/modal.hpp"
 #include "analysis/reactions.hpp"
-#include "statics/statics.hpp"
-#include "bench_support.hpp"
+#include "modal/modal.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
+#include "statics/statics.hpp"
+#include "support/markdown_table.hpp"
+#include "support/options.hpp"
+#include "support/references.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
-using bench::DiscreteChain;
-using bench::solveDiscreteChain;
+using namespace catena::bench;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr double kGravity = 9.81;  // m/s^2, buildCatenaryChain's
 
 struct Options {
@@ -79,7 +80,7 @@ struct Options {
   double radius = CatenaryChainOptions{}.radius;  ///< m, link section (inertia only)
   bool modal = true;
   std::string csv;
-  std::vector<char*> petsc;  ///< program name plus every argument that is not ours
+  PetscArgs petsc;  ///< program name plus every argument that is not ours
 };
 
 [[noreturn]] void usage(const char* argv0, int code) {
@@ -97,40 +98,13 @@ struct Options {
 
 Options parseOptions(int argc, char** argv) {
   Options o;
-  o.petsc.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "missing value after " << a << "\n";
-        usage(argv[0], 2);
-      }
-      return argv[++i];
-    };
-    if (a == "--sizes") {
-      o.sizes.clear();
-      std::stringstream ss(value());
-      std::string item;
-      while (std::getline(ss, item, ','))
-        if (!item.empty()) o.sizes.push_back(std::stoi(item));
-    } else if (a == "--modes") {
-      o.modes = std::stoi(value());
-    } else if (a == "--radius") {
-      o.radius = std::stod(value());
-    } else if (a == "--no-modal") {
-      o.modal = false;
-    } else if (a == "--csv") {
-      o.csv = value();
-    } else if (a == "--help" || a == "-h") {
-      usage(argv[0], 0);
-    } else if (a.rfind("--", 0) == 0) {
-      std::cerr << "unknown option " << a << "\n";
-      usage(argv[0], 2);
-    } else {
-      o.petsc.push_back(argv[i]);  // a PETSc option; its value (if any) follows
-      if (i + 1 < argc && argv[i + 1][0] != '-') o.petsc.push_back(argv[++i]);
-    }
-  }
+  OptionReader r(argc, argv, usage, OptionReader::kPetscOptions);
+  r.readAll({{"--sizes", &o.sizes},
+             {"--modes", &o.modes},
+             {"--radius", &o.radius},
+             {"--no-modal", &o.modal, false},
+             {"--csv", &o.csv}});
+  o.petsc = r.petsc();
   if (o.sizes.empty() || o.modes < 1 || !(o.radius > 0.0)) usage(argv[0], 2);
   for (std::size_t k = 0; k < o.sizes.size(); ++k)
     if (o.sizes[k] < 2 || o.sizes[k] % 2 || (k > 0 && o.sizes[k] <= o.sizes[k - 1])) {
@@ -219,7 +193,7 @@ SizeResult runSize(int N, const Catenary& cat, const Options& o) {
 
   auto t0 = Clock::now();
   const StaticsResult eq = solveStatics(m, plan, initialState(m));
-  r.statics_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  r.statics_seconds = secondsSince(t0);
   r.newton_iterations = static_cast<int>(eq.history.size()) - 1;
   for (std::size_t k = 1; k < eq.history.size(); ++k)
     r.min_step = std::min(r.min_step, eq.history[k].step);
@@ -255,7 +229,7 @@ SizeResult runSize(int N, const Catenary& cat, const Options& o) {
     mo.modes = o.modes;
     t0 = Clock::now();
     const ModalResult mr = solveModal(m, plan, eq.state, mo);
-    r.modal_seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    r.modal_seconds = secondsSince(t0);
     r.modal_ok = mr.status.ok() && static_cast<int>(mr.modes.size()) == o.modes;
     if (!r.modal_ok)
       r.message = mr.status.ok() ? "modal: fewer modes than asked" : mr.status.message;
@@ -264,16 +238,10 @@ SizeResult runSize(int N, const Catenary& cat, const Options& o) {
   return r;
 }
 
-std::string fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 /// Observed order from two errors at sizes n0 < n1 ("-" if undefined).
 std::string order(double e0, double e1, int n0, int n1) {
   if (!(e0 > 0.0 && e1 > 0.0)) return "-";
-  return fmt("%.2f", std::log(e0 / e1) / std::log(static_cast<double>(n1) / n0));
+  return formatNumber("%.2f", std::log(e0 / e1) / std::log(static_cast<double>(n1) / n0));
 }
 
 std::string classOf(const Mode& m) {
@@ -285,10 +253,7 @@ std::string classOf(const Mode& m) {
 
 int main(int argc, char** argv) {
   Options o = parseOptions(argc, argv);
-  int pargc = static_cast<int>(o.petsc.size());
-  o.petsc.push_back(nullptr);
-  char** pargv = o.petsc.data();
-  PetscSession session(&pargc, &pargv);
+  PetscSession session(o.petsc.argc(), o.petsc.argv());
 
   // 1. The continuous reference.
   const CatenaryChainOptions defaults;
@@ -310,21 +275,22 @@ int main(int argc, char** argv) {
     all_ok = all_ok && r.statics_ok && (!o.modal || r.modal_ok);
     if (!progress) continue;
     std::cerr << (r.statics_ok ? " statics ok" : " statics FAILED") << " (" << r.newton_iterations
-              << " Newton iterations, " << fmt("%.2f", r.statics_seconds) << " s)";
+              << " Newton iterations, " << formatNumber("%.2f", r.statics_seconds) << " s)";
     if (o.modal) std::cerr << (r.modal_ok ? ", modal ok" : ", modal FAILED");
     std::cerr << (r.message.empty() ? "" : ": " + r.message) << "\n";
   }
 
   // 5. Tables.
   std::cout << "# Catenary chain: convergence to the continuous catenary\n\n"
-            << "Span S = " << fmt("%.1f", span)
-            << " m, length L = 2 sqrt(61) = " << fmt("%.12f", length)
+            << "Span S = " << formatNumber("%.1f", span)
+            << " m, length L = 2 sqrt(61) = " << formatNumber("%.12f", length)
             << " m, 1 kg/m, g = 9.81 m/s^2, link radius " << o.radius << " m.\n"
-            << "Catenary parameter a = " << fmt("%.14f", cat.a)
+            << "Catenary parameter a = " << formatNumber("%.14f", cat.a)
             << " m (L = 2 a sinh(S/2a), residual "
-            << fmt("%.1e", 2 * cat.a * std::sinh(0.5 * span / cat.a) - length)
-            << " m); H = a w = " << fmt("%.10f", H_exact)
-            << " N; mid-span sag a - a cosh(S/2a) = " << fmt("%.12f", cat.sag()) << " m.\n\n";
+            << formatNumber("%.1e", 2 * cat.a * std::sinh(0.5 * span / cat.a) - length)
+            << " m); H = a w = " << formatNumber("%.10f", H_exact)
+            << " N; mid-span sag a - a cosh(S/2a) = " << formatNumber("%.12f", cat.sag())
+            << " m.\n\n";
 
   std::cout << "## Statics from the 'V' (Newton with K_c)\n\n"
             << "| N | converged | Newton iterations | smallest damped Newton step | statics s | "
@@ -333,11 +299,11 @@ int main(int argc, char** argv) {
             << "|---:|:---|---:|---:|---:|---:|---:|---:|\n";
   for (const SizeResult& r : rs)
     std::cout << "| " << r.links << " | " << (r.statics_ok ? "yes" : "NO: " + r.message) << " | "
-              << r.newton_iterations << " | " << fmt("%.3g", r.min_step) << " | "
-              << fmt("%.3f", r.statics_seconds) << " | "
-              << (r.statics_ok ? fmt("%.2e", r.max_discrete) : "-") << " | "
-              << (r.statics_ok ? fmt("%+.1e", (r.H - r.H_discrete) / r.H_discrete) : "-") << " | "
-              << (r.statics_ok ? fmt("%.1e", r.H_spread) : "-") << " |\n";
+              << r.newton_iterations << " | " << formatNumber("%.3g", r.min_step) << " | "
+              << formatNumber("%.3f", r.statics_seconds) << " | "
+              << (r.statics_ok ? formatNumber("%.2e", r.max_discrete) : "-") << " | "
+              << (r.statics_ok ? formatNumber("%+.1e", (r.H - r.H_discrete) / r.H_discrete) : "-")
+              << " | " << (r.statics_ok ? formatNumber("%.1e", r.H_spread) : "-") << " |\n";
 
   std::cout << "\n## Joint points vs the analytic catenary\n\n"
             << "e_n: max over the N + 1 joint points of the distance to the curve (foot of the "
@@ -356,13 +322,14 @@ int main(int argc, char** argv) {
     auto p = [&](double e_prev, double e) {
       return prev ? order(std::abs(e_prev), std::abs(e), prev->links, r.links) : "-";
     };
-    std::cout << "| " << r.links << " | " << fmt("%.3e", r.max_distance) << " | "
-              << p(prev ? prev->max_distance : 0, r.max_distance) << " | " << fmt("%.6f", r.worst_x)
-              << " | " << fmt("%.3e", r.max_dz) << " | " << p(prev ? prev->max_dz : 0, r.max_dz)
-              << " | " << fmt("%.9f", r.sag) << " | " << fmt("%+.3e", se) << " | "
-              << p(prev ? prev->sag - cat.sag() : 0, se) << " | " << fmt("%.8f", r.H) << " | "
-              << fmt("%+.3e", he) << " | " << p(prev ? (prev->H - H_exact) / H_exact : 0, he)
-              << " |\n";
+    std::cout << "| " << r.links << " | " << formatNumber("%.3e", r.max_distance) << " | "
+              << p(prev ? prev->max_distance : 0, r.max_distance) << " | "
+              << formatNumber("%.6f", r.worst_x) << " | " << formatNumber("%.3e", r.max_dz) << " | "
+              << p(prev ? prev->max_dz : 0, r.max_dz) << " | " << formatNumber("%.9f", r.sag)
+              << " | " << formatNumber("%+.3e", se) << " | "
+              << p(prev ? prev->sag - cat.sag() : 0, se) << " | " << formatNumber("%.8f", r.H)
+              << " | " << formatNumber("%+.3e", he) << " | "
+              << p(prev ? (prev->H - H_exact) / H_exact : 0, he) << " |\n";
     prev = &r;
   }
 
@@ -380,8 +347,8 @@ int main(int argc, char** argv) {
       if (!r.modal_ok) continue;
       std::cout << "| " << r.links << " |";
       for (const Mode& md : r.modes)
-        std::cout << " " << fmt("%.9f", md.frequency_hz) << " | " << classOf(md) << " |";
-      std::cout << " " << fmt("%.3f", r.modal_seconds) << " |\n";
+        std::cout << " " << formatNumber("%.9f", md.frequency_hz) << " | " << classOf(md) << " |";
+      std::cout << " " << formatNumber("%.3f", r.modal_seconds) << " |\n";
     }
     std::cout << "\n## Frequency convergence\n\nd: f(N) - f(previous N); p: observed order "
                  "log(|d_prev| / |d|) / log(N / N_prev); f_R: Richardson extrapolate with "
@@ -395,16 +362,16 @@ int main(int argc, char** argv) {
       for (const SizeResult& r : rs) {
         if (!r.modal_ok) continue;
         const double f = r.modes[k].frequency_hz;
-        std::cout << "| " << r.links << " | " << fmt("%.9f", f) << " | ";
+        std::cout << "| " << r.links << " | " << formatNumber("%.9f", f) << " | ";
         if (p1) {
           const bool same = classOf(p1->modes[k]) == classOf(r.modes[k]);
           const double d = f - p1->modes[k].frequency_hz;
           const double ratio = static_cast<double>(r.links) / p1->links;
-          std::cout << fmt("%+.3e", d) << (same ? "" : " (!)") << " | "
+          std::cout << formatNumber("%+.3e", d) << (same ? "" : " (!)") << " | "
                     << (p2 ? order(std::abs(p1->modes[k].frequency_hz - p2->modes[k].frequency_hz),
                                    std::abs(d), p1->links, r.links)
                            : "-")
-                    << " | " << fmt("%.9f", f + d / (ratio * ratio - 1.0)) << " |\n";
+                    << " | " << formatNumber("%.9f", f + d / (ratio * ratio - 1.0)) << " |\n";
         } else {
           std::cout << "- | - | - |\n";
         }

@@ -35,11 +35,14 @@
 #include <vector>
 
 #include "integrators/generalized_alpha.hpp"
-#include "statics/statics.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
+#include "statics/statics.hpp"
+#include "support/options.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
+using bench::OptionReader;
 
 namespace {
 
@@ -59,7 +62,7 @@ struct Options {
   std::vector<std::string> variants = {"kc-modified", "nokc-modified", "kc-full", "nokc-full"};
   bool largest_step = false;
   std::string csv;
-  std::vector<char*> petsc;
+  bench::PetscArgs petsc;
 };
 
 struct Variant {
@@ -118,10 +121,8 @@ Run simulate(const Case& c, double h, double t_end, const Variant& v, const Sett
   o.reuse_iteration_matrix = v.modified;
   o.min_step = s.tolerance > 0.0 ? 1e-9 : h / 64.0;
   Run run;
-  const auto t0 = std::chrono::steady_clock::now();
-  auto elapsed = [&] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  };
+  const auto t0 = bench::Clock::now();
+  auto elapsed = [&] { return bench::secondsSince(t0); };
   const DynamicsResult r =
       integrateGeneralizedAlpha(c.model, c.plan, c.start, o, [&](const State&) {
         run.over_budget = s.budget > 0.0 && elapsed() > s.budget;
@@ -142,61 +143,33 @@ Run simulate(const Case& c, double h, double t_end, const Variant& v, const Sett
   return run;
 }
 
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> items;
-  std::stringstream ss(list);
-  std::string item;
-  while (std::getline(ss, item, ',')) items.push_back(item);
-  return items;
-}
-
-[[noreturn]] void usage(const std::string& problem) {
-  std::cerr << "bench_chain_dynamics: " << problem
-            << "\nusage: bench_chain_dynamics [--scenario release|swing] [--sizes N,N,...] "
-               "[--t-end T] [--dt H] [--tolerance E (0: fixed step)] [--newton-tolerance E] "
-               "[--rho-inf R] "
-               "[--budget S] [--variants "
-               "kc-modified,nokc-modified,kc-full,nokc-full] [--largest-step] [--csv PATH] "
-               "[PETSc options]\n";
-  std::exit(2);
+[[noreturn]] void usage(const char*, int code) {
+  (code == 0 ? std::cout : std::cerr)
+      << "usage: bench_chain_dynamics [--scenario release|swing] [--sizes N,N,...] "
+         "[--t-end T] [--dt H] [--tolerance E (0: fixed step)] [--newton-tolerance E] "
+         "[--rho-inf R] "
+         "[--budget S] [--variants "
+         "kc-modified,nokc-modified,kc-full,nokc-full] [--largest-step] [--csv PATH] "
+         "[PETSc options]\n";
+  std::exit(code);
 }
 
 Options parse(int argc, char** argv) {
   Options o;
-  o.petsc.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    const bool has_value = i + 1 < argc;
-    if (a == "--scenario" && has_value) {
-      o.scenario = argv[++i];
-      if (o.scenario != "release" && o.scenario != "swing") usage("unknown scenario " + o.scenario);
-    } else if (a == "--sizes" && has_value) {
-      o.sizes.clear();
-      for (const std::string& s : split(argv[++i])) o.sizes.push_back(std::stoi(s));
-    } else if (a == "--t-end" && has_value) {
-      o.t_end = std::stod(argv[++i]);
-    } else if (a == "--dt" && has_value) {
-      o.dt = std::stod(argv[++i]);
-    } else if (a == "--tolerance" && has_value) {
-      o.settings.tolerance = std::stod(argv[++i]);
-    } else if (a == "--newton-tolerance" && has_value) {
-      o.settings.newton_tolerance = std::stod(argv[++i]);
-    } else if (a == "--rho-inf" && has_value) {
-      o.settings.rho_inf = std::stod(argv[++i]);
-    } else if (a == "--budget" && has_value) {
-      o.settings.budget = std::stod(argv[++i]);
-    } else if (a == "--variants" && has_value) {
-      o.variants = split(argv[++i]);
-    } else if (a == "--largest-step") {
-      o.largest_step = true;
-    } else if (a == "--csv" && has_value) {
-      o.csv = argv[++i];
-    } else if (a.rfind("--", 0) == 0) {
-      usage("unknown option " + a);
-    } else {
-      o.petsc.push_back(argv[i]);
-    }
-  }
+  OptionReader r(argc, argv, usage, OptionReader::kPetscOptions);
+  r.readAll({{"--scenario", &o.scenario},
+             {"--sizes", &o.sizes},
+             {"--t-end", &o.t_end},
+             {"--dt", &o.dt},
+             {"--tolerance", &o.settings.tolerance},
+             {"--newton-tolerance", &o.settings.newton_tolerance},
+             {"--rho-inf", &o.settings.rho_inf},
+             {"--budget", &o.settings.budget},
+             {"--variants", &o.variants},
+             {"--largest-step", &o.largest_step},
+             {"--csv", &o.csv}});
+  if (o.scenario != "release" && o.scenario != "swing") r.fail("unknown scenario " + o.scenario);
+  o.petsc = r.petsc();
   return o;
 }
 
@@ -208,12 +181,10 @@ int main(int argc, char** argv) {
   try {
     for (const std::string& name : o.variants) variants.emplace_back(name);
   } catch (const std::exception& e) {
-    usage(e.what());
+    std::cerr << e.what() << "\n";
+    usage(argv[0], 2);
   }
-  int pargc = static_cast<int>(o.petsc.size());
-  o.petsc.push_back(nullptr);
-  char** pargv = o.petsc.data();
-  PetscSession session(&pargc, &pargv);
+  PetscSession session(o.petsc.argc(), o.petsc.argv());
   std::ofstream csv;
   if (!o.csv.empty()) {
     csv.open(o.csv);

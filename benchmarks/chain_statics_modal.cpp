@@ -58,24 +58,22 @@
 #include <string>
 #include <vector>
 
-#include "modal/modal.hpp"
-#include "statics/statics.hpp"
-#include "bench_support.hpp"
 #include "io/run_report.hpp"
+#include "modal/modal.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
-
-#ifndef CATENA_BUILD_TYPE
-#define CATENA_BUILD_TYPE "unknown"
-#endif
+#include "statics/statics.hpp"
+#include "support/markdown_table.hpp"
+#include "support/options.hpp"
+#include "support/references.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
-using bench::cpuModel;
-using bench::median;
+using namespace catena::bench;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr double kGravity = 9.81;           // m/s^2, buildCatenaryChain's
 constexpr double kSpan = 10.0;              // m, |AB|
 constexpr double kFirstFrequency = 0.2434;  // Hz, see the header
@@ -90,7 +88,7 @@ struct Options {
   int max_iterations = StaticsOptions{}.max_iterations;
   std::string csv, label = "default";
   bool append = false;
-  std::vector<char*> petsc;  ///< program name plus every argument that is not ours
+  PetscArgs petsc;  ///< program name plus every argument that is not ours
 };
 
 [[noreturn]] void usage(const char* argv0, int code) {
@@ -113,44 +111,15 @@ struct Options {
 
 Options parseOptions(int argc, char** argv) {
   Options o;
-  o.petsc.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << "missing value after " << a << "\n";
-        usage(argv[0], 2);
-      }
-      return argv[++i];
-    };
-    if (a == "--sizes") {
-      o.sizes.clear();
-      std::stringstream ss(value());
-      std::string item;
-      while (std::getline(ss, item, ','))
-        if (!item.empty()) o.sizes.push_back(static_cast<int>(std::stod(item)));  // 1e5 works
-    } else if (a == "--modes") {
-      o.modes = std::stoi(value());
-    } else if (a == "--repetitions") {
-      o.repetitions = std::stoi(value());
-    } else if (a == "--max-iterations") {
-      o.max_iterations = std::stoi(value());
-    } else if (a == "--label") {
-      o.label = value();
-    } else if (a == "--csv") {
-      o.csv = value();
-    } else if (a == "--append") {
-      o.append = true;
-    } else if (a == "--help" || a == "-h") {
-      usage(argv[0], 0);
-    } else if (a.rfind("--", 0) == 0) {
-      std::cerr << "unknown option " << a << "\n";
-      usage(argv[0], 2);
-    } else {
-      o.petsc.push_back(argv[i]);  // a PETSc option; its value (if any) follows
-      if (i + 1 < argc && argv[i + 1][0] != '-') o.petsc.push_back(argv[++i]);
-    }
-  }
+  OptionReader r(argc, argv, usage, OptionReader::kPetscOptions);
+  r.readAll({{"--sizes", &o.sizes},
+             {"--modes", &o.modes},
+             {"--repetitions", &o.repetitions},
+             {"--max-iterations", &o.max_iterations},
+             {"--label", &o.label},
+             {"--csv", &o.csv},
+             {"--append", &o.append}});
+  o.petsc = r.petsc();
   bool ok = !o.sizes.empty() && o.modes >= 1 && o.repetitions >= 1 && o.max_iterations >= 1 &&
             o.label.find_first_of(",\"\n") == std::string::npos;
   for (int n : o.sizes) ok = ok && n >= 2 && n % 2 == 0;
@@ -162,25 +131,10 @@ Options parseOptions(int argc, char** argv) {
   return o;
 }
 
-double seconds(Clock::time_point a) {
-  return std::chrono::duration<double>(Clock::now() - a).count();
-}
-
-/// A field of /proc/self/status in MiB ("VmHWM", "VmRSS"); -1 if unavailable.
-double statusMiB(const std::string& key) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  while (std::getline(in, line))
-    if (line.rfind(key + ":", 0) == 0) return std::stod(line.substr(key.size() + 1)) / 1024.0;
-  return -1.0;
-}
-
-/// Resets VmHWM to the current resident size (Linux >= 4.0); false if not permitted.
-bool resetPeak() {
-  std::ofstream f("/proc/self/clear_refs");
-  f << "5";
-  f.flush();
-  return static_cast<bool>(f);
+/// Peak resident set (VmHWM) in MiB; -1 if unavailable.
+double peakMiB() {
+  const long kib = statusKiB("VmHWM");
+  return kib < 0 ? -1.0 : static_cast<double>(kib) / 1024.0;
 }
 
 /// The BLAS and LAPACK files this process has mapped (after the alternatives' symlinks), e.g.
@@ -202,18 +156,13 @@ std::string loadedBlas() {
   return files.empty() ? "none found" : out.str();
 }
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  return v ? v : "(unset)";
-}
-
 /// Exact equilibrium of the discrete chain (see the header): mid-span sag and H.
 struct Reference {
   double sag = 0.0, horizontal = 0.0;
 };
 
 Reference discreteChain(int N) {
-  const bench::DiscreteChain d = bench::solveDiscreteChain(N, kSpan, 2.0 * std::sqrt(61.0));
+  const DiscreteChain d = solveDiscreteChain(N, kSpan, 2.0 * std::sqrt(61.0));
   return {-d.z[N / 2], kGravity * d.h_over_w};
 }
 
@@ -233,36 +182,27 @@ struct Row {
   std::string linear_solver, eigen_method;
   std::vector<std::string> failures;
   bool ok() const { return failures.empty(); }
-  double best(const std::vector<double>& v) const {
-    return v.empty() ? 0.0 : *std::min_element(v.begin(), v.end());
-  }
 };
 
 double relErr(double a, double b) {
   return std::abs(a - b) / std::max(std::abs(b), 1e-300);
 }
 
-std::string fmt(double x, int digits, bool fixed = true) {
-  std::ostringstream os;
-  if (fixed)
-    os << std::fixed;
-  else
-    os << std::scientific;
-  os << std::setprecision(digits) << x;
-  return os.str();
+std::string fmt(double x, int digits, bool fixed_notation = true) {
+  return fixed_notation ? fixed(x, digits) : sci(x, digits);
 }
 
 Row runSize(int N, const Options& o, bool progress) {
   Row row;
   row.links = N;
-  resetPeak();
+  resetPeakResident();
   auto t0 = Clock::now();
   CatenaryChainOptions co;
   co.links = N;
   const Model m = buildCatenaryChain(co);
   const AssemblyPlan plan = buildAssemblyPlan(m);
-  row.build_s = seconds(t0);
-  row.peak_build_mib = statusMiB("VmHWM");
+  row.build_s = secondsSince(t0);
+  row.peak_build_mib = peakMiB();
   row.unknowns = static_cast<long>(m.nv + m.nc);
   const Reference ref = discreteChain(N);
   row.sag_ref = ref.sag;
@@ -277,11 +217,11 @@ Row runSize(int N, const Options& o, bool progress) {
     if (progress)
       std::cerr << "[N = " << N << "] repetition " << rep + 1 << "/" << o.repetitions
                 << ": statics ... " << std::flush;
-    resetPeak();
+    resetPeakResident();
     t0 = Clock::now();
     const StaticsResult st = solveStatics(m, plan, initialState(m), so);
-    row.statics_s.push_back(seconds(t0));
-    row.peak_statics_mib = std::max(row.peak_statics_mib, statusMiB("VmHWM"));
+    row.statics_s.push_back(secondsSince(t0));
+    row.peak_statics_mib = std::max(row.peak_statics_mib, peakMiB());
     newton.push_back(static_cast<double>(st.history.size()) - 1.0);
     nfact.push_back(st.factorizations);
     nsolve.push_back(st.solves);
@@ -293,11 +233,11 @@ Row runSize(int N, const Options& o, bool progress) {
       break;
     }
     if (progress) std::cerr << fmt(row.statics_s.back(), 2) << " s; modal ... " << std::flush;
-    resetPeak();
+    resetPeakResident();
     t0 = Clock::now();
     const ModalResult mr = solveModal(m, plan, st.state, mo);
-    row.modal_s.push_back(seconds(t0));
-    row.peak_modal_mib = std::max(row.peak_modal_mib, statusMiB("VmHWM"));
+    row.modal_s.push_back(secondsSince(t0));
+    row.peak_modal_mib = std::max(row.peak_modal_mib, peakMiB());
     if (progress) std::cerr << fmt(row.modal_s.back(), 2) << " s\n";
     masm.push_back(mr.assembly_seconds);
     mfact.push_back(mr.factor_seconds);
@@ -336,17 +276,16 @@ Row runSize(int N, const Options& o, bool progress) {
       row.failures.push_back(std::to_string(row.modes) + " modes, worst residual " +
                              fmt(row.worst_residual, 1, false));
   }
-  auto med = [](const std::vector<double>& v) { return v.empty() ? 0.0 : median(v); };
-  row.newton = static_cast<int>(med(newton));
-  row.factorizations = static_cast<int>(med(nfact));
-  row.solves = static_cast<int>(med(nsolve));
-  row.factor_s = med(fact);
-  row.solve_s = med(solve);
-  row.modal_assembly_s = med(masm);
-  row.modal_factor_s = med(mfact);
-  row.modal_solve_s = med(msolve);
-  row.eps_iterations = static_cast<int>(med(eits));
-  row.eps_solves = static_cast<int>(med(esolves));
+  row.newton = static_cast<int>(median(newton));
+  row.factorizations = static_cast<int>(median(nfact));
+  row.solves = static_cast<int>(median(nsolve));
+  row.factor_s = median(fact);
+  row.solve_s = median(solve);
+  row.modal_assembly_s = median(masm);
+  row.modal_factor_s = median(mfact);
+  row.modal_solve_s = median(msolve);
+  row.eps_iterations = static_cast<int>(median(eits));
+  row.eps_solves = static_cast<int>(median(esolves));
   return row;
 }
 
@@ -358,48 +297,36 @@ constexpr const char* kCsvHeader =
 
 void writeCsv(std::ostream& os, const std::string& label, const Row& r, int reps) {
   os << std::setprecision(10) << label << ',' << r.links << ',' << r.unknowns << ',' << reps << ','
-     << r.build_s << ',' << r.best(r.statics_s) << ','
-     << (r.statics_s.empty() ? 0.0 : median(r.statics_s)) << ',' << r.newton << ','
-     << r.factorizations << ',' << r.solves << ',' << r.factor_s << ',' << r.solve_s << ','
-     << r.best(r.modal_s) << ',' << (r.modal_s.empty() ? 0.0 : median(r.modal_s)) << ','
-     << r.modal_assembly_s << ',' << r.modal_factor_s << ',' << r.modal_solve_s << ','
-     << r.eps_iterations << ',' << r.eps_solves << ',' << r.peak_build_mib << ','
-     << r.peak_statics_mib << ',' << r.peak_modal_mib << ',' << r.sag << ',' << r.sag_ref << ','
-     << r.h << ',' << r.h_ref << ',' << r.f1 << ',' << r.worst_residual << ',' << r.modes << ','
-     << (r.ok() ? 1 : 0) << '\n';
+     << r.build_s << ',' << best(r.statics_s) << ',' << median(r.statics_s) << ',' << r.newton
+     << ',' << r.factorizations << ',' << r.solves << ',' << r.factor_s << ',' << r.solve_s << ','
+     << best(r.modal_s) << ',' << median(r.modal_s) << ',' << r.modal_assembly_s << ','
+     << r.modal_factor_s << ',' << r.modal_solve_s << ',' << r.eps_iterations << ',' << r.eps_solves
+     << ',' << r.peak_build_mib << ',' << r.peak_statics_mib << ',' << r.peak_modal_mib << ','
+     << r.sag << ',' << r.sag_ref << ',' << r.h << ',' << r.h_ref << ',' << r.f1 << ','
+     << r.worst_residual << ',' << r.modes << ',' << (r.ok() ? 1 : 0) << '\n';
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o = parseOptions(argc, argv);
-  int pargc = static_cast<int>(o.petsc.size());
-  o.petsc.push_back(nullptr);
-  char** pargv = o.petsc.data();
-  PetscSession session(&pargc, &pargv);
+  PetscSession session(o.petsc.argc(), o.petsc.argv());
   const bool progress = isatty(STDERR_FILENO);
 
   // 1. What ran where.
-  std::ostringstream command, petsc_options;
-  for (int i = 0; i < argc; ++i) command << (i ? " " : "") << argv[i];
-  for (std::size_t i = 1; i + 1 < o.petsc.size(); ++i)
-    petsc_options << (i > 1 ? " " : "") << o.petsc[i];
-  const std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
   std::cout << "# catenary chain: statics from the 'V' plus " << o.modes << " modes\n\n"
-            << "- command: `" << command.str() << "`\n"
+            << "- command: `" << commandLine(argc, argv) << "`\n"
             << "- configuration: " << o.label << "; PETSc/SLEPc options: ";
-  if (o.petsc.size() <= 2)
+  if (o.petsc.count() == 0)
     std::cout << "(none)\n";
   else
-    std::cout << '`' << petsc_options.str() << "`\n";
-  std::cout << "- date: " << date << "; CPU: " << cpuModel()
+    std::cout << '`' << o.petsc.joined() << "`\n";
+  std::cout << "- date: " << localDate() << "; CPU: " << cpuModel()
             << "; logical CPUs: " << sysconf(_SC_NPROCESSORS_ONLN) << "\n"
             << "- BLAS/LAPACK mapped: " << loadedBlas() << "\n"
-            << "- OMP_NUM_THREADS=" << env("OMP_NUM_THREADS")
-            << ", OPENBLAS_NUM_THREADS=" << env("OPENBLAS_NUM_THREADS")
-            << "; build type: " << CATENA_BUILD_TYPE << "\n"
+            << "- OMP_NUM_THREADS=" << envOr("OMP_NUM_THREADS")
+            << ", OPENBLAS_NUM_THREADS=" << envOr("OPENBLAS_NUM_THREADS")
+            << "; build type: " << buildType() << "\n"
             << "- " << o.repetitions << " repetition(s) per size; times are wall seconds, best "
             << "and median of the statics and modal calls, components are medians\n\n";
 
@@ -414,12 +341,12 @@ int main(int argc, char** argv) {
                "err.) | f1 Hz | checks |\n"
             << "|---:|---:|---:|---|---|---|---|---|---:|---|---|---|---:|---|\n";
   for (const Row& r : rows) {
-    const double smed = r.statics_s.empty() ? 0.0 : median(r.statics_s);
-    const double mmed = r.modal_s.empty() ? 0.0 : median(r.modal_s);
+    const double smed = median(r.statics_s);
+    const double mmed = median(r.modal_s);
     std::cout << "| " << r.links << " | " << r.unknowns << " | " << r.newton << " | "
-              << fmt(r.best(r.statics_s), 3) << " / " << fmt(smed, 3) << " | " << fmt(r.factor_s, 3)
+              << fmt(best(r.statics_s), 3) << " / " << fmt(smed, 3) << " | " << fmt(r.factor_s, 3)
               << " (" << r.factorizations << ") | " << fmt(r.solve_s, 3) << " (" << r.solves
-              << ") | " << fmt(r.best(r.modal_s), 3) << " / " << fmt(mmed, 3) << " | "
+              << ") | " << fmt(best(r.modal_s), 3) << " / " << fmt(mmed, 3) << " | "
               << fmt(r.modal_assembly_s, 3) << " / " << fmt(r.modal_factor_s, 3) << " / "
               << fmt(r.modal_solve_s, 3) << " | " << r.eps_iterations << " | "
               << fmt(r.peak_build_mib, 0) << " / " << fmt(r.peak_statics_mib, 0) << " / "

@@ -41,7 +41,6 @@
 /// Single thread: set OMP_NUM_THREADS=1. Output: markdown tables on stdout, CSV (--csv).
 ///
 ///   bench_chain_vs_simbody --sizes 10,100 --t-end 1 --methods ga,rkm --csv out.csv
-#include <time.h>
 #include <unistd.h>
 
 #include <Simbody.h>
@@ -61,22 +60,19 @@
 
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/ida_dynamics.hpp"
-#include "bench_support.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
+#include "support/options.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-/// Process CPU time, s.
-double cpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
+using bench::Clock;
+using bench::cpuSeconds;
+using bench::secondsSince;
 
 const std::vector<std::string> kMethods = {"ga", "ida", "rkm", "rkmc", "rk3"};
 
@@ -120,7 +116,7 @@ struct Options {
   double repeat_below = 2.0;  ///< s
   bool cpu_clock = false;     ///< --time cpu: costs in process CPU time
   std::string csv;
-  std::vector<char*> petsc;
+  bench::PetscArgs petsc;
 };
 
 /// What one run leaves: its cost, where the chain is at the end, and why it stopped.
@@ -179,7 +175,7 @@ Run runCatena(const Model& m, const AssemblyPlan& plan, const std::string& metho
   bool over = false;
   // Called at every accepted step (output_interval 0): the budget check, nothing else.
   const TrajectoryObserver observer = [&](const State&) {
-    over = std::chrono::duration<double>(Clock::now() - t0).count() > budget;
+    over = secondsSince(t0) > budget;
     return !over;
   };
   DynamicsResult r;
@@ -200,7 +196,7 @@ Run runCatena(const Model& m, const AssemblyPlan& plan, const std::string& metho
     o.max_steps = 10'000'000;
     r = integrateIda(m, plan, initialState(m), o, observer);
   }
-  run.wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  run.wall = secondsSince(t0);
   run.cpu = cpuSeconds() - cpu0;
   run.steps = r.stats.steps;
   run.rejected = r.stats.rejected_steps;
@@ -341,7 +337,7 @@ Run runSimbody(const SimbodyChain& chain, const std::string& method, double accu
     integ->initialize(chain.initial());
     while (!integ->isSimulationOver()) {
       integ->stepTo(t_end);
-      if (std::chrono::duration<double>(Clock::now() - t0).count() > budget) {
+      if (secondsSince(t0) > budget) {
         run.status = "over budget";
         std::ostringstream os;
         os << "stopped at t = " << integ->getTime() << " s";
@@ -359,7 +355,7 @@ Run runSimbody(const SimbodyChain& chain, const std::string& method, double accu
     run.note = e.what();
     run.note = run.note.substr(0, run.note.find('\n'));
   }
-  run.wall = std::chrono::duration<double>(Clock::now() - t0).count();
+  run.wall = secondsSince(t0);
   run.cpu = cpuSeconds() - cpu0;
   run.steps = integ->getNumStepsTaken();
   run.rejected = integ->getNumStepsAttempted() - integ->getNumStepsTaken();
@@ -473,103 +469,78 @@ std::string describe(const Run& r) {
   return r.status + (r.note.empty() ? "" : " (" + r.note + ")");
 }
 
-std::vector<double> parseList(const std::string& text) {
-  std::vector<double> v;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) v.push_back(std::stod(item));
-  return v;
-}
-
-[[noreturn]] void usage() {
-  std::cerr << "usage: bench_chain_vs_simbody [--sizes N,N] [--t-end T] [--t-end-at N=T,N=T]\n"
-               "  [--methods ga,ida,rkm,rkmc,rk3[:maxN]] [--ladder METHOD=TOL,TOL]\n"
-               "  [--simbody-reference ACC] [--catena-reference ga|ida=TOL]\n"
-               "  [--catena-reference-max N] [--levels E,E] [--budget S] [--reference-budget S]\n"
-               "  [--repeats K] [--repeat-below S] [--time wall|cpu] [--ga-max-step H]\n"
-               "  [--csv PATH]\n"
-               "  [PETSc options]\n";
-  std::exit(2);
-}
-
-std::vector<std::string> split(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream ss(text);
-  std::string item;
-  while (std::getline(ss, item, ',')) items.push_back(item);
-  return items;
+[[noreturn]] void usage(const char*, int code) {
+  (code == 0 ? std::cout : std::cerr)
+      << "usage: bench_chain_vs_simbody [--sizes N,N] [--t-end T] [--t-end-at N=T,N=T]\n"
+         "  [--methods ga,ida,rkm,rkmc,rk3[:maxN]] [--ladder METHOD=TOL,TOL]\n"
+         "  [--simbody-reference ACC] [--catena-reference ga|ida=TOL]\n"
+         "  [--catena-reference-max N] [--levels E,E] [--budget S] [--reference-budget S]\n"
+         "  [--repeats K] [--repeat-below S] [--time wall|cpu] [--ga-max-step H]\n"
+         "  [--csv PATH]\n"
+         "  [PETSc options]\n";
+  std::exit(code);
 }
 
 Options parse(int argc, char** argv) {
   Options o;
-  o.petsc.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a.rfind("--", 0) == 0 && i + 1 >= argc) usage();
-    if (a == "--sizes") {
-      o.sizes.clear();
-      for (double n : parseList(argv[++i])) o.sizes.push_back(static_cast<int>(n));
-    } else if (a == "--t-end") {
-      o.t_end = std::stod(argv[++i]);
-    } else if (a == "--t-end-at") {
-      for (const std::string& item : split(argv[++i])) {
+  bench::OptionReader r(argc, argv, usage, bench::OptionReader::kPetscOptions);
+  while (r.next()) {
+    if (r.read({{"--sizes", &o.sizes},
+                {"--t-end", &o.t_end},
+                {"--simbody-reference", &o.simbody_reference},
+                {"--catena-reference-max", &o.catena_reference_max},
+                {"--levels", &o.levels},
+                {"--budget", &o.budget},
+                {"--reference-budget", &o.reference_budget},
+                {"--repeats", &o.repeats},
+                {"--repeat-below", &o.repeat_below},
+                {"--ga-max-step", &o.ga_max_step},
+                {"--csv", &o.csv}}))
+      continue;
+    if (r.is("--t-end-at")) {
+      for (const std::string& item : r.stringList()) {
         const auto eq = item.find('=');
-        if (eq == std::string::npos) usage();
+        if (eq == std::string::npos) r.fail("--t-end-at: " + item + " is not N=T");
         o.t_end_at[std::stoi(item.substr(0, eq))] = std::stod(item.substr(eq + 1));
       }
-    } else if (a == "--methods") {
+    } else if (r.is("--methods")) {
       o.methods.clear();
-      for (const std::string& item : split(argv[++i])) {
+      for (const std::string& item : r.stringList()) {
         const auto colon = item.find(':');
         const std::string name = item.substr(0, colon);
-        if (std::find(kMethods.begin(), kMethods.end(), name) == kMethods.end()) usage();
+        if (std::find(kMethods.begin(), kMethods.end(), name) == kMethods.end())
+          r.fail("--methods: unknown method " + name);
         o.methods.push_back(name);
         if (colon != std::string::npos) o.max_links[name] = std::stoi(item.substr(colon + 1));
       }
-    } else if (a == "--ladder") {
-      const std::string v = argv[++i];
+    } else if (r.is("--ladder")) {
+      const std::string v = r.value();
       const auto eq = v.find('=');
-      if (eq == std::string::npos || !o.ladder.count(v.substr(0, eq))) usage();
-      o.ladder[v.substr(0, eq)] = parseList(v.substr(eq + 1));
-    } else if (a == "--simbody-reference") {
-      o.simbody_reference = std::stod(argv[++i]);
-    } else if (a == "--catena-reference") {
-      const std::string v = argv[++i];
+      if (eq == std::string::npos || !o.ladder.count(v.substr(0, eq)))
+        r.fail("--ladder: " + v + " is not METHOD=TOL,TOL,...");
+      o.ladder[v.substr(0, eq)] = bench::numberList(v.substr(eq + 1));
+    } else if (r.is("--catena-reference")) {
+      const std::string v = r.value();
       const auto eq = v.find('=');
-      if (eq == std::string::npos || !isCatena(v.substr(0, eq))) usage();
+      if (eq == std::string::npos || !isCatena(v.substr(0, eq)))
+        r.fail("--catena-reference: " + v + " is not ga=TOL or ida=TOL");
       o.catena_reference_method = v.substr(0, eq);
       o.catena_reference = std::stod(v.substr(eq + 1));
-    } else if (a == "--catena-reference-max") {
-      o.catena_reference_max = std::stoi(argv[++i]);
-    } else if (a == "--levels") {
-      o.levels = parseList(argv[++i]);
-    } else if (a == "--budget") {
-      o.budget = std::stod(argv[++i]);
-    } else if (a == "--reference-budget") {
-      o.reference_budget = std::stod(argv[++i]);
-    } else if (a == "--repeats") {
-      o.repeats = std::stoi(argv[++i]);
-    } else if (a == "--time") {
-      const std::string v = argv[++i];
-      if (v != "cpu" && v != "wall") usage();
+    } else if (r.is("--time")) {
+      const std::string v = r.value();
+      if (v != "cpu" && v != "wall") r.fail("--time: cpu or wall, not " + v);
       o.cpu_clock = v == "cpu";
-    } else if (a == "--repeat-below") {
-      o.repeat_below = std::stod(argv[++i]);
-    } else if (a == "--ga-max-step") {
-      o.ga_max_step = std::stod(argv[++i]);
-    } else if (a == "--csv") {
-      o.csv = argv[++i];
-    } else if (a.rfind("--", 0) == 0) {
-      usage();
     } else {
-      o.petsc.push_back(argv[i]);
+      r.other();
     }
   }
-  if (o.levels.empty() || o.sizes.empty()) usage();
+  o.petsc = r.petsc();
+  if (o.levels.empty() || o.sizes.empty()) r.fail("--levels and --sizes must not be empty");
   // Simbody asserts 0 < accuracy < 1.
   for (const auto& [method, settings] : o.ladder)
     for (double setting : settings)
-      if (setting <= 0.0 || (!isCatena(method) && setting >= 1.0)) usage();
+      if (setting <= 0.0 || (!isCatena(method) && setting >= 1.0))
+        r.fail("--ladder: a setting of " + method + " is out of range");
   std::sort(o.levels.begin(), o.levels.end(), std::greater<>());
   return o;
 }
@@ -592,10 +563,7 @@ struct Summary {
 
 int main(int argc, char** argv) {
   Options o = parse(argc, argv);
-  int pargc = static_cast<int>(o.petsc.size());
-  o.petsc.push_back(nullptr);
-  char** pargv = o.petsc.data();
-  PetscSession session(&pargc, &pargv);
+  PetscSession session(o.petsc.argc(), o.petsc.argv());
   std::ofstream csv;
   if (!o.csv.empty()) {
     csv.open(o.csv);

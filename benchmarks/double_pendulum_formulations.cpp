@@ -21,15 +21,17 @@
 #include <string>
 #include <vector>
 
-#include "integrators/ida_dynamics.hpp"
-#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "assembly/plan.hpp"
-#include "bench_support.hpp"
+#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "formulations/rotation_matrix/rm_dae_ida.hpp"
 #include "formulations/rotation_matrix/rm_two_step.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "io/yaml_loader.hpp"
 #include "parallel/petsc_session.hpp"
 #include "reference_odes.hpp"
+#include "support/options.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
 
@@ -47,24 +49,19 @@ struct Row {
   bool ok = true;
 };
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
 
 }  // namespace
 
 int main(int argc, char** argv) {
   double t_end = 5.0;
   int repeats = 3;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--t-end" && i + 1 < argc)
-      t_end = std::atof(argv[++i]);
-    else if (a == "--repeats" && i + 1 < argc)
-      repeats = std::atoi(argv[++i]);
-    else if (a == "--help" || a == "-h") {
-      std::cout << "usage: bench_double_pendulum_formulations [--t-end S] [--repeats N]\n";
-      return 0;
-    }
-  }
+  bench::OptionReader r(argc, argv, [](const char*, int code) {
+    (code == 0 ? std::cout : std::cerr)
+        << "usage: bench_double_pendulum_formulations [--t-end S] [--repeats N]\n";
+    std::exit(code);
+  });
+  r.readAll({{"--t-end", &t_end}, {"--repeats", &repeats}});
   PetscSession session(nullptr, nullptr);
 
   // 1. The reference and the three models.
@@ -164,7 +161,7 @@ int main(int argc, char** argv) {
           row.rhs = -1;  // IDA's residual count is not in DynamicsStats
           row.jacobians = r.stats.jacobian_evaluations;
         }
-        walls.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+        walls.push_back(bench::millisecondsSince(start));
         row.error = worst;
       }
       row.wall_ms = bench::median(walls);

@@ -48,31 +48,35 @@
 #include <string>
 #include <vector>
 
-#include "integrators/generalized_alpha.hpp"
-#include "integrators/ida_dynamics.hpp"
-#include "integrators/mcs_dynamics.hpp"
-#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "assembly/plan.hpp"
-#include "bench_support.hpp"
 #include "formulations/lagrangian/examples/bar_double_pendulum.hpp"
 #include "formulations/lagrangian/examples/free_top.hpp"
 #include "formulations/lagrangian/examples/mechanism0.hpp"
 #include "formulations/lagrangian/lagrangian_ida.hpp"
+#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "formulations/natural/natural_mechanism.hpp"
 #include "formulations/natural/natural_yaml.hpp"
 #include "formulations/rotation_matrix/rm_dae_ida.hpp"
 #include "formulations/rotation_matrix/rm_two_step.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "integrators/mcs_dynamics.hpp"
 #include "io/yaml_loader.hpp"
 #include "mechanism0_reference.hpp"
 #include "parallel/petsc_session.hpp"
 #include "reference_odes.hpp"
+#include "support/markdown_table.hpp"
+#include "support/options.hpp"
+#include "support/references.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
 namespace lg = catena::lagrangian;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
 constexpr double kAtolFactor = 1e-2;  ///< atol = kAtolFactor tol, every formulation
 constexpr double kInf = std::numeric_limits<double>::infinity();
 const std::string kSource = CATENA_SOURCE_DIR;
@@ -130,25 +134,13 @@ std::vector<double> outputTimes(const Horizon& h) {
   return t;
 }
 
-double msSince(Clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
 std::string str(long x) {
   return std::to_string(x);
 }
 
+/// bench::sci, "-" for an infinite or NaN x (a run that never reached the target).
 std::string sci(double x, int digits = 2) {
-  if (!std::isfinite(x)) return "-";
-  std::ostringstream os;
-  os << std::scientific << std::setprecision(digits) << x;
-  return os.str();
-}
-
-std::string fixedPoint(double x, int digits) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(digits) << x;
-  return os.str();
+  return std::isfinite(x) ? bench::sci(x, digits) : "-";
 }
 
 /// The rotation angle of Ra^T Rb [rad] (atan2 of its sine and cosine: accurate near 0).
@@ -244,7 +236,7 @@ Formulation mixedIda(std::shared_ptr<const MixedBasis> mb, IdaFormulation f, con
       out.push_back(observe(mb->model, s));
       return true;
     });
-    r.wall_ms = msSince(start);
+    r.wall_ms = bench::millisecondsSince(start);
     fillDynamics(d, r);
     r.notes = "Jac. " + str(d.stats.jacobian_evaluations);
     if (f == IdaFormulation::kIndex1) r.notes += ", proj. " + str(d.stats.projections);
@@ -281,7 +273,7 @@ Formulation mixedGeneralizedAlpha(std::shared_ptr<const MixedBasis> mb, const Ho
           out.push_back(observe(mb->model, s));
           return true;
         });
-    r.wall_ms = msSince(start);
+    r.wall_ms = bench::millisecondsSince(start);
     fillDynamics(d, r);
     r.notes = "fact. " + str(d.stats.factorizations) + ", rejected " + str(d.stats.rejected_steps);
     return r;
@@ -311,7 +303,7 @@ Formulation mixedMcs(std::shared_ptr<const MixedBasis> mb, const Horizon& h,
           out.push_back(observe(mb->model, s));
           return true;
         });
-    r.wall_ms = msSince(start);
+    r.wall_ms = bench::millisecondsSince(start);
     fillDynamics(d.dynamics, r);
     r.size = str(mb->model.nq + d.dof) + " ODE";
     r.notes = "RHS " + str(d.mcs.rhs_evaluations) + ", QRCP " + str(d.mcs.factorizations) +
@@ -353,7 +345,7 @@ Formulation rmIda(std::shared_ptr<const rm::RmModel> rmm, const Horizon& h, RmOb
       out.push_back(observe(*rmm, s));
       return true;
     });
-    r.wall_ms = msSince(start);
+    r.wall_ms = bench::millisecondsSince(start);
     fillRm(d, r);
     r.notes = "Jac. " + str(d.stats.jacobian_evaluations);
     return r;
@@ -382,7 +374,7 @@ Formulation rmTwoStep(std::shared_ptr<const rm::RmModel> rmm, const Horizon& h,
       out.push_back(observe(*rmm, s));
       return true;
     });
-    r.wall_ms = msSince(start);
+    r.wall_ms = bench::millisecondsSince(start);
     fillRm(d, r);
     r.notes = "RHS " + str(d.stats.rhs_evaluations) + ", proj. " + str(d.stats.projections);
     return r;
@@ -429,7 +421,7 @@ Formulation lagrangianIda(const std::string& family, std::shared_ptr<const Lagra
           out.push_back(observe(s.q));
           return true;
         });
-    r.wall_ms = msSince(start);
+    r.wall_ms = bench::millisecondsSince(start);
     r.ok = d.status.ok();
     r.message = d.status.message;
     r.steps = d.stats.steps;
@@ -456,10 +448,10 @@ ADCost measureADCost(const LagrangianProblem& p, int repeats) {
   for (int k = 0; k < repeats; ++k) {
     auto start = Clock::now();
     for (int i = 0; i < kCalls; ++i) p.sys.evaluateFirst(p.q0, p.v0, d1);
-    t1.push_back(1e3 * msSince(start) / kCalls);
+    t1.push_back(1e3 * bench::millisecondsSince(start) / kCalls);
     start = Clock::now();
     for (int i = 0; i < kCalls; ++i) p.sys.evaluateSecond(p.q0, p.v0, d2);
-    t2.push_back(1e3 * msSince(start) / kCalls);
+    t2.push_back(1e3 * bench::millisecondsSince(start) / kCalls);
   }
   return {bench::median(t1), bench::median(t2)};
 }
@@ -596,19 +588,7 @@ Case mechanism0Case(const Horizon& h, const std::vector<double>& rho_inf) {
 /// Euler's equations of a free rigid body in (R, omega_B): R' = R [omega]x,
 /// I omega' = (I omega) x omega; R(0) = I. Returns vec(R) at the times.
 Trajectory freeTopReference(const Vec3& I, const Vec3& omega0, const std::vector<double>& times) {
-  const reference::OdeRhs rhs = [I](double, const Eigen::VectorXd& y) {
-    const Eigen::Map<const Mat3> R(y.data());
-    const Vec3 w = y.tail<3>();
-    Mat3 W;
-    W << 0, -w(2), w(1), w(2), 0, -w(0), -w(1), w(0), 0;
-    Eigen::VectorXd f(12);
-    Eigen::Map<Mat3>(f.data()) = R * W;
-    f.tail<3>() = I.cwiseProduct(w).cross(w).cwiseQuotient(I);
-    return f;
-  };
-  Eigen::VectorXd y0(12);
-  y0 << flatten(Mat3::Identity()), omega0;
-  const Eigen::MatrixXd Y = reference::integrateOde(rhs, 0.0, y0, times);
+  const Eigen::MatrixXd Y = bench::freeRigidBody(I, omega0, times);
   Trajectory out;
   for (Index k = 0; k < Y.cols(); ++k) out.push_back(Y.col(k).head(9));
   return out;
@@ -801,9 +781,9 @@ void printCase(const Case& c, const std::vector<Outcome>& outcomes, const Settin
       continue;
     }
     std::cout << f.tol_name << " " << sci(r.tol) << " | " << r.steps << " | " << r.newton << " | "
-              << fixedPoint(r.wall_ms, 1) << " | "
-              << (o.reached ? fixedPoint(r.wall_ms / cheapest, 1) : std::string("-")) << " | "
-              << fixedPoint(1e3 * r.wall_ms / static_cast<double>(std::max(1L, r.steps)), 1)
+              << bench::fixed(r.wall_ms, 1) << " | "
+              << (o.reached ? bench::fixed(r.wall_ms / cheapest, 1) : std::string("-")) << " | "
+              << bench::fixed(1e3 * r.wall_ms / static_cast<double>(std::max(1L, r.steps)), 1)
               << " | " << sci(r.error)
               << (o.reached ? "" : " (target not reached: best of the sweep)") << " | " << r.notes
               << " |\n";
@@ -819,7 +799,8 @@ void printCase(const Case& c, const std::vector<Outcome>& outcomes, const Settin
     for (const auto& [name, p] : c.lagrangians) {
       const ADCost cost = measureADCost(*p, s.repeats);
       std::cout << "| " << name << " | " << p->sys.nq << " | " << p->sys.nc << " | "
-                << fixedPoint(cost.first_us, 2) << " | " << fixedPoint(cost.second_us, 2) << " |\n";
+                << bench::fixed(cost.first_us, 2) << " | " << bench::fixed(cost.second_us, 2)
+                << " |\n";
     }
     std::cout << "\n";
   }
@@ -837,64 +818,41 @@ void printCase(const Case& c, const std::vector<Outcome>& outcomes, const Settin
         std::cout << "failed: " << msg << " | | | | |\n";
         continue;
       }
-      std::cout << r.steps << " | " << r.newton << " | " << fixedPoint(r.wall_ms, 1) << " | "
+      std::cout << r.steps << " | " << r.newton << " | " << bench::fixed(r.wall_ms, 1) << " | "
                 << sci(r.error) << " | " << (r.error <= c.target ? "yes" : "no") << " |\n";
     }
   std::cout << "\n</details>\n\n";
+}
+
+[[noreturn]] void usage(const char*, int code) {
+  (code == 0 ? std::cout : std::cerr)
+      << "usage: bench_formulation_comparison [--repeats N] [--cases dp,m0,top]\n"
+         "  [--tol-max 1e-4] [--tol-min 1e-12] [--per-decade 2] [--confirm 2]\n"
+         "  [--budget SECONDS] [--interval 0.05] [--t-end S] [--rho-inf 0.5,0.9]\n"
+         "  [--only NAME-PART] [--sweep]\n";
+  std::exit(code);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Settings s;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto next = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::cerr << a << " needs a value\n";
-        std::exit(2);
-      }
-      return argv[++i];
-    };
-    if (a == "--repeats") {
-      s.repeats = std::max(1, std::atoi(next().c_str()));
-    } else if (a == "--per-decade") {
-      s.per_decade = std::max(1, std::atoi(next().c_str()));
-    } else if (a == "--confirm") {
-      s.confirm = std::max(0, std::atoi(next().c_str()));
-    } else if (a == "--tol-max") {
-      s.tol_max = std::atof(next().c_str());
-    } else if (a == "--tol-min") {
-      s.tol_min = std::atof(next().c_str());
-    } else if (a == "--budget") {
-      s.budget = std::atof(next().c_str());
-    } else if (a == "--interval") {
-      s.horizon.interval = std::atof(next().c_str());
-    } else if (a == "--t-end") {
-      s.horizon.t_end = std::atof(next().c_str());
-    } else if (a == "--rho-inf") {
-      s.rho_inf.clear();
-      std::stringstream list(next());
-      for (std::string item; std::getline(list, item, ',');)
-        s.rho_inf.push_back(std::atof(item.c_str()));
-    } else if (a == "--only") {
-      s.only = next();
-    } else if (a == "--sweep") {
-      s.sweep_table = true;
-    } else if (a == "--cases") {
-      s.cases.clear();
-      std::stringstream list(next());
-      for (std::string item; std::getline(list, item, ',');) s.cases.push_back(item);
-    } else {
-      const bool help = a == "--help" || a == "-h";
-      (help ? std::cout : std::cerr)
-          << "usage: bench_formulation_comparison [--repeats N] [--cases dp,m0,top]\n"
-             "  [--tol-max 1e-4] [--tol-min 1e-12] [--per-decade 2] [--confirm 2]\n"
-             "  [--budget SECONDS] [--interval 0.05] [--t-end S] [--rho-inf 0.5,0.9]\n"
-             "  [--only NAME-PART] [--sweep]\n";
-      return help ? 0 : 2;
-    }
-  }
+  bench::OptionReader(argc, argv, usage)
+      .readAll({{"--repeats", &s.repeats},
+                {"--per-decade", &s.per_decade},
+                {"--confirm", &s.confirm},
+                {"--tol-max", &s.tol_max},
+                {"--tol-min", &s.tol_min},
+                {"--budget", &s.budget},
+                {"--interval", &s.horizon.interval},
+                {"--t-end", &s.horizon.t_end},
+                {"--rho-inf", &s.rho_inf},
+                {"--only", &s.only},
+                {"--sweep", &s.sweep_table},
+                {"--cases", &s.cases}});
+  s.repeats = std::max(1, s.repeats);
+  s.per_decade = std::max(1, s.per_decade);
+  s.confirm = std::max(0, s.confirm);
   if (!(s.tol_max > 0.0 && s.tol_min > 0.0 && s.tol_min <= s.tol_max && s.horizon.interval > 0.0)) {
     std::cerr << "need 0 < --tol-min <= --tol-max and --interval > 0\n";
     return 2;

@@ -20,18 +20,22 @@
 #include <string>
 #include <vector>
 
-#include "bench_support.hpp"
 #include "formulations/lagrangian/lagrangian_ida.hpp"
 #include "lagrangian_examples.hpp"
 #include "mechanism0_reference.hpp"
 #include "reference_odes.hpp"
+#include "support/markdown_table.hpp"
+#include "support/options.hpp"
+#include "support/references.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
 using namespace catena::lagrangian;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using bench::Clock;
 constexpr double kInterval = 0.01;
 
 struct Samples {
@@ -126,20 +130,7 @@ std::vector<Case> buildCases() {
            "max norm (u, v) err vs Euler eqs",
            "max abs dE, norm dH"};
     c.error = [=](const Samples& s) {
-      auto rhs = [&I](double, const Eigen::VectorXd& y) {
-        const Eigen::Map<const Mat3> Q(y.data());
-        const Vec3 w = y.tail<3>();
-        Mat3 W;
-        W << 0, -w(2), w(1), w(2), 0, -w(0), -w(1), w(0), 0;
-        Eigen::VectorXd f(12);
-        Eigen::Map<Mat3>(f.data()) = Q * W;
-        f.tail<3>() = (I.asDiagonal() * w).cross(w).cwiseQuotient(I);
-        return f;
-      };
-      Eigen::VectorXd y0(12);
-      y0.head<9>() = Eigen::Map<const VecX>(Mat3::Identity().eval().data(), 9);
-      y0.tail<3>() = Om;
-      const Eigen::MatrixXd ref = reference::integrateOde(rhs, 0.0, y0, s.t);
+      const Eigen::MatrixXd ref = bench::freeRigidBody(I, Om, s.t);
       return maxOver(s, [&](std::size_t k) {
         return (s.q[k] - ref.col(static_cast<Index>(k)).head(6)).norm();
       });
@@ -220,25 +211,16 @@ std::vector<Case> buildCases() {
   return cases;
 }
 
-std::string sci(double x) {
-  std::ostringstream os;
-  os << std::setprecision(2) << std::scientific << x;
-  return os.str();
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeats = 3;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--repeats" && i + 1 < argc) {
-      repeats = std::max(1, std::atoi(argv[++i]));
-    } else {
-      std::cerr << "usage: bench_lagrangian_examples [--repeats N]\n";
-      return 2;
-    }
-  }
+  bench::OptionReader r(argc, argv, [](const char*, int code) {
+    (code == 0 ? std::cout : std::cerr) << "usage: bench_lagrangian_examples [--repeats N]\n";
+    std::exit(code);
+  });
+  r.readAll({{"--repeats", &repeats}});
+  repeats = std::max(1, repeats);
   const std::vector<Case> cases = buildCases();
   std::cout << "Lagrangian facility examples, outputs every " << kInterval
             << " s, atol = 1e-3 rtol (q, v, p), multipliers out of the error test; wall time: "
@@ -286,9 +268,9 @@ int main(int argc, char** argv) {
         wall.push_back(res.stats.wall_seconds);
       }
       const char* form = r.form == LagrangianForm::kIndex3 ? "index 3" : "GGL index 2";
-      std::cout << "| " << c.name << " | " << form << " | " << sci(r.rtol) << " | " << c.sys.nq
-                << " | " << c.sys.nc << " | " << ly.size() << " | " << std::setprecision(6)
-                << c.t_end << " | ";
+      std::cout << "| " << c.name << " | " << form << " | " << bench::sci(r.rtol) << " | "
+                << c.sys.nq << " | " << c.sys.nc << " | " << ly.size() << " | "
+                << std::setprecision(6) << c.t_end << " | ";
       if (!res.status.ok()) {
         std::string msg = res.status.message.substr(0, res.status.message.find(';'));
         std::cout << "failed: " << msg << " | | | | | | | | |\n";
@@ -297,10 +279,10 @@ int main(int argc, char** argv) {
       const LagrangianRunStats& x = res.stats;
       std::cout << x.steps << " | " << x.newton_iterations << " | " << x.residual_evaluations
                 << " | " << x.jacobian_evaluations << " | " << std::fixed << std::setprecision(1)
-                << 1e3 * bench::median(wall) << std::defaultfloat << " | " << sci(c.error(s))
-                << " (" << c.error_label << ") | " << sci(c.invariant(s)) << " ("
-                << c.invariant_label << ") | " << sci(x.max_position_drift) << " | "
-                << sci(x.max_velocity_drift) << " |\n";
+                << 1e3 * bench::median(wall) << std::defaultfloat << " | " << bench::sci(c.error(s))
+                << " (" << c.error_label << ") | " << bench::sci(c.invariant(s)) << " ("
+                << c.invariant_label << ") | " << bench::sci(x.max_position_drift) << " | "
+                << bench::sci(x.max_velocity_drift) << " |\n";
     }
   }
   // Cost of the AD evaluations (Eigen AutoDiffScalar, fixed-size derivatives).

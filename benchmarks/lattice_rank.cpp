@@ -61,28 +61,23 @@
 #include <tuple>
 #include <vector>
 
+#include "assembly/assemble.hpp"
 #include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
-#include "assembly/assemble.hpp"
-#include "bench_support.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "solvers/sparse_qr.hpp"
-
-#ifndef CATENA_BUILD_TYPE
-#define CATENA_BUILD_TYPE "unknown"
-#endif
+#include "support/options.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
-using bench::cpuModel;
-using bench::median;
+using namespace catena::bench;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
+  return secondsSince(t0);
 }
 
 struct Case {
@@ -160,62 +155,35 @@ Case parseCase(const std::string& s) {
   return c;
 }
 
-template <class T>
-std::vector<T> parseList(const std::string& s, T (*f)(const std::string&)) {
-  std::vector<T> v;
-  std::istringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) v.push_back(f(item));
-  return v;
-}
-
 Options parseOptions(int argc, char** argv) {
   Options o;
   bool cases_given = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(argv[0], 2);
-      return argv[++i];
-    };
-    if (a == "--cases") {
-      o.cases = parseList<Case>(value(), parseCase);
+  OptionReader r(argc, argv, usage);
+  while (r.next()) {
+    if (r.read({{"--threads", &o.threads},
+                {"--block-unmerged", &o.block_unmerged},
+                {"--block-merged", &o.block_merged},
+                {"--parallel-work", &o.parallel_work},
+                {"--min-time", &o.min_time},
+                {"--min-runs", &o.min_runs},
+                {"--spqr-runs", &o.spqr_runs},
+                {"--spqr-budget", &o.spqr_budget},
+                {"--spqr-memory-budget", &o.spqr_memory_budget},
+                {"--dense-max-n", &o.dense_max_n},
+                {"--csv", &o.csv}}))
+      continue;
+    if (r.is("--cases")) {
+      o.cases.clear();
+      for (const std::string& item : r.stringList()) o.cases.push_back(parseCase(item));
       cases_given = true;
-    } else if (a == "--threads") {
-      o.threads = parseList<int>(value(), [](const std::string& s) { return std::stoi(s); });
-    } else if (a == "--block-unmerged") {
-      o.block_unmerged = std::stoi(value());
-    } else if (a == "--block-merged") {
-      o.block_merged = std::stoi(value());
-    } else if (a == "--parallel-work") {
-      o.parallel_work = std::stod(value());
-    } else if (a == "--min-time") {
-      o.min_time = std::stod(value());
-    } else if (a == "--min-runs") {
-      o.min_runs = std::stoi(value());
-    } else if (a == "--spqr-runs") {
-      o.spqr_runs = std::stoi(value());
-    } else if (a == "--spqr-budget") {
-      o.spqr_budget = std::stod(value());
-    } else if (a == "--spqr-memory-budget") {
-      o.spqr_memory_budget = std::stod(value());
-    } else if (a == "--spqr-of") {
+    } else if (r.is("--spqr-of")) {
       o.spqr_orientations.clear();
-      for (const std::string& v :
-           parseList<std::string>(value(), [](const std::string& x) { return x; })) {
-        if (v != "At" && v != "A") usage(argv[0], 2);
+      for (const std::string& v : r.stringList()) {
+        if (v != "At" && v != "A") r.fail("--spqr-of takes At and A, not " + v);
         o.spqr_orientations.push_back(v == "At");
       }
-    } else if (a == "--dense-max-n") {
-      o.dense_max_n = std::stol(value());
-    } else if (a == "--csv") {
-      o.csv = value();
-    } else if (a == "--help" || a == "-h") {
-      usage(argv[0], 0);
     } else {
-      std::cerr << "unknown option " << a << "\n";
-      usage(argv[0], 2);
+      r.other();
     }
   }
   if (!cases_given) o.cases = defaultCases();
@@ -250,37 +218,18 @@ FourBarLatticeOptions latticeOptions(const Case& c, int& horizontal) {
 
 // ---- Memory ------------------------------------------------------------------------------------
 
-/// kB of a "Name:   123 kB" line of /proc/self/status, -1 if absent.
-long statusKb(const char* name) {
-  std::ifstream in("/proc/self/status");
-  std::string line;
-  const std::string key = std::string(name) + ":";
-  while (std::getline(in, line))
-    if (line.rfind(key, 0) == 0) return std::atol(line.c_str() + key.size());
-  return -1;
-}
-
-/// Resets the peak resident set (VmHWM) to the current one; false if the kernel refuses.
-bool resetPeakRss() {
-  std::ofstream out("/proc/self/clear_refs");
-  if (!out) return false;
-  out << "5";
-  out.flush();
-  return static_cast<bool>(out);
-}
-
 /// Peak resident set of one method: MB above the resident set before it (or -1).
 struct RssProbe {
   bool ok = false;
   long base_kb = 0;
   void start() {
     malloc_trim(0);  // return the freed heap of earlier runs: the base is what is in use
-    ok = resetPeakRss();
-    base_kb = statusKb("VmRSS");
+    ok = resetPeakResident();
+    base_kb = statusKiB("VmRSS");
   }
   double extraMb() const {
     if (!ok) return -1.0;
-    const long hwm = statusKb("VmHWM");
+    const long hwm = statusKiB("VmHWM");
     return hwm < 0 || base_kb < 0 ? -1.0 : std::max(0L, hwm - base_kb) / 1024.0;
   }
 };
@@ -376,18 +325,13 @@ int main(int argc, char** argv) {
   }
 
   // ---- 1. Machine and build ----------------------------------------------------------------
-  std::string command;
-  for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
-  const std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S %Z", std::localtime(&now));
   const int default_threads = omp_get_max_threads();
   const std::string blas = blasDescription();
   std::cout << "# Rank of C_q for four-bar lattices: block-wise QRCP, SuiteSparseQR, dense QRCP\n\n"
-            << "- command: `" << command << "`\n"
-            << "- date: " << date << "\n"
+            << "- command: `" << commandLine(argc, argv) << "`\n"
+            << "- date: " << localDate() << "\n"
             << "- CPU: " << cpuModel() << "; logical CPUs: " << omp_get_num_procs() << "\n"
-            << "- compiler: GCC " << __VERSION__ << "; build type: " << CATENA_BUILD_TYPE
+            << "- compiler: GCC " << __VERSION__ << "; build type: " << buildType()
 #ifdef NDEBUG
             << " (NDEBUG)"
 #endif

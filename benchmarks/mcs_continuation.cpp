@@ -15,8 +15,6 @@
 //
 //   bench_mcs_continuation --repeats 3 --csv benchmarks/results/mcs_continuation.csv
 
-#include <time.h>
-
 #include <chrono>
 #include <cmath>
 #include <fstream>
@@ -27,10 +25,10 @@
 #include <vector>
 
 #include "integrators/mcs_dynamics.hpp"
-#include "bench_support.hpp"
 #include "io/yaml_loader.hpp"
-#include "model/model_builder.hpp"
 #include "model/state.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
 
 using namespace catena;
 
@@ -45,38 +43,20 @@ struct Example {
 /// The QRCP paper's planar pendulum (sec. 3.1) as catena writes it: a point mass at distance
 /// 1 m from the origin, its rotation locked, the distance constraint given twice (m = n = 3,
 /// rank 2); released horizontally.
-Model planarPendulumDuplicated() {
-  ModelBuilder b(2, "planar_pendulum_duplicated");
-  b.setGravity(Vec3(0, -9.81, 0));
-  Body bob;
-  bob.name = "bob";
-  bob.mass = 1.0;
-  bob.position = Vec3(1.0, 0, 0);
-  const Index body = b.addBody(bob);
-  Marker mb, mg;
-  mb.name = "bob/o";
-  mb.body = body;
-  mg.name = "ground/o";
-  mg.body = kGround;
-  const Index i1 = b.addMarker(mb), i2 = b.addMarker(mg);
-  Joint lock;
-  lock.name = "no_spin";
-  lock.type = JointType::kLock;
-  lock.mask = 0b100;
-  lock.marker1 = i1;
-  lock.marker2 = i2;
-  b.addJoint(lock);
-  for (int k = 0; k < 2; ++k) {
-    Joint rod;
-    rod.name = "rod_" + std::to_string(k);
-    rod.type = JointType::kDistance;
-    rod.length = TimeFunction::constant(1.0);
-    rod.marker1 = i1;
-    rod.marker2 = i2;
-    b.addJoint(rod);
-  }
-  return b.finalize();
-}
+constexpr const char* kPlanarPendulumDuplicated = R"(
+name: planar_pendulum_duplicated
+dimension: 2
+gravity: [0, -9.81]
+bodies:
+  - {name: bob, mass: 1.0, inertia: 0, position: [1.0, 0]}
+markers:
+  - {name: bob/o, body: bob}
+  - {name: ground/o, body: ground}
+joints:
+  - {name: no_spin, type: lock, mask: [0, 0, 1], marker1: bob/o, marker2: ground/o}
+  - {name: rod_0, type: distance, length: 1.0, marker1: bob/o, marker2: ground/o}
+  - {name: rod_1, type: distance, length: 1.0, marker1: bob/o, marker2: ground/o}
+)";
 
 struct Mode {
   const char* name;
@@ -89,12 +69,6 @@ struct Measure {
   double wall = 0.0;  ///< s, median over the repeats
   double cpu = 0.0;   ///< s of process CPU time, median (less disturbed by other load)
 };
-
-double cpuSeconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 Measure measure(const Example& e, const Mode& mode, double h, double rtol, int repeats) {
   const AssemblyPlan plan = buildAssemblyPlan(e.model);
@@ -110,11 +84,11 @@ Measure measure(const Example& e, const Mode& mode, double h, double rtol, int r
   std::vector<double> walls, cpus;
   integrateMcs(e.model, plan, initialState(e.model), o, nullptr);  // warm-up, not timed
   for (int r = 0; r < repeats; ++r) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const double c0 = cpuSeconds();
+    const auto t0 = bench::Clock::now();
+    const double c0 = bench::cpuSeconds();
     m.result = integrateMcs(e.model, plan, initialState(e.model), o, nullptr);
-    cpus.push_back(cpuSeconds() - c0);
-    walls.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    cpus.push_back(bench::cpuSeconds() - c0);
+    walls.push_back(bench::secondsSince(t0));
     if (!m.result.dynamics.status.ok()) {
       std::cerr << e.name << " (" << mode.name << "): " << m.result.dynamics.status.message << "\n";
       break;
@@ -154,7 +128,9 @@ int main(int argc, char** argv) {
   // The papers' h: spatial pendulum 1e-3, slider-crank 1e-5, spin top 1e-4 (projection paper
   // sec. 3.2-3.4); the four-bars (ode45 in the QRCP paper) and pendulums at 1e-3.
   const std::vector<Example> examples = {
-      {"planar pendulum, duplicated constraint", "QRCP 3.1", planarPendulumDuplicated(), 2.0, 1e-3},
+      {"planar pendulum, duplicated constraint", "QRCP 3.1",
+       loadMechanismString(kPlanarPendulumDuplicated, "planar_pendulum_duplicated").model, 2.0,
+       1e-3},
       {"pendulum (3D revolute)", "inputs/pendulum.yaml", load("pendulum"), 2.0, 1e-3},
       {"spatial pendulum", "projection 3.3", load("spatial_pendulum"), 1.0, 1e-3},
       {"spatial slider-crank", "projection 3.2", load("spatial_slider_crank"), 0.2, 1e-5},
