@@ -38,7 +38,6 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -75,40 +74,31 @@ struct Options {
   std::string csv;
 };
 
-[[noreturn]] void usage(const char* argv0, int code) {
-  std::ostream& os = code == 0 ? std::cout : std::cerr;
-  os << "usage: " << argv0 << " [options]\n"
-     << "  --sizes N1,N2,...     chain links (even, >= 2)        default "
-        "1000,10000,100000,1000000\n"
-     << "  --threads T1,T2,...   OpenMP thread counts            default 1,2\n"
-     << "  --min-time S          seconds per measurement         default 0.5\n"
-     << "  --measurements K      measurements per case           default 5\n"
-     << "  --reps R              calls per measurement (0: until --min-time) default 0\n"
-     << "  --seed S              seed of the random multipliers  default 12345\n"
-     << "  --csv PATH            write the results as CSV\n"
-     << "  --help\n";
-  std::exit(code);
-}
+constexpr const char* kUsage = R"(usage: bench_assembly_refill [options]
+  --sizes N1,N2,...     chain links (even, >= 2)        default 1000,10000,100000,1000000
+  --threads T1,T2,...   OpenMP thread counts            default 1,2
+  --min-time S          seconds per measurement         default 0.5
+  --measurements K      measurements per case           default 5
+  --reps R              calls per measurement (0: until --min-time) default 0
+  --seed S              seed of the random multipliers  default 12345
+  --csv PATH            write the results as CSV
+  --help
+)";
 
 Options parseOptions(int argc, char** argv) {
   Options o;
-  OptionReader(argc, argv, usage)
-      .readAll({{"--sizes", &o.sizes},
-                {"--threads", &o.threads},
-                {"--min-time", &o.min_time},
-                {"--measurements", &o.measurements},
-                {"--reps", &o.reps},
-                {"--seed", &o.seed},
-                {"--csv", &o.csv}});
+  OptionReader r(argc, argv, kUsage);
+  r.readAll({option("--sizes", o.sizes), option("--threads", o.threads),
+             option("--min-time", o.min_time), option("--measurements", o.measurements),
+             option("--reps", o.reps), option("--seed", o.seed), option("--csv", o.csv)});
   bool ok = !o.sizes.empty() && !o.threads.empty() && o.min_time > 0.0 && o.measurements >= 1 &&
             o.reps >= 0;
   for (long n : o.sizes) ok = ok && n >= 2 && n % 2 == 0 && n <= 200000000;
   for (int t : o.threads) ok = ok && t >= 1;
-  if (!ok) {
-    std::cerr << "invalid options: sizes must be even and >= 2, threads >= 1, min-time > 0, "
-                 "measurements >= 1, reps >= 0\n";
-    usage(argv[0], 2);
-  }
+  if (!ok)
+    r.fail(
+        "invalid options: sizes must be even and >= 2, threads >= 1, min-time > 0, "
+        "measurements >= 1, reps >= 0");
   return o;
 }
 

@@ -83,33 +83,27 @@ struct Options {
   PetscArgs petsc;  ///< program name plus every argument that is not ours
 };
 
-[[noreturn]] void usage(const char* argv0, int code) {
-  std::ostream& os = code == 0 ? std::cout : std::cerr;
-  os << "usage: " << argv0 << " [options] [PETSc/SLEPc options]\n"
-     << "  --sizes N1,N2,...  chain links (even, >= 2, increasing)  default 10,20,40,80,160,320\n"
-     << "  --modes K          modes per size                        default 4\n"
-     << "  --radius R         link radius in m (inertia only)       default 0.02\n"
-     << "  --no-modal         statics only\n"
-     << "  --csv PATH         write one row per size as CSV\n"
-     << "  --help\n"
-     << "PETSc/SLEPc options: -statics_* (Newton's linear solver), -modal_* (eigensolver).\n";
-  std::exit(code);
-}
+constexpr const char* kUsage = R"(usage: bench_chain_convergence [options] [PETSc/SLEPc options]
+  --sizes N1,N2,...  chain links (even, >= 2, increasing)  default 10,20,40,80,160,320
+  --modes K          modes per size                        default 4
+  --radius R         link radius in m (inertia only)       default 0.02
+  --no-modal         statics only
+  --csv PATH         write one row per size as CSV
+  --help
+PETSc/SLEPc options: -statics_* (Newton's linear solver), -modal_* (eigensolver).
+)";
 
 Options parseOptions(int argc, char** argv) {
   Options o;
-  OptionReader r(argc, argv, usage, OptionReader::kPetscOptions);
-  r.readAll({{"--sizes", &o.sizes},
-             {"--modes", &o.modes},
-             {"--radius", &o.radius},
-             {"--no-modal", &o.modal, false},
-             {"--csv", &o.csv}});
+  OptionReader r(argc, argv, kUsage, OptionReader::kPetscOptions);
+  r.readAll({option("--sizes", o.sizes), option("--modes", o.modes), option("--radius", o.radius),
+             flag("--no-modal", o.modal, false), option("--csv", o.csv)});
   o.petsc = r.petsc();
-  if (o.sizes.empty() || o.modes < 1 || !(o.radius > 0.0)) usage(argv[0], 2);
+  if (o.sizes.empty() || o.modes < 1 || !(o.radius > 0.0))
+    r.fail("invalid options: sizes, modes >= 1, radius > 0");
   for (std::size_t k = 0; k < o.sizes.size(); ++k)
     if (o.sizes[k] < 2 || o.sizes[k] % 2 || (k > 0 && o.sizes[k] <= o.sizes[k - 1])) {
-      std::cerr << "sizes must be even, >= 2 and increasing\n";
-      usage(argv[0], 2);
+      r.fail("sizes must be even, >= 2 and increasing");
     }
   return o;
 }

@@ -38,6 +38,7 @@
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
 #include "statics/statics.hpp"
+#include "support/markdown_table.hpp"
 #include "support/options.hpp"
 #include "support/timing.hpp"
 
@@ -143,31 +144,29 @@ Run simulate(const Case& c, double h, double t_end, const Variant& v, const Sett
   return run;
 }
 
-[[noreturn]] void usage(const char*, int code) {
-  (code == 0 ? std::cout : std::cerr)
-      << "usage: bench_chain_dynamics [--scenario release|swing] [--sizes N,N,...] "
-         "[--t-end T] [--dt H] [--tolerance E (0: fixed step)] [--newton-tolerance E] "
-         "[--rho-inf R] "
-         "[--budget S] [--variants "
-         "kc-modified,nokc-modified,kc-full,nokc-full] [--largest-step] [--csv PATH] "
-         "[PETSc options]\n";
-  std::exit(code);
-}
+constexpr const char* kCsvHeader =
+    "scenario,links,kc,newton,rho_inf,h_s,tolerance,t_end_s,ok,wall_s,wall_per_simulated_s,"
+    "us_per_step_link,steps,newton_per_step,factorizations_per_step,rejected,"
+    "midpoint_error_m,largest_step_s";
+
+constexpr const char* kUsage =
+    "usage: bench_chain_dynamics [--scenario release|swing] [--sizes N,N,...] "
+    "[--t-end T] [--dt H] [--tolerance E (0: fixed step)] [--newton-tolerance E] "
+    "[--rho-inf R] "
+    "[--budget S] [--variants "
+    "kc-modified,nokc-modified,kc-full,nokc-full] [--largest-step] [--csv PATH] "
+    "[PETSc options]\n";
 
 Options parse(int argc, char** argv) {
   Options o;
-  OptionReader r(argc, argv, usage, OptionReader::kPetscOptions);
-  r.readAll({{"--scenario", &o.scenario},
-             {"--sizes", &o.sizes},
-             {"--t-end", &o.t_end},
-             {"--dt", &o.dt},
-             {"--tolerance", &o.settings.tolerance},
-             {"--newton-tolerance", &o.settings.newton_tolerance},
-             {"--rho-inf", &o.settings.rho_inf},
-             {"--budget", &o.settings.budget},
-             {"--variants", &o.variants},
-             {"--largest-step", &o.largest_step},
-             {"--csv", &o.csv}});
+  OptionReader r(argc, argv, kUsage, OptionReader::kPetscOptions);
+  r.readAll({bench::option("--scenario", o.scenario), bench::option("--sizes", o.sizes),
+             bench::option("--t-end", o.t_end), bench::option("--dt", o.dt),
+             bench::option("--tolerance", o.settings.tolerance),
+             bench::option("--newton-tolerance", o.settings.newton_tolerance),
+             bench::option("--rho-inf", o.settings.rho_inf),
+             bench::option("--budget", o.settings.budget), bench::option("--variants", o.variants),
+             bench::flag("--largest-step", o.largest_step), bench::option("--csv", o.csv)});
   if (o.scenario != "release" && o.scenario != "swing") r.fail("unknown scenario " + o.scenario);
   o.petsc = r.petsc();
   return o;
@@ -181,17 +180,11 @@ int main(int argc, char** argv) {
   try {
     for (const std::string& name : o.variants) variants.emplace_back(name);
   } catch (const std::exception& e) {
-    std::cerr << e.what() << "\n";
-    usage(argv[0], 2);
+    std::cerr << e.what() << "\n" << kUsage;
+    return 2;
   }
   PetscSession session(o.petsc.argc(), o.petsc.argv());
-  std::ofstream csv;
-  if (!o.csv.empty()) {
-    csv.open(o.csv);
-    csv << "scenario,links,kc,newton,rho_inf,h_s,tolerance,t_end_s,ok,wall_s,wall_per_simulated_s,"
-           "us_per_step_link,steps,newton_per_step,factorizations_per_step,rejected,"
-           "midpoint_error_m,largest_step_s\n";
-  }
+  std::ofstream csv = bench::openCsv(o.csv, kCsvHeader);
   const Settings& st = o.settings;
   const bool adaptive = st.tolerance > 0.0;
   std::ostringstream setting;

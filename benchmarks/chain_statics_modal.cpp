@@ -40,15 +40,15 @@
 ///   bench_chain_statics_modal --sizes 10000 --label mumps-amd
 ///       -statics_pc_factor_mat_solver_type mumps -modal_st_pc_factor_mat_solver_type mumps
 ///       -statics_mat_mumps_icntl_7 0 -modal_st_mat_mumps_icntl_7 0   # PETSc options pass through
-///   benchmarks/run_chain_statics_modal.sh                          # the study, results/ files
+///   benchmarks/run.sh chain_statics_modal                          # the study, results/ files
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
@@ -91,43 +91,38 @@ struct Options {
   PetscArgs petsc;  ///< program name plus every argument that is not ours
 };
 
-[[noreturn]] void usage(const char* argv0, int code) {
-  std::ostream& os = code == 0 ? std::cout : std::cerr;
-  os << "usage: " << argv0 << " [options] [PETSc/SLEPc options]\n"
-     << "  --sizes N1,N2,...    chain links (even, >= 2)          default 100,1000,10000,100000\n"
-     << "  --modes K            modes per size                    default 10\n"
-     << "  --repetitions R      statics + modal runs per size     default 3\n"
-     << "  --max-iterations I   Newton iteration limit            default "
-     << StaticsOptions{}.max_iterations << "\n"
-     << "  --label TEXT         configuration name for the table and the CSV  default 'default'\n"
-     << "  --csv PATH           write one row per size as CSV\n"
-     << "  --append             add the rows to PATH (header only if PATH is new or empty)\n"
-     << "  --help\n"
-     << "PETSc/SLEPc options: -statics_* (Newton's linear solver), -modal_* (eigensolver), e.g.\n"
-     << "  -statics_pc_factor_mat_solver_type mumps -modal_st_pc_factor_mat_solver_type mumps\n"
-     << "  -statics_mat_mumps_icntl_7 0 -modal_st_mat_mumps_icntl_7 0 (MUMPS, ordering AMD).\n";
-  std::exit(code);
+/// The usage text; the Newton limit's default is the library's.
+std::string usageText() {
+  return R"(usage: bench_chain_statics_modal [options] [PETSc/SLEPc options]
+  --sizes N1,N2,...    chain links (even, >= 2)          default 100,1000,10000,100000
+  --modes K            modes per size                    default 10
+  --repetitions R      statics + modal runs per size     default 3
+  --max-iterations I   Newton iteration limit            default )" +
+         std::to_string(StaticsOptions{}.max_iterations) + R"(
+  --label TEXT         configuration name for the table and the CSV  default 'default'
+  --csv PATH           write one row per size as CSV
+  --append             add the rows to PATH (header only if PATH is new or empty)
+  --help
+PETSc/SLEPc options: -statics_* (Newton's linear solver), -modal_* (eigensolver), e.g.
+  -statics_pc_factor_mat_solver_type mumps -modal_st_pc_factor_mat_solver_type mumps
+  -statics_mat_mumps_icntl_7 0 -modal_st_mat_mumps_icntl_7 0 (MUMPS, ordering AMD).
+)";
 }
 
 Options parseOptions(int argc, char** argv) {
   Options o;
-  OptionReader r(argc, argv, usage, OptionReader::kPetscOptions);
-  r.readAll({{"--sizes", &o.sizes},
-             {"--modes", &o.modes},
-             {"--repetitions", &o.repetitions},
-             {"--max-iterations", &o.max_iterations},
-             {"--label", &o.label},
-             {"--csv", &o.csv},
-             {"--append", &o.append}});
+  OptionReader r(argc, argv, usageText(), OptionReader::kPetscOptions);
+  r.readAll({option("--sizes", o.sizes), option("--modes", o.modes),
+             option("--repetitions", o.repetitions), option("--max-iterations", o.max_iterations),
+             option("--label", o.label), option("--csv", o.csv), flag("--append", o.append)});
   o.petsc = r.petsc();
   bool ok = !o.sizes.empty() && o.modes >= 1 && o.repetitions >= 1 && o.max_iterations >= 1 &&
             o.label.find_first_of(",\"\n") == std::string::npos;
   for (int n : o.sizes) ok = ok && n >= 2 && n % 2 == 0;
-  if (!ok) {
-    std::cerr << "invalid options: sizes even and >= 2, modes, repetitions and max-iterations "
-                 ">= 1, no comma or quote in the label\n";
-    usage(argv[0], 2);
-  }
+  if (!ok)
+    r.fail(
+        "invalid options: sizes even and >= 2, modes, repetitions and max-iterations >= 1, no "
+        "comma or quote in the label");
   return o;
 }
 
@@ -212,7 +207,14 @@ Row runSize(int N, const Options& o, bool progress) {
   so.max_iterations = o.max_iterations;
   ModalOptions mo;
   mo.modes = o.modes;
-  std::vector<double> newton, nfact, nsolve, fact, solve, masm, mfact, msolve, eits, esolves;
+  // Per repetition: Newton iterations, factorizations, solves, factor and solve seconds of the
+  // statics; assembly, factor and solve seconds, iterations and solves of the modal analysis.
+  std::vector<std::array<double, 5>> statics_parts, modal_parts;
+  // False (and the failure recorded) if `status` is not ok.
+  auto ok = [&row](const Status& status, const char* what) {
+    if (!status.ok()) row.failures.push_back(std::string(what) + ": " + status.message);
+    return status.ok();
+  };
   for (int rep = 0; rep < o.repetitions; ++rep) {
     if (progress)
       std::cerr << "[N = " << N << "] repetition " << rep + 1 << "/" << o.repetitions
@@ -222,16 +224,11 @@ Row runSize(int N, const Options& o, bool progress) {
     const StaticsResult st = solveStatics(m, plan, initialState(m), so);
     row.statics_s.push_back(secondsSince(t0));
     row.peak_statics_mib = std::max(row.peak_statics_mib, peakMiB());
-    newton.push_back(static_cast<double>(st.history.size()) - 1.0);
-    nfact.push_back(st.factorizations);
-    nsolve.push_back(st.solves);
-    fact.push_back(st.factor_seconds);
-    solve.push_back(st.solve_seconds);
+    statics_parts.push_back({static_cast<double>(st.history.size()) - 1.0,
+                             static_cast<double>(st.factorizations), static_cast<double>(st.solves),
+                             st.factor_seconds, st.solve_seconds});
     row.linear_solver = st.linear_solver;
-    if (!st.status.ok()) {
-      row.failures.push_back("statics: " + st.status.message);
-      break;
-    }
+    if (!ok(st.status, "statics")) break;
     if (progress) std::cerr << fmt(row.statics_s.back(), 2) << " s; modal ... " << std::flush;
     resetPeakResident();
     t0 = Clock::now();
@@ -239,16 +236,10 @@ Row runSize(int N, const Options& o, bool progress) {
     row.modal_s.push_back(secondsSince(t0));
     row.peak_modal_mib = std::max(row.peak_modal_mib, peakMiB());
     if (progress) std::cerr << fmt(row.modal_s.back(), 2) << " s\n";
-    masm.push_back(mr.assembly_seconds);
-    mfact.push_back(mr.factor_seconds);
-    msolve.push_back(mr.solve_seconds);
-    eits.push_back(mr.iterations);
-    esolves.push_back(mr.solves);
+    modal_parts.push_back({mr.assembly_seconds, mr.factor_seconds, mr.solve_seconds,
+                           static_cast<double>(mr.iterations), static_cast<double>(mr.solves)});
     row.eigen_method = mr.method;
-    if (!mr.status.ok()) {
-      row.failures.push_back("modal: " + mr.status.message);
-      break;
-    }
+    if (!ok(mr.status, "modal")) break;
     if (rep + 1 < o.repetitions) continue;
     // 4. Checks on the last repetition.
     const EquilibriumSummary eq = summarizeEquilibrium(m, plan, st.state);
@@ -276,16 +267,22 @@ Row runSize(int N, const Options& o, bool progress) {
       row.failures.push_back(std::to_string(row.modes) + " modes, worst residual " +
                              fmt(row.worst_residual, 1, false));
   }
-  row.newton = static_cast<int>(median(newton));
-  row.factorizations = static_cast<int>(median(nfact));
-  row.solves = static_cast<int>(median(nsolve));
-  row.factor_s = median(fact);
-  row.solve_s = median(solve);
-  row.modal_assembly_s = median(masm);
-  row.modal_factor_s = median(mfact);
-  row.modal_solve_s = median(msolve);
-  row.eps_iterations = static_cast<int>(median(eits));
-  row.eps_solves = static_cast<int>(median(esolves));
+  // Median of part k over the repetitions.
+  auto med = [](const std::vector<std::array<double, 5>>& parts, int k) {
+    std::vector<double> v;
+    for (const auto& p : parts) v.push_back(p[k]);
+    return median(v);
+  };
+  row.newton = static_cast<int>(med(statics_parts, 0));
+  row.factorizations = static_cast<int>(med(statics_parts, 1));
+  row.solves = static_cast<int>(med(statics_parts, 2));
+  row.factor_s = med(statics_parts, 3);
+  row.solve_s = med(statics_parts, 4);
+  row.modal_assembly_s = med(modal_parts, 0);
+  row.modal_factor_s = med(modal_parts, 1);
+  row.modal_solve_s = med(modal_parts, 2);
+  row.eps_iterations = static_cast<int>(med(modal_parts, 3));
+  row.eps_solves = static_cast<int>(med(modal_parts, 4));
   return row;
 }
 

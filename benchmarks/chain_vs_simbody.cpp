@@ -62,6 +62,7 @@
 #include "integrators/ida_dynamics.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
+#include "support/markdown_table.hpp"
 #include "support/options.hpp"
 #include "support/stamp.hpp"
 #include "support/timing.hpp"
@@ -469,33 +470,32 @@ std::string describe(const Run& r) {
   return r.status + (r.note.empty() ? "" : " (" + r.note + ")");
 }
 
-[[noreturn]] void usage(const char*, int code) {
-  (code == 0 ? std::cout : std::cerr)
-      << "usage: bench_chain_vs_simbody [--sizes N,N] [--t-end T] [--t-end-at N=T,N=T]\n"
-         "  [--methods ga,ida,rkm,rkmc,rk3[:maxN]] [--ladder METHOD=TOL,TOL]\n"
-         "  [--simbody-reference ACC] [--catena-reference ga|ida=TOL]\n"
-         "  [--catena-reference-max N] [--levels E,E] [--budget S] [--reference-budget S]\n"
-         "  [--repeats K] [--repeat-below S] [--time wall|cpu] [--ga-max-step H]\n"
-         "  [--csv PATH]\n"
-         "  [PETSc options]\n";
-  std::exit(code);
-}
+constexpr const char* kCsvHeader =
+    "kind,links,method,setting,t_end_s,status,wall_s,cpu_s,cost_per_simulated_s,repeats,steps,"
+    "rejected,iterations,factorizations,midpoint_error_m,worst_joint_error_m,worst_joint,"
+    "closure_m,off_plane_m,measure,level_m,bound,note";
+
+constexpr const char* kUsage =
+    "usage: bench_chain_vs_simbody [--sizes N,N] [--t-end T] [--t-end-at N=T,N=T]\n"
+    "  [--methods ga,ida,rkm,rkmc,rk3[:maxN]] [--ladder METHOD=TOL,TOL]\n"
+    "  [--simbody-reference ACC] [--catena-reference ga|ida=TOL]\n"
+    "  [--catena-reference-max N] [--levels E,E] [--budget S] [--reference-budget S]\n"
+    "  [--repeats K] [--repeat-below S] [--time wall|cpu] [--ga-max-step H]\n"
+    "  [--csv PATH]\n"
+    "  [PETSc options]\n";
 
 Options parse(int argc, char** argv) {
   Options o;
-  bench::OptionReader r(argc, argv, usage, bench::OptionReader::kPetscOptions);
+  bench::OptionReader r(argc, argv, kUsage, bench::OptionReader::kPetscOptions);
   while (r.next()) {
-    if (r.read({{"--sizes", &o.sizes},
-                {"--t-end", &o.t_end},
-                {"--simbody-reference", &o.simbody_reference},
-                {"--catena-reference-max", &o.catena_reference_max},
-                {"--levels", &o.levels},
-                {"--budget", &o.budget},
-                {"--reference-budget", &o.reference_budget},
-                {"--repeats", &o.repeats},
-                {"--repeat-below", &o.repeat_below},
-                {"--ga-max-step", &o.ga_max_step},
-                {"--csv", &o.csv}}))
+    if (r.read({bench::option("--sizes", o.sizes), bench::option("--t-end", o.t_end),
+                bench::option("--simbody-reference", o.simbody_reference),
+                bench::option("--catena-reference-max", o.catena_reference_max),
+                bench::option("--levels", o.levels), bench::option("--budget", o.budget),
+                bench::option("--reference-budget", o.reference_budget),
+                bench::option("--repeats", o.repeats),
+                bench::option("--repeat-below", o.repeat_below),
+                bench::option("--ga-max-step", o.ga_max_step), bench::option("--csv", o.csv)}))
       continue;
     if (r.is("--t-end-at")) {
       for (const std::string& item : r.stringList()) {
@@ -564,14 +564,7 @@ struct Summary {
 int main(int argc, char** argv) {
   Options o = parse(argc, argv);
   PetscSession session(o.petsc.argc(), o.petsc.argv());
-  std::ofstream csv;
-  if (!o.csv.empty()) {
-    csv.open(o.csv);
-    csv << "kind,links,method,setting,t_end_s,status,wall_s,cpu_s,cost_per_simulated_s,repeats,"
-           "steps,"
-           "rejected,iterations,factorizations,midpoint_error_m,worst_joint_error_m,worst_joint,"
-           "closure_m,off_plane_m,measure,level_m,bound,note\n";
-  }
+  std::ofstream csv = bench::openCsv(o.csv, kCsvHeader);
   auto csvRun = [&](const std::string& kind, int n, const std::string& method, double setting,
                     const Run& r) {
     if (!csv) return;

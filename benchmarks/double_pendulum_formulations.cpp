@@ -56,12 +56,9 @@ using bench::Clock;
 int main(int argc, char** argv) {
   double t_end = 5.0;
   int repeats = 3;
-  bench::OptionReader r(argc, argv, [](const char*, int code) {
-    (code == 0 ? std::cout : std::cerr)
-        << "usage: bench_double_pendulum_formulations [--t-end S] [--repeats N]\n";
-    std::exit(code);
-  });
-  r.readAll({{"--t-end", &t_end}, {"--repeats", &repeats}});
+  bench::OptionReader r(argc, argv,
+                        "usage: bench_double_pendulum_formulations [--t-end S] [--repeats N]\n");
+  r.readAll({bench::option("--t-end", t_end), bench::option("--repeats", repeats)});
   PetscSession session(nullptr, nullptr);
 
   // 1. The reference and the three models.

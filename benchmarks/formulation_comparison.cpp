@@ -203,11 +203,42 @@ std::string mixedCoordinates(const Model& m) {
   return str(m.nq) + " (nv " + str(m.nv) + ")";
 }
 
-void fillDynamics(const DynamicsResult& d, RunRecord& r) {
-  r.ok = d.status.ok();
-  r.message = d.status.message;
-  r.steps = d.stats.steps;
-  r.newton = d.stats.newton_iterations;
+/// The status, steps and Newton iterations of a run, from any integrator's statistics.
+template <class Stats>
+void fillRun(const Status& status, const Stats& stats, RunRecord& r) {
+  r.ok = status.ok();
+  r.message = status.message;
+  r.steps = stats.steps;
+  r.newton = stats.newton_iterations;
+}
+
+/// An integrator's options with the outputs of h, rtol = tol and atol = kAtolFactor tol.
+template <class Options>
+Options sweepOptions(const Horizon& h, double tol) {
+  Options o;
+  o.t_end = h.t_end;
+  o.output_interval = h.interval;
+  o.rtol = tol;
+  o.atol = kAtolFactor * tol;
+  return o;
+}
+
+/// An observer that appends observe(model, state) to out at every output and goes on.
+template <class M, class Observable>
+auto collectInto(Trajectory& out, const M& model, const Observable& observe) {
+  return [&out, &model, &observe](const auto& s) {
+    out.push_back(observe(model, s));
+    return true;
+  };
+}
+
+/// run()'s result; its wall time (ms) in r.wall_ms.
+template <class Run>
+auto timed(RunRecord& r, Run&& run) {
+  const auto start = Clock::now();
+  auto result = run();
+  r.wall_ms = bench::millisecondsSince(start);
+  return result;
 }
 
 Formulation mixedIda(std::shared_ptr<const MixedBasis> mb, IdaFormulation f, const Horizon& h,
@@ -223,21 +254,14 @@ Formulation mixedIda(std::shared_ptr<const MixedBasis> mb, IdaFormulation f, con
   x.m = str(m.nc) + " + " + str(norms) + " norm";
   x.size = str(MultibodyDae(m, mb->plan, f).layout().size) + " DAE";
   x.run = [mb, f, h, observe](double tol, Trajectory& out) {
-    IdaOptions o;
+    IdaOptions o = sweepOptions<IdaOptions>(h, tol);
     o.formulation = f;
-    o.t_end = h.t_end;
-    o.output_interval = h.interval;
-    o.rtol = tol;
-    o.atol = kAtolFactor * tol;
     RunRecord r;
     const State s0 = initialState(mb->model);
-    const auto start = Clock::now();
-    const DynamicsResult d = integrateIda(mb->model, mb->plan, s0, o, [&](const State& s) {
-      out.push_back(observe(mb->model, s));
-      return true;
+    const DynamicsResult d = timed(r, [&] {
+      return integrateIda(mb->model, mb->plan, s0, o, collectInto(out, mb->model, observe));
     });
-    r.wall_ms = bench::millisecondsSince(start);
-    fillDynamics(d, r);
+    fillRun(d.status, d.stats, r);
     r.notes = "Jac. " + str(d.stats.jacobian_evaluations);
     if (f == IdaFormulation::kIndex1) r.notes += ", proj. " + str(d.stats.projections);
     return r;
@@ -267,14 +291,11 @@ Formulation mixedGeneralizedAlpha(std::shared_ptr<const MixedBasis> mb, const Ho
     o.newton_tolerance = std::min(1e-10, 1e-2 * tol);
     RunRecord r;
     const State s0 = initialState(mb->model);
-    const auto start = Clock::now();
-    const DynamicsResult d =
-        integrateGeneralizedAlpha(mb->model, mb->plan, s0, o, [&](const State& s) {
-          out.push_back(observe(mb->model, s));
-          return true;
-        });
-    r.wall_ms = bench::millisecondsSince(start);
-    fillDynamics(d, r);
+    const DynamicsResult d = timed(r, [&] {
+      return integrateGeneralizedAlpha(mb->model, mb->plan, s0, o,
+                                       collectInto(out, mb->model, observe));
+    });
+    fillRun(d.status, d.stats, r);
     r.notes = "fact. " + str(d.stats.factorizations) + ", rejected " + str(d.stats.rejected_steps);
     return r;
   };
@@ -290,21 +311,15 @@ Formulation mixedMcs(std::shared_ptr<const MixedBasis> mb, const Horizon& h,
   x.m = str(m.nc);
   x.size = str(m.nq) + " + f ODE";
   x.run = [mb, h, observe](double tol, Trajectory& out) {
-    McsOptions o;
-    o.t_end = h.t_end;
-    o.output_interval = h.interval;
-    o.rtol = tol;
-    o.atol = kAtolFactor * tol;
+    const McsOptions o = sweepOptions<McsOptions>(h, tol);
     RunRecord r;
     const State s0 = initialState(mb->model);
-    const auto start = Clock::now();
-    const McsResult d =
-        integrateMcs(mb->model, mb->plan, s0, o, [&](const State& s, const McsSample&) {
-          out.push_back(observe(mb->model, s));
-          return true;
-        });
-    r.wall_ms = bench::millisecondsSince(start);
-    fillDynamics(d.dynamics, r);
+    const auto collect = collectInto(out, mb->model, observe);
+    const McsResult d = timed(r, [&] {
+      return integrateMcs(mb->model, mb->plan, s0, o,
+                          [&](const State& s, const McsSample&) { return collect(s); });
+    });
+    fillRun(d.dynamics.status, d.dynamics.stats, r);
     r.size = str(mb->model.nq + d.dof) + " ODE";
     r.notes = "RHS " + str(d.mcs.rhs_evaluations) + ", QRCP " + str(d.mcs.factorizations) +
               ", corr. it. " + str(d.mcs.correction_iterations);
@@ -314,13 +329,6 @@ Formulation mixedMcs(std::shared_ptr<const MixedBasis> mb, const Horizon& h,
 }
 
 using RmObservable = std::function<VecX(const rm::RmModel&, const rm::RmState&)>;
-
-void fillRm(const rm::RmRunResult& d, RunRecord& r) {
-  r.ok = d.status.ok();
-  r.message = d.status.message;
-  r.steps = d.stats.steps;
-  r.newton = d.stats.newton_iterations;
-}
 
 std::string rmConstraints(const rm::RmModel& m) {
   return str(m.m) + " (" + str(m.m_orthogonality) + " orth.)";
@@ -333,20 +341,12 @@ Formulation rmIda(std::shared_ptr<const rm::RmModel> rmm, const Horizon& h, RmOb
   x.m = rmConstraints(*rmm);
   x.size = str(rm::rmGglSize(*rmm)) + " DAE";
   x.run = [rmm, h, observe](double tol, Trajectory& out) {
-    rm::RmIdaOptions o;
-    o.t_end = h.t_end;
-    o.output_interval = h.interval;
-    o.rtol = tol;
-    o.atol = kAtolFactor * tol;
+    const auto o = sweepOptions<rm::RmIdaOptions>(h, tol);
     RunRecord r;
     const rm::RmState s0 = rm::initialRmState(*rmm);
-    const auto start = Clock::now();
-    const rm::RmRunResult d = rm::integrateRmIda(*rmm, s0, o, [&](const rm::RmState& s) {
-      out.push_back(observe(*rmm, s));
-      return true;
-    });
-    r.wall_ms = bench::millisecondsSince(start);
-    fillRm(d, r);
+    const rm::RmRunResult d =
+        timed(r, [&] { return rm::integrateRmIda(*rmm, s0, o, collectInto(out, *rmm, observe)); });
+    fillRun(d.status, d.stats, r);
     r.notes = "Jac. " + str(d.stats.jacobian_evaluations);
     return r;
   };
@@ -361,21 +361,13 @@ Formulation rmTwoStep(std::shared_ptr<const rm::RmModel> rmm, const Horizon& h,
   x.m = rmConstraints(*rmm);
   x.size = str(2 * rmm->n) + " ODE";
   x.run = [rmm, h, observe](double tol, Trajectory& out) {
-    rm::RmTwoStepOptions o;
-    o.t_end = h.t_end;
-    o.output_interval = h.interval;
-    o.rtol = tol;
-    o.atol = kAtolFactor * tol;
+    auto o = sweepOptions<rm::RmTwoStepOptions>(h, tol);
     o.projection_tolerance = kAtolFactor * tol;
     RunRecord r;
     const rm::RmState s0 = rm::initialRmState(*rmm);
-    const auto start = Clock::now();
-    const rm::RmRunResult d = rm::integrateRmTwoStep(*rmm, s0, o, [&](const rm::RmState& s) {
-      out.push_back(observe(*rmm, s));
-      return true;
-    });
-    r.wall_ms = bench::millisecondsSince(start);
-    fillRm(d, r);
+    const rm::RmRunResult d = timed(
+        r, [&] { return rm::integrateRmTwoStep(*rmm, s0, o, collectInto(out, *rmm, observe)); });
+    fillRun(d.status, d.stats, r);
     r.notes = "RHS " + str(d.stats.rhs_evaluations) + ", proj. " + str(d.stats.projections);
     return r;
   };
@@ -401,12 +393,8 @@ Formulation lagrangianIda(const std::string& family, std::shared_ptr<const Lagra
   x.m = str(p->sys.nc);
   x.size = str(lg::LagrangianDaeLayout(p->sys, form).size()) + " DAE";
   x.run = [p, form, h, observe](double tol, Trajectory& out) {
-    lg::LagrangianIdaOptions o;
+    auto o = sweepOptions<lg::LagrangianIdaOptions>(h, tol);
     o.form = form;
-    o.t_end = h.t_end;
-    o.output_interval = h.interval;
-    o.rtol = tol;
-    o.atol = kAtolFactor * tol;
     RunRecord r;
     const auto start = Clock::now();
     lg::LagrangianState s0;
@@ -422,10 +410,7 @@ Formulation lagrangianIda(const std::string& family, std::shared_ptr<const Lagra
           return true;
         });
     r.wall_ms = bench::millisecondsSince(start);
-    r.ok = d.status.ok();
-    r.message = d.status.message;
-    r.steps = d.stats.steps;
-    r.newton = d.stats.newton_iterations;
+    fillRun(d.status, d.stats, r);
     r.notes =
         "res. " + str(d.stats.residual_evaluations) + ", Jac. " + str(d.stats.jacobian_evaluations);
     return r;
@@ -500,18 +485,27 @@ std::shared_ptr<const LagrangianProblem> handWrittenProblem(const Mechanism& mec
 // ---------------------------------------------------------------------------------------------
 // The examples.
 
-Case doublePendulumCase(const Horizon& h, const std::vector<double>& rho_inf) {
-  constexpr double m = 0.108, l = 0.20, a = 0.02, b = 0.01, g = 9.81;
-  constexpr double phi0 = M_PI / 9, psi0 = M_PI / 18;
+/// An example's case without references and formulations: its key, title, error measure, end
+/// time (h.t_end if given, else `t_end`), the target 1e-6, the outputs of h, the output times.
+Case newCase(const char* key, const char* title, const char* error_name, double t_end,
+             const Horizon& h, const std::vector<double>& rho_inf) {
   Case c;
-  c.key = "dp";
-  c.title = "the rotation-matrix paper's double pendulum";
-  c.error_name = "max abs angle error vs (26) [rad]";
-  c.horizon.t_end = h.t_end > 0.0 ? h.t_end : 5.0;
+  c.key = key;
+  c.title = title;
+  c.error_name = error_name;
+  c.horizon.t_end = h.t_end > 0.0 ? h.t_end : t_end;
   c.target = 1e-6;
   c.horizon.interval = h.interval;
   c.rho_inf = rho_inf;
   c.times = outputTimes(c.horizon);
+  return c;
+}
+
+Case doublePendulumCase(const Horizon& h, const std::vector<double>& rho_inf) {
+  constexpr double m = 0.108, l = 0.20, a = 0.02, b = 0.01, g = 9.81;
+  constexpr double phi0 = M_PI / 9, psi0 = M_PI / 18;
+  Case c = newCase("dp", "the rotation-matrix paper's double pendulum",
+                   "max abs angle error vs (26) [rad]", 5.0, h, rho_inf);
   const reference::DoublePendulumSolution ref =
       reference::doublePendulumTwoAngle(m, l, a, g, phi0, psi0, 0.0, 0.0, c.times);
   for (std::size_t k = 0; k < c.times.size(); ++k) {
@@ -562,15 +556,8 @@ Case doublePendulumCase(const Horizon& h, const std::vector<double>& rho_inf) {
 
 Case mechanism0Case(const Horizon& h, const std::vector<double>& rho_inf) {
   const reference::Mechanism0Params P{};
-  Case c;
-  c.key = "m0";
-  c.title = "Mechanism0 of the natural-coordinates paper";
-  c.error_name = "max norm (A, B) error vs (theta, r, phi) ODE [m]";
-  c.horizon.t_end = h.t_end > 0.0 ? h.t_end : 5.0;
-  c.target = 1e-6;
-  c.horizon.interval = h.interval;
-  c.rho_inf = rho_inf;
-  c.times = outputTimes(c.horizon);
+  Case c = newCase("m0", "Mechanism0 of the natural-coordinates paper",
+                   "max norm (A, B) error vs (theta, r, phi) ODE [m]", 5.0, h, rho_inf);
   const Eigen::MatrixXd ref = reference::mechanism0ThetaRPhi(
       P, Vec3(0.0, P.ell, 0.0), Vec3(1.0 / P.L, 0.0, -1.0 / P.ell), c.times);
   for (Index k = 0; k < ref.cols(); ++k) c.reference.push_back(ref.col(k).head(4));
@@ -596,15 +583,8 @@ Trajectory freeTopReference(const Vec3& I, const Vec3& omega0, const std::vector
 
 Case freeTopCase(const Horizon& h, const std::vector<double>& rho_inf) {
   const Vec3 I(1.0, 2.0, 3.0), omega0(1.0, 0.3, 1.5);
-  Case c;
-  c.key = "top";
-  c.title = "the free top";
-  c.error_name = "max rotation angle of R_ref^T R vs Euler's equations [rad]";
-  c.horizon.t_end = h.t_end > 0.0 ? h.t_end : 10.0;
-  c.target = 1e-6;
-  c.horizon.interval = h.interval;
-  c.rho_inf = rho_inf;
-  c.times = outputTimes(c.horizon);
+  Case c = newCase("top", "the free top",
+                   "max rotation angle of R_ref^T R vs Euler's equations [rad]", 10.0, h, rho_inf);
   c.reference = freeTopReference(I, omega0, c.times);
   c.distance = [](const VecX& x, const VecX& r) {
     return rotationAngle(unflatten(r), unflatten(x));
@@ -824,32 +804,24 @@ void printCase(const Case& c, const std::vector<Outcome>& outcomes, const Settin
   std::cout << "\n</details>\n\n";
 }
 
-[[noreturn]] void usage(const char*, int code) {
-  (code == 0 ? std::cout : std::cerr)
-      << "usage: bench_formulation_comparison [--repeats N] [--cases dp,m0,top]\n"
-         "  [--tol-max 1e-4] [--tol-min 1e-12] [--per-decade 2] [--confirm 2]\n"
-         "  [--budget SECONDS] [--interval 0.05] [--t-end S] [--rho-inf 0.5,0.9]\n"
-         "  [--only NAME-PART] [--sweep]\n";
-  std::exit(code);
-}
+constexpr const char* kUsage =
+    "usage: bench_formulation_comparison [--repeats N] [--cases dp,m0,top]\n"
+    "  [--tol-max 1e-4] [--tol-min 1e-12] [--per-decade 2] [--confirm 2]\n"
+    "  [--budget SECONDS] [--interval 0.05] [--t-end S] [--rho-inf 0.5,0.9]\n"
+    "  [--only NAME-PART] [--sweep]\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Settings s;
-  bench::OptionReader(argc, argv, usage)
-      .readAll({{"--repeats", &s.repeats},
-                {"--per-decade", &s.per_decade},
-                {"--confirm", &s.confirm},
-                {"--tol-max", &s.tol_max},
-                {"--tol-min", &s.tol_min},
-                {"--budget", &s.budget},
-                {"--interval", &s.horizon.interval},
-                {"--t-end", &s.horizon.t_end},
-                {"--rho-inf", &s.rho_inf},
-                {"--only", &s.only},
-                {"--sweep", &s.sweep_table},
-                {"--cases", &s.cases}});
+  bench::OptionReader(argc, argv, kUsage)
+      .readAll({bench::option("--repeats", s.repeats), bench::option("--per-decade", s.per_decade),
+                bench::option("--confirm", s.confirm), bench::option("--tol-max", s.tol_max),
+                bench::option("--tol-min", s.tol_min), bench::option("--budget", s.budget),
+                bench::option("--interval", s.horizon.interval),
+                bench::option("--t-end", s.horizon.t_end), bench::option("--rho-inf", s.rho_inf),
+                bench::option("--only", s.only), bench::flag("--sweep", s.sweep_table),
+                bench::option("--cases", s.cases)});
   s.repeats = std::max(1, s.repeats);
   s.per_decade = std::max(1, s.per_decade);
   s.confirm = std::max(0, s.confirm);

@@ -60,6 +60,16 @@ double maxOver(const Samples& s, const std::function<double(std::size_t)>& f) {
   return w;
 }
 
+/// The largest |E - E0| over a run's samples, E0 the energy of its first sample.
+std::function<double(const Samples&)> energyDrift(const LagrangianSystem& sys) {
+  return [sys](const Samples& s) {
+    const double E0 = computeLagrangianEnergy(sys, s.q[0], s.v[0]);
+    return maxOver(s, [&](std::size_t k) {
+      return std::abs(computeLagrangianEnergy(sys, s.q[k], s.v[k]) - E0);
+    });
+  };
+}
+
 std::vector<Case> buildCases() {
   using namespace examples;
   std::vector<Case> cases;
@@ -78,13 +88,7 @@ std::vector<Case> buildCases() {
         return std::abs(std::atan2(s.q[k](0), -s.q[k](1)) - ref.theta(static_cast<Index>(k)));
       });
     };
-    const LagrangianSystem sys = c.sys;
-    c.invariant = [=](const Samples& s) {
-      const double E0 = computeLagrangianEnergy(sys, s.q[0], s.v[0]);
-      return maxOver(s, [&](std::size_t k) {
-        return std::abs(computeLagrangianEnergy(sys, s.q[k], s.v[k]) - E0);
-      });
-    };
+    c.invariant = energyDrift(c.sys);
     cases.push_back(c);
   }
   {  // spherical pendulum
@@ -167,13 +171,7 @@ std::vector<Case> buildCases() {
         return (x - ref.col(static_cast<Index>(k))).norm();
       });
     };
-    const LagrangianSystem sys = c.sys;
-    c.invariant = [=](const Samples& s) {
-      const double E0 = computeLagrangianEnergy(sys, s.q[0], s.v[0]);
-      return maxOver(s, [&](std::size_t k) {
-        return std::abs(computeLagrangianEnergy(sys, s.q[k], s.v[k]) - E0);
-      });
-    };
+    c.invariant = energyDrift(c.sys);
     cases.push_back(c);
   }
   {  // the rotation-matrix paper's double pendulum in bar end points
@@ -215,11 +213,8 @@ std::vector<Case> buildCases() {
 
 int main(int argc, char** argv) {
   int repeats = 3;
-  bench::OptionReader r(argc, argv, [](const char*, int code) {
-    (code == 0 ? std::cout : std::cerr) << "usage: bench_lagrangian_examples [--repeats N]\n";
-    std::exit(code);
-  });
-  r.readAll({{"--repeats", &repeats}});
+  bench::OptionReader r(argc, argv, "usage: bench_lagrangian_examples [--repeats N]\n");
+  r.readAll({bench::option("--repeats", repeats)});
   repeats = std::max(1, repeats);
   const std::vector<Case> cases = buildCases();
   std::cout << "Lagrangian facility examples, outputs every " << kInterval

@@ -52,7 +52,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
-#include <ctime>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -116,25 +115,22 @@ std::vector<Case> defaultCases() {
   return c;
 }
 
-[[noreturn]] void usage(const char* argv0, int code) {
-  std::ostream& os = code == 0 ? std::cout : std::cerr;
-  os << "usage: " << argv0 << " [options]\n"
-     << "  --cases C1,C2,...      KIND:LxK[:POSE], KIND u|m, POSE g|s|h   default: the study\n"
-     << "  --threads T1,T2,...    OpenMP threads of the block-wise runs   default 1,2\n"
-     << "  --block-unmerged C     cells per block side, unmerged          default 2\n"
-     << "  --block-merged C       cranks per block, merged                default 8\n"
-     << "  --parallel-work W      BlockwiseRankOptions::parallel_work      default 1.6e7\n"
-     << "  --min-time S           seconds of repeated runs per method     default 1\n"
-     << "  --min-runs R           block-wise runs at least                default 2\n"
-     << "  --spqr-runs R          SuiteSparseQR runs (best)               default 1\n"
-     << "  --spqr-budget S        skip SuiteSparseQR above S (predicted)  default 120\n"
-     << "  --spqr-memory-budget M skip SuiteSparseQR above M MB (pred.)  default 3000\n"
-     << "  --spqr-of At,A         SuiteSparseQR of C_q^T and/or of C_q     default At,A\n"
-     << "  --dense-max-n N        dense QRCP up to N coordinates          default 3300\n"
-     << "  --csv PATH             write one line per (case, method, threads)\n"
-     << "  --help\n";
-  std::exit(code);
-}
+constexpr const char* kUsage = R"(usage: bench_lattice_rank [options]
+  --cases C1,C2,...      KIND:LxK[:POSE], KIND u|m, POSE g|s|h   default: the study
+  --threads T1,T2,...    OpenMP threads of the block-wise runs   default 1,2
+  --block-unmerged C     cells per block side, unmerged          default 2
+  --block-merged C       cranks per block, merged                default 8
+  --parallel-work W      BlockwiseRankOptions::parallel_work      default 1.6e7
+  --min-time S           seconds of repeated runs per method     default 1
+  --min-runs R           block-wise runs at least                default 2
+  --spqr-runs R          SuiteSparseQR runs (best)               default 1
+  --spqr-budget S        skip SuiteSparseQR above S (predicted)  default 120
+  --spqr-memory-budget M skip SuiteSparseQR above M MB (pred.)  default 3000
+  --spqr-of At,A         SuiteSparseQR of C_q^T and/or of C_q     default At,A
+  --dense-max-n N        dense QRCP up to N coordinates          default 3300
+  --csv PATH             write one line per (case, method, threads)
+  --help
+)";
 
 Case parseCase(const std::string& s) {
   Case c;
@@ -158,19 +154,15 @@ Case parseCase(const std::string& s) {
 Options parseOptions(int argc, char** argv) {
   Options o;
   bool cases_given = false;
-  OptionReader r(argc, argv, usage);
+  OptionReader r(argc, argv, kUsage);
   while (r.next()) {
-    if (r.read({{"--threads", &o.threads},
-                {"--block-unmerged", &o.block_unmerged},
-                {"--block-merged", &o.block_merged},
-                {"--parallel-work", &o.parallel_work},
-                {"--min-time", &o.min_time},
-                {"--min-runs", &o.min_runs},
-                {"--spqr-runs", &o.spqr_runs},
-                {"--spqr-budget", &o.spqr_budget},
-                {"--spqr-memory-budget", &o.spqr_memory_budget},
-                {"--dense-max-n", &o.dense_max_n},
-                {"--csv", &o.csv}}))
+    if (r.read({option("--threads", o.threads), option("--block-unmerged", o.block_unmerged),
+                option("--block-merged", o.block_merged),
+                option("--parallel-work", o.parallel_work), option("--min-time", o.min_time),
+                option("--min-runs", o.min_runs), option("--spqr-runs", o.spqr_runs),
+                option("--spqr-budget", o.spqr_budget),
+                option("--spqr-memory-budget", o.spqr_memory_budget),
+                option("--dense-max-n", o.dense_max_n), option("--csv", o.csv)}))
       continue;
     if (r.is("--cases")) {
       o.cases.clear();
@@ -187,7 +179,8 @@ Options parseOptions(int argc, char** argv) {
     }
   }
   if (!cases_given) o.cases = defaultCases();
-  if (o.threads.empty() || o.min_runs < 1 || o.spqr_runs < 1) usage(argv[0], 2);
+  if (o.threads.empty() || o.min_runs < 1 || o.spqr_runs < 1)
+    r.fail("invalid options: threads, min-runs >= 1, spqr-runs >= 1");
   return o;
 }
 

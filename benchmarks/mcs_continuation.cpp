@@ -11,7 +11,7 @@
 //     QRCP, in the continuation itself and in the position correction (steady_clock around
 //     each part, summed by the integrator);
 //   - adaptive steps at rtol 1e-8: steps, RHS evaluations and wall time to the same end time.
-// Writes a CSV (--csv PATH) and prints a Markdown table (benchmarks/run_mcs_continuation.sh).
+// Writes a CSV (--csv PATH) and prints a Markdown table (benchmarks/run.sh mcs_continuation).
 //
 //   bench_mcs_continuation --repeats 3 --csv benchmarks/results/mcs_continuation.csv
 

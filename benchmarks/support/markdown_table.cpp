@@ -54,4 +54,13 @@ std::string markdownHeader(const std::vector<std::string>& columns, const std::s
   return markdownRow(columns) + markdownRule(aligns);
 }
 
+std::ofstream openCsv(const std::string& path, const std::string& header) {
+  std::ofstream csv;
+  if (path.empty()) return csv;
+  csv.open(path);
+  if (!csv) throw std::runtime_error("cannot write " + path);
+  csv << header << "\n";
+  return csv;
+}
+
 }  // namespace catena::bench

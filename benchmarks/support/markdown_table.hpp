@@ -1,7 +1,9 @@
 #pragma once
 /// @file markdown_table.hpp
-/// Numbers as table cells and the rows of a Markdown table, for the benchmark programs.
+/// The tables of the benchmark programs: numbers as cells, the rows of a Markdown table, and
+/// the CSV file beside it.
 
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -25,5 +27,10 @@ std::string markdownRule(const std::string& aligns);
 
 /// markdownRow(columns) followed by markdownRule(aligns); aligns has one letter per column.
 std::string markdownHeader(const std::vector<std::string>& columns, const std::string& aligns);
+
+/// `path` opened (truncated) for a CSV table, `header` and a newline written; for an empty path
+/// a stream that is not open (it converts to false and writes nothing).
+/// @throws std::runtime_error if `path` cannot be opened for writing.
+std::ofstream openCsv(const std::string& path, const std::string& header);
 
 }  // namespace catena::bench

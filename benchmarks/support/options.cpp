@@ -74,6 +74,15 @@ bool OptionReader::read(std::initializer_list<Binding> bindings) {
   return false;
 }
 
+OptionReader::OptionReader(int argc, char** argv, const std::string& usage_text, Others others)
+    : OptionReader(
+          argc, argv,
+          [usage_text](const char*, int code) {
+            (code == 0 ? std::cout : std::cerr) << usage_text;
+            std::exit(code);
+          },
+          others) {}
+
 bool OptionReader::next() {
   if (++i_ >= argc_) return false;
   arg_ = argv_[i_];

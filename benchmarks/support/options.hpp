@@ -38,8 +38,8 @@ class PetscArgs {
 /// std::stoi, std::stod, ... (which throw std::invalid_argument on text that is not one); lists are
 /// split at commas, empty items skipped, and their numbers read as doubles (so 1e5 is accepted).
 ///
-///   OptionReader r(argc, argv, usage, OptionReader::kPetscOptions);
-///   r.readAll({{"--sizes", &o.sizes}, {"--no-modal", &o.modal, false}, {"--csv", &o.csv}});
+///   OptionReader r(argc, argv, kUsage, OptionReader::kPetscOptions);
+///   r.readAll({option("--sizes", o.sizes), flag("--no-modal", o.modal, false)});
 ///   PetscSession session(r.petsc().argc(), r.petsc().argv());
 class OptionReader {
  public:
@@ -60,6 +60,9 @@ class OptionReader {
   };
 
   OptionReader(int argc, char** argv, Usage usage, Others others = kNoPetscOptions);
+  /// The same with a usage that is a fixed text, printed as it is.
+  OptionReader(int argc, char** argv, const std::string& usage_text,
+               Others others = kNoPetscOptions);
 
   /// Reads every argument: a bound option into its target, anything else through other().
   void readAll(std::initializer_list<Binding> bindings);
@@ -101,6 +104,17 @@ class OptionReader {
   std::string arg_;
   PetscArgs petsc_;
 };
+
+/// A bound option `--name VALUE` read into `target` (a bool: `--name` alone sets it to true).
+template <typename T>
+OptionReader::Binding option(const char* name, T& target) {
+  return {name, &target};
+}
+
+/// A flag `--name` (no value) that sets `target` to `value`.
+inline OptionReader::Binding flag(const char* name, bool& target, bool value = true) {
+  return {name, &target, value};
+}
 
 /// `text` split at `separator`; empty items are kept.
 std::vector<std::string> split(const std::string& text, char separator = ',');
