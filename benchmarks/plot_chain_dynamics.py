@@ -1,4 +1,4 @@
-"""Plot of benchmarks/results/chain_dynamics_{swing,release}.csv (run_chain_dynamics.sh):
+"""Plot of benchmarks/results/chain_dynamics_{swing,release}.csv (run.sh chain_dynamics):
 wall time per simulated second against the number of links N, per variant (K_c on/off,
 modified/full Newton), log-log with an N^1 guide; runs that failed or went over their budget
 are drawn hollow (at the wall time they had used) and left unconnected.

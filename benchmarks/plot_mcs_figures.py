@@ -1,5 +1,5 @@
 """The figure types of the projection-continuation and QRCP papers from `catena simulate
---formulation mcs` output (run_mcs_figures.sh writes the runs into DATA):
+--formulation mcs` output (benchmarks/run.sh mcs_figures writes the runs into DATA):
 
   mcs_2x2_r1.png            diag R1 over time, modified 2x2 four-bar (QRCP paper Fig. 14)
   mcs_double_r1.png         diag R1 over time, double four-bar (QRCP paper Fig. 2)
