@@ -6,6 +6,7 @@
 
 #include "solvers/direct_lu.hpp"
 #include "solvers/petsc_check.hpp"
+#include "solvers/saddle_point_matrix.hpp"
 
 namespace catena {
 namespace {
@@ -26,6 +27,20 @@ IS ownedIndices(const std::vector<Index>& global, Index count) {
 }
 
 }  // namespace
+
+/// The PETSc objects of the solver: the saddle-point matrix, the outer KSP and its vectors.
+struct DistributedSaddlePoint::Petsc {
+  SaddlePointMatrix K;
+  KSP ksp = nullptr;
+  Vec rhs = nullptr, sol = nullptr;
+  Petsc(const SaddleNumbering& n, const SparseMatrixCSR& A, const SparseMatrixCSR& B)
+      : K(n, A, B) {}
+  ~Petsc() {
+    VecDestroy(&sol);
+    VecDestroy(&rhs);
+    KSPDestroy(&ksp);
+  }
+};
 
 /// The preconditioner K_gamma^{-1} T of distributed_saddle_point.hpp: a PCSHELL on the outer
 /// FGMRES whose apply() forms T r = r + gamma K [0; r_lambda] and runs the inner KSP (preonly +
@@ -151,35 +166,31 @@ struct DistributedSaddlePoint::AugmentedLagrangian {
 DistributedSaddlePoint::DistributedSaddlePoint(const DistributedModel& dm, const SparseMatrixCSR& A,
                                                const SparseMatrixCSR& B, const std::string& prefix,
                                                const SaddlePointSolverOptions& options)
-    : dm_(dm), options_(options), n_(saddleNumbering(dm)), K_(n_, A, B) {
-  CATENA_PETSC(MatCreateVecs(K_.mat(), &sol_, &rhs_));
-  CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
+    : dm_(dm), options_(options), n_(saddleNumbering(dm)), p_(std::make_unique<Petsc>(n_, A, B)) {
+  CATENA_PETSC(MatCreateVecs(p_->K.mat(), &p_->sol, &p_->rhs));
+  CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &p_->ksp));
   if (options.method == SaddlePointSolverOptions::Method::kDirect) {
-    setUpDirectLu(ksp_, K_.mat(), prefix, 100);  // from 2000 links MUMPS' 20 % runs out
+    setUpDirectLu(p_->ksp, p_->K.mat(), prefix, 100);  // from 2000 links MUMPS' 20 % runs out
     return;
   }
   al_ = std::make_unique<AugmentedLagrangian>(dm, n_, A, B, prefix);
-  al_->K = K_.mat();
-  if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(ksp_, prefix.c_str()));
-  CATENA_PETSC(KSPSetOperators(ksp_, K_.mat(), K_.mat()));
-  CATENA_PETSC(KSPSetType(ksp_, KSPFGMRES));  // the inner CG makes the preconditioner vary
-  CATENA_PETSC(KSPGMRESSetRestart(ksp_, options_.restart));
-  CATENA_PETSC(KSPSetTolerances(ksp_, options_.relative_tolerance, 0.0, PETSC_DEFAULT,
+  al_->K = p_->K.mat();
+  if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(p_->ksp, prefix.c_str()));
+  CATENA_PETSC(KSPSetOperators(p_->ksp, p_->K.mat(), p_->K.mat()));
+  CATENA_PETSC(KSPSetType(p_->ksp, KSPFGMRES));  // the inner CG makes the preconditioner vary
+  CATENA_PETSC(KSPGMRESSetRestart(p_->ksp, options_.restart));
+  CATENA_PETSC(KSPSetTolerances(p_->ksp, options_.relative_tolerance, 0.0, PETSC_DEFAULT,
                                 options_.max_iterations));
   PC pc;
-  CATENA_PETSC(KSPGetPC(ksp_, &pc));
+  CATENA_PETSC(KSPGetPC(p_->ksp, &pc));
   CATENA_PETSC(PCSetType(pc, PCSHELL));
   CATENA_PETSC(PCShellSetContext(pc, al_.get()));
   CATENA_PETSC(PCShellSetApply(pc, &AugmentedLagrangian::apply));
   CATENA_PETSC(PCShellSetName(pc, "augmented Lagrangian, PCFIELDSPLIT (options -PREFIXal_...)"));
-  CATENA_PETSC(KSPSetFromOptions(ksp_));
+  CATENA_PETSC(KSPSetFromOptions(p_->ksp));
 }
 
-DistributedSaddlePoint::~DistributedSaddlePoint() {
-  VecDestroy(&sol_);
-  VecDestroy(&rhs_);
-  KSPDestroy(&ksp_);
-}
+DistributedSaddlePoint::~DistributedSaddlePoint() = default;
 
 Status DistributedSaddlePoint::factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s,
                                       double a_max) {
@@ -194,9 +205,9 @@ Status DistributedSaddlePoint::factor(const SparseMatrixCSR& A, const SparseMatr
 Status DistributedSaddlePoint::factorNow(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
                                          double s, double a_max) {
   scale_ = s;
-  K_.set(A, B, s);
+  p_->K.set(A, B, s);
   if (options_.method == SaddlePointSolverOptions::Method::kDirect)
-    return factorDirectLu(ksp_, K_.mat());
+    return factorDirectLu(p_->ksp, p_->K.mat());
   CATENA_CHECK(options_.augmentation > 0.0,
                "the augmented Lagrangian needs an augmentation > 0, got " << options_.augmentation);
   AugmentedLagrangian& al = *al_;
@@ -208,7 +219,7 @@ Status DistributedSaddlePoint::factorNow(const SparseMatrixCSR& A, const SparseM
   // The operators were given once (the constructor): KSPSetUp sees that their values changed.
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a failed factor is a status
   PetscErrorCode ierr = KSPSetUp(al.inner);
-  if (ierr == 0) ierr = KSPSetUp(ksp_);
+  if (ierr == 0) ierr = KSPSetUp(p_->ksp);
   PetscPopErrorHandler();
   if (ierr != 0) {
     std::ostringstream os;
@@ -250,25 +261,25 @@ Status DistributedSaddlePoint::solve(const VecX& f, const VecX& g, VecX& x, VecX
 
 Status DistributedSaddlePoint::solveNow(const VecX& f, const VecX& g, VecX& x, VecX& y) {
   PetscScalar* r = nullptr;
-  CATENA_PETSC(VecGetArray(rhs_, &r));
+  CATENA_PETSC(VecGetArray(p_->rhs, &r));
   for (Index k = 0; k < f.size(); ++k) r[n_.kv[k] - n_.first] = f(k);
   for (Index k = 0; k < g.size(); ++k) r[n_.kr[k] - n_.first] = scale_ * g(k);
-  CATENA_PETSC(VecRestoreArray(rhs_, &r));
+  CATENA_PETSC(VecRestoreArray(p_->rhs, &r));
   PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a failed solve is a status
-  const PetscErrorCode ierr = KSPSolve(ksp_, rhs_, sol_);
+  const PetscErrorCode ierr = KSPSolve(p_->ksp, p_->rhs, p_->sol);
   PetscPopErrorHandler();
   KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
   PetscInt its = 0;
-  CATENA_PETSC(KSPGetConvergedReason(ksp_, &reason));
-  CATENA_PETSC(KSPGetIterationNumber(ksp_, &its));
+  CATENA_PETSC(KSPGetConvergedReason(p_->ksp, &reason));
+  CATENA_PETSC(KSPGetIterationNumber(p_->ksp, &its));
   stats_.krylov_iterations += its;  // KSPPREONLY (direct) counts 1 per solve
   const PetscScalar* s = nullptr;
-  CATENA_PETSC(VecGetArrayRead(sol_, &s));
+  CATENA_PETSC(VecGetArrayRead(p_->sol, &s));
   x.resize(f.size());
   y.resize(g.size());
   for (Index k = 0; k < f.size(); ++k) x(k) = s[n_.kv[k] - n_.first];
   for (Index k = 0; k < g.size(); ++k) y(k) = scale_ * s[n_.kr[k] - n_.first];
-  CATENA_PETSC(VecRestoreArrayRead(sol_, &s));
+  CATENA_PETSC(VecRestoreArrayRead(p_->sol, &s));
   const double finite = dm_.max(x.allFinite() && y.allFinite() ? 0.0 : 1.0);
   if (ierr != 0 || reason < 0) {
     // A failed factorization (direct, or a preconditioner's) is a singular matrix; any other
@@ -297,7 +308,7 @@ std::string DistributedSaddlePoint::package() const {
     case SaddlePointSolverOptions::Method::kAugmentedLagrangian:
       return "fieldsplit-al";
     default:
-      return directLuPackage(ksp_);
+      return directLuPackage(p_->ksp);
   }
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file distributed_saddle_point.hpp
-/// (parallel/ internal: sees PETSc.) The solver of the distributed statics' saddle-point systems
+/// The solver of the distributed statics' saddle-point systems
 ///   K [x; y] = [A, s B^T; s B, 0] [x; y] = [f; s g]
 /// (A: the tangent, or I for the multipliers' least-squares estimate; B = C_q; s scales the
 /// constraint rows), in the numbering of saddle_numbering.hpp, by either method of
@@ -22,14 +22,12 @@
 ///
 /// Collective.
 
-#include <petscksp.h>
-
 #include <memory>
 #include <string>
 
 #include "parallel/distributed_model.hpp"
+#include "parallel/saddle_numbering.hpp"
 #include "solvers/kkt_solver.hpp"
-#include "solvers/saddle_point_matrix.hpp"
 
 namespace catena {
 
@@ -67,11 +65,10 @@ class DistributedSaddlePoint : public KktSolver {
   const DistributedModel& dm_;
   SaddlePointSolverOptions options_;
   SaddleNumbering n_;
-  SaddlePointMatrix K_;
   double scale_ = 1.0;
   SaddlePointStats stats_;
-  KSP ksp_ = nullptr;
-  Vec rhs_ = nullptr, sol_ = nullptr;
+  struct Petsc;  // PETSc objects stay out of this header
+  std::unique_ptr<Petsc> p_;
   std::unique_ptr<AugmentedLagrangian> al_;
 };
 
