@@ -19,21 +19,11 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, State 
                                                  const SaddlePointSolverOptions& linear) {
   as.distributedModel().updateGhosts(start.q);
   MpiSpace space(as, linear);
-  StaticsResult r = solveStatics(space, std::move(start), o);
   DistributedStaticsResult out;
-  out.status = r.status;
-  out.q = std::move(r.state.q);
-  out.lambda = std::move(r.state.lambda);
-  out.history = std::move(r.history);
-  out.force_scale = r.force_scale;
-  out.length_scale = r.length_scale;
-  out.linear_solver = r.linear_solver;
-  out.factorizations = r.factorizations;
-  out.solves = r.solves;
-  out.krylov_iterations = r.krylov_iterations;
-  out.worst_rows = std::move(r.worst_rows);
-  out.warnings = std::move(r.warnings);
-  out.timings = {r.setup_seconds, r.assembly_seconds, r.factor_seconds, r.solve_seconds};
+  static_cast<StaticsResult&>(out) = solveStatics(space, std::move(start), o);
+  out.q = out.state.q;
+  out.lambda = out.state.lambda;
+  out.timings = {out.setup_seconds, out.assembly_seconds, out.factor_seconds, out.solve_seconds};
   return out;
 }
 

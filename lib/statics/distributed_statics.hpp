@@ -26,17 +26,11 @@ struct DistributedStaticsTimings {
   double solve = 0.0;          ///< triangular solves
 };
 
-struct DistributedStaticsResult {
-  Status status;  ///< the same on every rank
-  VecX q;         ///< local positions (owned bodies, then ghosts): equilibrium or last iterate
-  VecX lambda;    ///< owned multipliers
-  std::vector<StaticsIteration> history;
-  double force_scale = 1.0, length_scale = 1.0;
-  std::string linear_solver;  ///< factorization package, or "fieldsplit-al"
-  int factorizations = 0, solves = 0;
-  long krylov_iterations = 0;  ///< FGMRES iterations over all solves (direct: one per solve)
-  std::vector<std::string> worst_rows;  ///< as StaticsResult's, over all ranks
-  std::vector<std::string> warnings;    ///< as StaticsResult's, over all ranks
+/// StaticsResult (status and reports the same on every rank; state: the local model's) with the
+/// rank's positions and multipliers at hand and its phase times.
+struct DistributedStaticsResult : StaticsResult {
+  VecX q;       ///< local positions (owned bodies, then ghosts): equilibrium or last iterate
+  VecX lambda;  ///< owned multipliers
   DistributedStaticsTimings timings;
 };
 
