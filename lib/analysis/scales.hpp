@@ -27,13 +27,10 @@ double naturalNorm(const Model& m, const VecX& dq, double length_scale);
 /// The largest rotation of a body in a variation dq (nv entries), rad.
 double largestRotation(const Model& m, const VecX& dq);
 
-/// Weights that turn a variation (nv entries) into displacements of the mechanism's points
-/// relative to its size: 1 / length_scale on translations, size_b / length_scale on the
-/// rotations of body b, where size_b is the body's own size (the largest distance of its
-/// markers and centre of mass from its frame origin, or its radius of gyration if larger).
-/// A rotation error of a short link then counts as the displacement of its ends, not as if
-/// the whole mechanism turned, so an error or convergence test does not tighten as a chain is
-/// refined. A body of no size (a point mass without markers) keeps the weight 1 / rad.
+/// Weights (nv) that turn a variation into displacements of the mechanism's points relative to
+/// its size: 1 / length_scale on translations, size_b / length_scale on the rotations of body b
+/// (size_b: bodySizes), 1 / rad for a body of no size. Why not radians:
+/// docs/dynamics-generalized-alpha.md (the step control).
 VecX displacementWeights(const Model& m, double length_scale);
 
 /// The size of each body, m: the largest distance of its markers and centre of mass from its
@@ -49,12 +46,11 @@ inline constexpr double kRoundoffTolerance = 16 * 2.220446049250313e-16;
 VecX forceTermMagnitudes(const VecX& f_mag, const SparseMatrixCSR& Cq, const VecX& lambda);
 
 /// The force residual of an equilibrium, r = f - C_q^T lambda (the first bodies' entries, nv_body
-/// each), each body against its own scale: its translational entries against F_b, the largest
-/// of its entries of `terms` (forceTermMagnitudes: the magnitudes of the terms that make each
-/// entry up); its rotational entries against max(the largest rotational term, F_b size_b). So a
-/// light body is judged by the forces on it, not by the heaviest body's weight, and the top link
-/// of a long chain by the tension it carries. Returns max_b max_i |r_i| / scale_i (0 where a
-/// body has no force at all, infinite where a body with none has a residual); `worst` gets b.
+/// each), each body against its own scale (docs/reliability.md, "Answers"): its translational
+/// entries against F_b, the largest of its entries of `terms` (forceTermMagnitudes); its
+/// rotational entries against max(the largest rotational term, F_b size_b). Returns max_b max_i
+/// |r_i| / scale_i (0 where a body has no force at all, infinite where a body with none has a
+/// residual); `worst` gets the body.
 double bodyForceResidual(const Model& m, const VecX& r, const VecX& terms,
                          const std::vector<double>& sizes, Index* worst = nullptr);
 

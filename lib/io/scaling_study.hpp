@@ -27,8 +27,8 @@
 namespace catena {
 
 /// The longest chain of a study: the 10 N unknowns of its saddle-point systems (6 N velocities,
-/// 4 N constraint rows) are numbered by the 32-bit Index, which 2.1e8 links would overflow; 10^8
-/// links would also need some 2 TB (the dynamics of 10^5 links peaked at 1.78 GB).
+/// 4 N constraint rows) are numbered by the 32-bit Index, which 2.1e8 links would overflow
+/// (docs/scaling.md, "Limits", has the memory such a run would need).
 constexpr long kMaxChainLinks = 100000000;
 
 struct ScalingStudy {

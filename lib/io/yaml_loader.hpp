@@ -28,7 +28,7 @@ class InputError : public Error {
   int line_, column_;
 };
 
-/// Settings of the `analysis:` section. Later issues add fields (statics, modal, dynamics).
+/// Settings of the `analysis:` section.
 struct RunOptions {
   std::string analysis = "check";  ///< check | statics | modal | simulate
 };
@@ -47,8 +47,8 @@ std::size_t defaultMaxInputBytes();
 struct LoaderLimits {
   /// Largest model a generator may build from one file; the fuzzer lowers it.
   long max_generated_bodies = 20'000'000;
-  /// Largest input file, bytes: reading stops there with an error (`catena check /dev/zero`
-  /// grew by 0.7 GB/s).
+  /// Largest input file, bytes: reading stops there with an error (so an endless input such
+  /// as /dev/zero ends; docs/reliability.md, "Answers").
   std::size_t max_input_bytes = defaultMaxInputBytes();
 };
 

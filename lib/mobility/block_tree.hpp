@@ -41,12 +41,9 @@ BlockTree blockTreeForFourBarLattice(const FourBarLatticeOptions& options, int b
 BlockTree blockTreeForChain(Index links, Index block_links);
 
 /// Any model: recursive bisection of the body-joint graph (bodies are vertices, joints between
-/// two bodies edges). A connected part is split in breadth-first order from a pseudo-peripheral
-/// body (two sweeps) into halves, a disconnected one into two groups of whole components, until
-/// a part has at most `max_block_bodies` bodies. Cost O(N log N). Good for chains and grids (the
-/// splits are level sets, like nested dissection); a body jointed to many others (the merged
-/// lattice's coupler) ends up at a boundary with all its neighbours' freedoms, so such models
-/// should use a structure-specific tree.
+/// two bodies edges), breadth-first from a pseudo-peripheral body, until a part has at most
+/// `max_block_bodies` bodies. Cost O(N log N). Good for chains and grids; poor for a body
+/// jointed to many others (docs/lattice-mobility.md, "How the block-wise rank works").
 BlockTree blockTreeByBisection(const Model& model, Index max_block_bodies = 8);
 
 /// The tree for a model: the four-bar lattice or catenary chain tree when the bodies carry the

@@ -1,62 +1,33 @@
 #pragma once
 /// @file blockwise_rank.hpp
-/// Rank and redundant rows of a large constraint Jacobian A = C_q (m x n) block by block
-/// (DESIGN.md, "QR projection, continuation, redundancy"): the bodies are partitioned into
-/// blocks; the rows of a joint whose bodies are all in block b (the ground counts as in every
-/// block) form A_bb, the other rows are the interface rows A_I. With Z = blockdiag(Z_b), Z_b an
-/// orthonormal basis of the null space of A_bb,
-///   rank(A) = sum_b rank(A_bb) + rank(A_I Z),
-/// because the rows of A_I Z are the parts of the interface rows orthogonal to the row space
-/// of the internal ones. rank(A_I Z) is found by the same idea one level up, recursively: a
-/// merge tree over the blocks (a BlockTree) joins blocks into larger ones, and at each join the
-/// interface rows that have become internal are factored in the basis of the null spaces found
-/// so far. Every factorization is a QR with column pivoting of the transposed rows (the paper's
-/// QRCP of A^T, section 2.5), so the whole computation is a QRCP of A^T in which the pivot order
-/// is restricted by the tree: the rank decisions use the same threshold as the dense
-/// analyzeConstraintRank (constraint_rank.hpp) would.
-///
-/// Threshold. The dense QRCP keeps |R_ii| > tol * |R_11|, and |R_11| is the largest row norm of
-/// A (the first pivot is the longest column of A^T). Here every factorization, of a block or of
-/// a join, keeps a pivot when its norm exceeds the absolute threshold tol * max_i |A(i, :)|: a
-/// block's pivots are not judged against the block's own largest one (a block of short bars is
-/// not up-scaled), and a join's pivots keep A's scale because Z has orthonormal columns.
-///
-/// Only the rows of Z that interface rows still have to see are kept (the columns of the
-/// bodies at a block's boundary), and a basis is compressed, without loss, to the dimension of
-/// those rows when it has more columns (a blocked Householder QR of its transpose): each merge
-/// node costs O(s^3) for a boundary of size s, not the cube of its number of bodies. The trees
-/// of block_tree.hpp keep s small for chains (s <= 2 bodies) and the merged lattice (two
-/// couplers and a run of cranks), and near sqrt(cells) for the unmerged lattice (nested
-/// dissection of the cell grid: O(m^1.5) in all, like a sparse QR of a 2D grid).
-///
-/// Parallelism (OpenMP): the blocks, then the merge nodes of each height of the tree, are
-/// shared by a static schedule; each writes only its own results, into storage sized before
-/// the parallel loop. When a height has fewer nodes than threads, its nodes are processed one
-/// after the other and the work inside a factorization is split over columns instead. The
-/// arithmetic of every entry is the same for any number of threads: results are bitwise equal.
-/// (Eigen's products, fixed chunks of the level-3 updates, run inside those regions or with
-/// one thread: Eigen's own split of a large product depends on the thread count.)
+/// Rank and redundant rows of a large constraint Jacobian A = C_q (m x n) block by block: the
+/// rows inside each block of bodies are factored first (A_bb, null-space bases Z_b), then the
+/// interface rows up a merge tree (BlockTree), by
+///   rank(A) = sum_b rank(A_bb) + rank(A_I Z),   Z = blockdiag(Z_b).
+/// Every factorization is a QRCP of transposed rows that keeps a pivot above the absolute
+/// threshold tolerance * max_i |A(i, :)|, the threshold of the dense analyzeConstraintRank
+/// (constraint_rank.hpp). OpenMP inside; results are bitwise equal for any thread count, and the
+/// rank does not depend on the tree (its cost does). Method, threshold, merge sizes and
+/// parallelism: docs/lattice-mobility.md, "How the block-wise rank works".
 
 #include <string>
 #include <vector>
 
+#include "assembly/plan.hpp"
 #include "mobility/block_tree.hpp"
 #include "mobility/constraint_rank.hpp"
-#include "assembly/plan.hpp"
 
 namespace catena {
 
-/// Above this many velocity coordinates `catena mobility` takes the block-wise path: the dense
-/// QRCP costs O(m n min(m, n)) time and O(n^2) memory for T (2000: about 1 s and 32 MB).
+/// Above this many velocity coordinates `catena mobility` takes the block-wise path (the dense
+/// QRCP costs O(m n min(m, n)) time and O(n^2) memory; measured in docs/lattice-mobility.md).
 inline constexpr Index kDenseRankMaxCoordinates = 2000;
 
 struct BlockwiseRankOptions {
   double tolerance = kDefaultRankTolerance;  ///< relative to the largest row norm of A
-  /// Multiply-adds below which work stays on one thread: the blocks of phase 1, the merges of
-  /// one height of the tree, and the loops of one Householder step (which open a region per
-  /// step). On a machine shared with other work a parallel region can wait a whole time slice
-  /// for a descheduled thread, so only work of several milliseconds is split. The result does
-  /// not depend on it (nor on the number of threads); 0 splits everything (tests).
+  /// Multiply-adds below which work stays on one thread (the blocks of phase 1, the merges of
+  /// one height of the tree, the loops of one Householder step; why: docs/lattice-mobility.md).
+  /// The result does not depend on it; 0 splits everything (tests).
   double parallel_work = 1.6e7;
 };
 
@@ -113,6 +84,7 @@ struct BlockFactor {
   MatX null_basis;                ///< n_b x (n_b - rank), orthonormal, B Z = 0 (to round-off)
 };
 
+/// QRCP of B^T (B: rows x n_b, dense), keeping pivots with |R_ii| > threshold (absolute).
 BlockFactor factorBlock(const MatX& B, double threshold);
 
 }  // namespace catena

@@ -1,17 +1,17 @@
 #pragma once
 /// @file mobility_history.hpp
-/// The rank of C_q along a simulated trajectory (issue 5, `catena mobility FILE --t-end T`).
-/// The trajectory is the projected (MCS) dynamics of mcs_dynamics.hpp, which integrates through
-/// redundant constraints (the saddle-point integrators cannot: their matrix is singular there)
-/// and already watches the QRCP of C_q^T at every step: the rank at every output time, the
-/// times where it changes, and the singular configurations it met (refined time, margin, the
-/// vanished pivots and their rows).
+/// The rank of C_q along a simulated trajectory (`catena mobility FILE --t-end T`): the rank at
+/// every output time, the times where it changes, and the singular configurations met (refined
+/// time, margin, the vanished pivots and their rows). The trajectory is the projected (MCS)
+/// dynamics of integrators/mcs_dynamics.hpp, which integrates through redundant constraints
+/// (the saddle-point integrators cannot: their matrix is singular there) and watches the QRCP of
+/// C_q^T at every step.
 
 #include <functional>
 #include <vector>
 
-#include "integrators/mcs_dynamics.hpp"
 #include "assembly/plan.hpp"
+#include "integrators/mcs_dynamics.hpp"
 #include "model/model.hpp"
 
 namespace catena {

@@ -12,25 +12,20 @@
 ///   Omega1 = stril(X) - stril(X)^T,  X = Q1^T A_p'^T R1^{-1}                  (eqs. 24-25 / 18-19)
 ///   Omega21 = T^T A_p'^T R1^{-1}                                              (eq. 20)
 ///   R1' = Q1^T A_p'^T - Omega1 R1                                             (eq. 21)
-/// where A_p are the r independent (pivot) rows of A. The redundant rows add nothing: along a
-/// path of constant rank their columns of R follow from the pivot ones (T^T A'^T P2 = Omega21
-/// R12), which is what the missing appendices B/C of the QRCP paper reduce to. The bottom-right
-/// block Omega2 = T^T T' is set to zero: T turns only as much as it must to stay tangent,
+/// where A_p are the r independent (pivot) rows of A; redundant rows need nothing more (derived
+/// in docs/dynamics-mcs.md, "Continuation of T"). Omega2 = T^T T' is set to zero:
 /// T' = -Q1 Omega21^T = -A_p^+ A_p' T (eq. 27).
 ///
 /// A step of length h: Q_{k+1} = Q_k E(Omega h) (eq. 28 / 22), E the exponential map or the
-/// Cayley transform, then the orthogonal-Procrustes (polar) step against the new factorization
-/// (DESIGN.md): T_{k+1} = Z (Z^T Z)^{-1/2}, Z = (I - Q1_{k+1} Q1_{k+1}^T) T_evolved, the
-/// orthonormal basis of the new tangent space closest to T_evolved in the Frobenius norm. If the
-/// new tangent space is larger (a singular configuration), the same step gives the continuation
-/// of the old motion, and its orthogonal complement in the new tangent space holds the new
-/// admissible motions. Dense Eigen throughout (the papers' mechanisms are small): O(n^3) per step.
+/// Cayley transform, then the orthogonal-Procrustes (polar) step against the new factorization:
+/// T_{k+1} = Z (Z^T Z)^{-1/2}, Z = (I - Q1_{k+1} Q1_{k+1}^T) T_evolved (continueTangent). Dense
+/// Eigen throughout (the papers' mechanisms are small): O(n^3) per step.
 
 #include <vector>
 
-#include "mobility/constraint_rank.hpp"
 #include "core/status.hpp"
 #include "core/types.hpp"
+#include "mobility/constraint_rank.hpp"
 
 namespace catena {
 

@@ -5,11 +5,9 @@
 ///
 /// Catenary chain (tangent-stiffness paper, section 4.2): N rigid links from A through the sag
 /// point C to B, N/2 per leg, initialized in the 'V' shape A-C-B; consecutive links joined by
-/// universal joints (twist locked, both bendings free). The end links hinge to the ground: a
-/// universal joint at A (whose twist lock removes the zero-energy motion in which every link
-/// spins about its own axis: universal joints alone transmit no twist to a straight link's
-/// neighbours, so that motion would make statics and modal analysis singular) and a spherical
-/// joint at B. Link k is body "link_k" with its frame at mid-length and x along the link;
+/// universal joints (twist locked, both bendings free). The end links hinge to the ground by a
+/// universal joint at A and a spherical joint at B (why: docs/input-format.md, "The generated
+/// mechanisms"). Link k is body "link_k" with its frame at mid-length and x along the link;
 /// markers "link_k/start" and "link_k/end"; joints "joint_k" (between links k-1 and k), "end_a",
 /// "end_b". Mobility 2N - 3: that of N rods joined by ball joints with both ends fixed.
 ///
@@ -34,16 +32,15 @@ struct CatenaryChainOptions {
 };
 
 /// The anchor chain as the tangent-stiffness paper's authors build it in their public demo
-/// (Chrono, demo_MBS_link_mate.cpp, test_anchorchain): bodies are lumped nodes, not links. 2 K + 3
+/// (docs/input-format.md, "The generated mechanisms"): bodies are lumped nodes, not links. 2 K + 3
 /// bodies "node_0".."node_{2K+2}": one at A, K evenly spaced strictly between A and C, one at C,
-/// K between C and B, one at B; each of mass `node_mass` and inertia `node_inertia` I
-/// (deliberately large). The K nodes of a leg have x along their leg; as in the demo, the node
-/// at A is turned by +45 degrees about y, the node at B by -45 degrees and the node at C not at
-/// all. Consecutive nodes are joined by universal joints "joint_k" whose points sit at +-h along
-/// the two bodies' x axes (h: half the distance between the nodes), so the initial 'V' is not
-/// assembled at A, B and C; statics assembles it. The end nodes hinge to the ground by revolute
-/// joints "end_a", "end_b" about the world y axis. With K = 20 its four lowest modes are the
-/// paper's Table 3 (tests/verification/modal_test.cpp).
+/// K between C and B, one at B; each of mass `node_mass` and inertia `node_inertia` I. The K
+/// nodes of a leg have x along their leg; the node at A is turned by +45 degrees about y, the
+/// node at B by -45 degrees, the node at C not at all. Consecutive nodes are joined by universal
+/// joints "joint_k" whose points sit at +-h along the two bodies' x axes (h: half the distance
+/// between the nodes), so the initial 'V' is not assembled at A, B and C; statics assembles it.
+/// The end nodes hinge to the ground by revolute joints "end_a", "end_b" about the world y axis.
+/// With K = 20 its four lowest modes are the paper's Table 3 (tests/verification/modal_test.cpp).
 struct NodeChainOptions {
   int nodes_per_leg = 20;                 ///< K
   Vec3 end_a = Vec3(0.0, 0.0, 0.0);       ///< m
@@ -53,7 +50,8 @@ struct NodeChainOptions {
   double node_inertia = 10.0;             ///< kg m^2, about every axis
 };
 
-/// Adds the chain to a 3D builder (gravity is not touched).
+/// Adds the chain to a 3D builder (gravity is not touched). Throws catena::Error for a 2D
+/// builder, N odd or < 2, a non-positive mass per length or radius, or a sag point on an end.
 void addCatenaryChain(ModelBuilder& builder, const CatenaryChainOptions& options);
 /// Adds links [first, last) of the chain (0 <= first < last <= N) to a 3D builder, with the
 /// joints those links hold (joint k, between links k-1 and k, or end_a for k = 0, is held by link

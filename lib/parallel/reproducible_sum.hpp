@@ -4,12 +4,9 @@
 /// on their order: what makes the distributed IDA take the same steps on any rank count
 /// (docs/parallel.md, "Bitwise across rank counts").
 ///
-/// Method (fixed-point pre-rounding, after Demmel and Nguyen's reproducible summation): with
-/// 2^e > max |x| over all ranks (an exact MPI_MAX), every term is cut exactly into three signed
-/// 32-bit pieces of x 2^-e (multiples of 2^-32, 2^-64 and 2^-96; the rest, below 2^-96 2^e, is
-/// dropped), the pieces are summed as 64-bit integers (exact, so associative) locally and over
-/// the ranks, and the result is formed once from the three integer sums. Error: at most
-/// n 2^-96 max |x| from the dropped rests, plus the final rounding. Non-finite terms give the
+/// Method: each term, scaled by 2^-e with 2^e > max |x| over all ranks, is cut exactly into three
+/// 32-bit pieces summed as 64-bit integers (docs/parallel.md, item 5 of "Bitwise across rank
+/// counts"). Error: at most n 2^-96 max |x| plus the final rounding. Non-finite terms give the
 /// plain sum's inf or NaN. At most 2^31 terms in all.
 
 #include <mpi.h>

@@ -5,8 +5,8 @@
 /// algorithmic differentiation. Only lagrangian_ida.cpp sees SUNDIALS.
 /// Error test (IDASetId + IDASetSuppressAlg): the stabilized index-2 form tests q, v, p and
 /// leaves out lambda, mu; the index-3 form tests q only (v, p, lambda are index-2/3 variables
-/// that BDF cannot resolve to the tolerance; TOOLCHAIN.md, pitfall 7). The left-out components
-/// still weigh the Newton convergence test through multiplier_atol (v, p: atol).
+/// that BDF cannot resolve to the tolerance; docs/lagrangian-facility.md). The left-out
+/// components still weigh the Newton convergence test through multiplier_atol (v, p: atol).
 
 #include <functional>
 #include <string>

@@ -186,9 +186,9 @@ void evaluateNaturalMechanism(const NaturalModel& m, const QIn& q, const QIn& qd
 }
 
 /// Largest nq evaluated by the facility's fixed-size nested AD (padded to 4, 8 or 12
-/// coordinates; no heap allocation; 1.2-3.3 times cheaper than the dynamic path below, measured in
-/// docs/natural-coordinates.md, "Limits"). Not a size limit: larger models take the dynamic
-/// path (the nested fixed-size objects would pass Eigen's 128 KiB limit from nq = 16 on).
+/// coordinates; no heap allocation; cheaper than the dynamic path below, measured in
+/// docs/natural-coordinates.md, "Limits and not done"). Not a size limit: larger models take
+/// the dynamic path (nested fixed-size objects pass Eigen's 128 KiB limit from nq = 16 on).
 inline constexpr Index kMaxPaddedNaturalCoordinates = 12;
 
 /// The model as a LagrangianSystem: the facility's fixed-size AD padded to the next of 4, 8, 12

@@ -48,7 +48,8 @@ struct RmIdaOptions {
   double output_interval = 0.0;  ///< s; 0: the observer sees every accepted step
   double rtol = 1e-8;
   double atol = 1e-10;  ///< q and v (m, R entries, m/s, 1/s)
-  /// lambda and mu (out of the error test; weighs only their Newton corrections, TOOLCHAIN.md).
+  /// lambda and mu (out of the error test; weighs only their Newton corrections,
+  /// docs/dynamics-ida.md "The error test and the Newton weights").
   double multiplier_atol = 1e-2;
   int max_order = 5;
   long max_steps = 500'000;
