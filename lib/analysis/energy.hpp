@@ -1,7 +1,7 @@
 #pragma once
 /// @file energy.hpp
-/// Mechanical energy of a state, for the conservation checks of the integrators and the energy
-/// columns of time histories. J.
+/// Mechanical energy of a state (J), for the conservation checks of the integrators and the
+/// energy columns of time histories.
 
 #include <string>
 

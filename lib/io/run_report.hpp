@@ -5,8 +5,8 @@
 #include <iosfwd>
 #include <string>
 
-#include "modal/modal.hpp"
 #include "analysis/reactions.hpp"
+#include "modal/modal.hpp"
 #include "statics/statics.hpp"
 
 namespace catena {
@@ -20,9 +20,12 @@ struct EquilibriumSummary {
   std::vector<JointReaction> reactions;  ///< every joint
 };
 
+/// The summary at `state` (q, lambda, t): the lowest joint point, the sag, every reaction.
 EquilibriumSummary summarizeEquilibrium(const Model& model, const AssemblyPlan& plan,
                                         const State& state);
 
+/// The statics table (status, residual history, sag, ground reactions) and the modes table
+/// (frequency, eigenvalue, damping, direction) for people; a failure is printed as such.
 void printStatics(std::ostream& os, const Model& model, const StaticsResult& result,
                   const EquilibriumSummary& summary);
 void printModes(std::ostream& os, const Model& model, const ModalResult& result);

@@ -28,6 +28,9 @@ Mat6 computeBodyInertialDamping3(const Body& b, const Mat3& R, const Vec3& w);
 Mat6 computeBodyStiffness3(const Body& b, const Mat3& R, const Vec3& w, const Vec6& a,
                            const Vec3& g);
 
+/// The same for a 2D body (x, y, theta): R = rot2(theta), w = dtheta/dt (rad/s), a the body's
+/// acceleration (3), g gravity (m/s^2). Mass (3 x 3), f_g (3), gravity (3), d f_g / d v (3 x 3)
+/// and d(M a + f_g - gravity)/dq (3 x 3), as the 3D functions above. Pure, no allocation.
 Mat3 computeBodyMass2(const Body& b, const Mat2& R);
 Vec3 computeBodyInertialForces2(const Body& b, const Mat2& R, double w);
 Vec3 computeBodyGravity2(const Body& b, const Mat2& R, const Vec2& g);

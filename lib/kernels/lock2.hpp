@@ -19,6 +19,7 @@ struct LockMotion2 {
   double th = 0.0, th_dot = 0.0, th_ddot = 0.0;
 };
 
+/// r_t, theta_t and their first two time derivatives at t (s); all zero for a scleronomic joint.
 LockMotion2 evaluateLockMotion2(const JointMotion& motion, double t);
 
 struct LockFrames2 {
@@ -29,12 +30,18 @@ struct LockFrames2 {
   double dtheta;  ///< theta_F1 - theta_F2
 };
 
+/// The shared quantities above from the two body poses and the two marker frames.
 LockFrames2 computeLockFrames2(const Pose2& b1, const Pose2& b2, const MarkerFrame& f1,
                                const MarkerFrame& f2);
 
+/// Residual C (3: m, m, rad), all rows; the mask selects rows in assembly.
 Vec3 computeLockResidual2(const LockFrames2& k, const LockMotion2& motion);
+/// Jacobian C_q (3 x 6), columns as in the file comment.
 void computeLockJacobian2(const LockFrames2& k, Mat3x6& Cq);
+/// Partial time derivative C_t (3): (-dr_t/dt ; -dtheta_t/dt).
 Vec3 computeLockTimeDerivative2(const LockMotion2& motion);
+/// Acceleration right-hand side gamma (3) with C_q dv/dt = gamma (velocity-squared terms and
+/// the prescribed accelerations).
 Vec3 computeLockGamma2(const LockFrames2& k, const LockMotion2& motion, const Twist2& t1,
                        const Twist2& t2);
 /// K_c = d(C_q^T lambda)/dq at fixed lambda (6 x 6).
@@ -45,6 +52,9 @@ struct DistanceFrames2 {
   Vec2 s1, s2, d, n;  ///< arms, r_F1 - r_F2 and its unit direction
   double length;      ///< |d|
 };
+/// The distance joint's residual |d| - L(t) (m), its Jacobian (1 x 6), gamma (C_q dv/dt = gamma)
+/// and K_c (6 x 6) at fixed lambda. At |d| = 0 the direction is undefined: n, C_q and K_c are
+/// zero there (the joint is singular).
 DistanceFrames2 computeDistanceFrames2(const Pose2& b1, const Pose2& b2, const MarkerFrame& f1,
                                        const MarkerFrame& f2);
 double computeDistanceResidual2(const DistanceFrames2& k, const TimeValue& L);

@@ -26,6 +26,7 @@ struct LockMotion3 {
   Vec3 w_t = Vec3::Zero(), a_t = Vec3::Zero();
 };
 
+/// The prescribed motion at t (s); identity and zeros for a scleronomic joint.
 LockMotion3 evaluateLockMotion3(const JointMotion& motion, double t);
 
 /// Quantities shared by every lock kernel, evaluated once per joint and configuration.
@@ -48,6 +49,7 @@ struct LockFrames3 {
   bool A2_identity = false, RtA1t_identity = false;
 };
 
+/// The shared quantities above from the two body poses, the marker frames and the motion.
 LockFrames3 computeLockFrames3(const Pose3& b1, const Pose3& b2, const MarkerFrame& f1,
                                const MarkerFrame& f2, const LockMotion3& motion);
 

@@ -41,7 +41,8 @@ struct MarkerFrame {
   double angle = 0.0;  ///< 2D only
 };
 
-/// q layout per 3D body: r (3), then the quaternion (s, vx, vy, vz).
+/// Pose from one 3D body's 7 position coordinates: r (3), then the quaternion (s, vx, vy, vz).
+/// The quaternion is used as stored (not normalized).
 inline Pose3 pose3(const double* q_body) {
   Pose3 p;
   p.r = Vec3(q_body[0], q_body[1], q_body[2]);
@@ -50,10 +51,12 @@ inline Pose3 pose3(const double* q_body) {
   return p;
 }
 
+/// Twist from one 3D body's 6 velocity coordinates (v_WB_W, then w_WB_B).
 inline Twist3 twist3(const double* v_body) {
   return {Vec3(v_body[0], v_body[1], v_body[2]), Vec3(v_body[3], v_body[4], v_body[5])};
 }
 
+/// Pose and twist of a 2D body from its 3 coordinates (x, y, theta) or rates.
 inline Pose2 pose2(const double* q_body) {
   Pose2 p;
   p.r = Vec2(q_body[0], q_body[1]);
@@ -66,6 +69,7 @@ inline Twist2 twist2(const double* v_body) {
   return {Vec2(v_body[0], v_body[1]), v_body[2]};
 }
 
+/// The marker's frame in its body (2D: angle from the quaternion's rotation about z).
 inline MarkerFrame markerFrame(const Marker& m) {
   MarkerFrame f;
   f.p = m.position;
@@ -75,7 +79,8 @@ inline MarkerFrame markerFrame(const Marker& m) {
   return f;
 }
 
-/// Pose of body b (identity for the ground) from the flat position vector q.
+/// Pose (twist) of body b from the flat position (velocity) vector; identity (zero) for the
+/// ground.
 inline Pose3 bodyPose3(const Model& m, const double* q, Index b) {
   return b == kGround ? Pose3{} : pose3(q + m.qOffset(b));
 }

@@ -12,7 +12,7 @@
 /// "hinge_crank_l_j_bottom" and the top hinges "..._top_left" (j > 0, to coupler (l, j-1)) and
 /// "..._top_right" (j < K, to coupler (l, j)). The part builder below makes the piece of an
 /// unmerged lattice that one rank of a graph partition holds (docs/parallel.md), from indices
-/// alone; parallel/lattice_partition.hpp chooses the pieces.
+/// alone; parallel/lattice_part.hpp chooses the pieces.
 
 #include <vector>
 
@@ -52,7 +52,9 @@ std::vector<double> fourBarLatticeInitialAngles(const FourBarLatticeOptions& opt
 std::vector<double> fourBarLatticeLevelAngles(const Model& m, const VecX& q, Index owned_bodies,
                                               int levels);
 
-/// Adds the lattice to a 2D builder (gravity is not touched).
+/// Adds the lattice to a 2D builder (gravity is not touched). Throws catena::Error for a 3D
+/// builder, L or K < 1, a non-positive width, length or mass per length, or level_angles /
+/// level_rates of a size other than 0 or L.
 void addFourBarLattice(ModelBuilder& builder, const FourBarLatticeOptions& options);
 /// Convenience: a finalized lattice with gravity (0, -9.81).
 Model buildFourBarLattice(const FourBarLatticeOptions& options);

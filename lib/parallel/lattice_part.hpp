@@ -17,6 +17,8 @@ struct DistributedLatticePart {
   std::string partitioner;  ///< MatPartitioning type ("ptscotch"; "none" on one rank)
 };
 
+/// This rank's part. Throws catena::Error for merged couplers (redundant constraints).
+/// Collective; PETSc must be initialized.
 DistributedLatticePart buildDistributedFourBarLattice(const FourBarLatticeOptions& options);
 
 }  // namespace catena

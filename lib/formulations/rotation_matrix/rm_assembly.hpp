@@ -36,6 +36,7 @@ struct RmEnergy {
   double kinetic = 0.0, potential = 0.0;  ///< J
   double total() const { return kinetic + potential; }
 };
+/// Kinetic and gravitational energy at (q, v), summed body by body (rm_body.hpp).
 RmEnergy computeRmEnergy(const RmModel& model, const VecX& q, const VecX& v);
 
 /// Largest |C| over orthogonality rows and over joint rows (in m), and of C_q v over all rows.
