@@ -116,7 +116,9 @@ struct Model {
   Index markerBody(Index marker) const { return markers[marker].body; }
   /// Index of a body by name, kGround for "ground", -2 if unknown.
   Index findBody(const std::string& name) const;
+  /// Index of a marker by name, -2 if unknown.
   Index findMarker(const std::string& name) const;
+  /// The kernel family that evaluates joint j (one dispatch per joint).
   JointKernel jointKernel(Index j) const;
   /// Joint that owns constraint row `row` (0 <= row < nc).
   Index jointOfRow(Index row) const;
