@@ -24,8 +24,8 @@ struct AssemblyReport {
   double total_mass = 0.0;        ///< kg
 };
 
-/// The report at the model's initial state (builds its own plan; times five refills and keeps
-/// the best). Throws only what assembly throws.
+/// The report at the model's initial state (builds its own plan; times five refills of C_q and
+/// K_c and keeps the best).
 AssemblyReport computeAssemblyReport(const Model& model);
 
 /// Prints the model summary (bodies, joints by type, forces, n, n_v, m, DOF estimate).
