@@ -3,15 +3,10 @@
 /// Assembly of a DistributedModel into PETSc objects in the global numbering
 /// (distributed_model.hpp): the constraint residual C and the applied forces f (owned entries),
 /// C_q (MatMPIAIJ, nc x nv), K_c and the static tangent K + K_c (MatMPIAIJ, nv x nv).
-///
-/// Each rank runs the serial assembly (assembly/assemble.hpp: the same kernels, plan and OpenMP
-/// colouring, so bitwise identical for any thread count) on its local model, whose ghost bodies
-/// make every owned joint complete; the local values then go into the global matrices through
-/// fixed COO slots (petsc_coo_matrix.hpp), which add the K_c blocks that a joint writes on a
-/// ghost body's rows to the owner's. Body terms (forces, their Jacobians) of ghost bodies are
-/// their owner's: they are dropped here. A chain's K_c block has at most two contributions, so
-/// the global K_c equals the serial one bitwise; C, C_q and f are copies of kernel values.
-/// Every call is collective.
+/// Each rank runs the serial assembly on its local model and moves the values into the global
+/// matrices through fixed COO slots (petsc_coo_matrix.hpp); ghost bodies' own terms are left to
+/// their owners. For a chain the results equal the serial ones bitwise (docs/parallel.md,
+/// "Distributed assembly", says how). Every call is collective.
 
 #include <memory>
 
