@@ -1,18 +1,15 @@
 #pragma once
 /// @file distributed_modal.hpp
-/// Undamped modes of a DistributedModel at a static equilibrium (solveDistributedStatics): the
-/// pencil of modal/modal.hpp,
-///   [K_t, a C_q^T; a C_q, 0] x = mu [M, 0; 0, 0] x,  x = (phi, dlambda / a),  mu = -s^2,
-/// with K_t = K + K_c, a = max(|K_t|, sigma |M|) / |C_q| (largest entries, as in the serial
-/// analysis), Krylov-Schur (EPS_GNHEP) with shift-and-invert about sigma = (2 pi target_hz)^2,
-/// the eigenvalues nearest sigma, tolerance ModalOptions::tolerance. The pencil is two MatMPIAIJ
-/// matrices in the rank-count-independent saddle-point numbering of distributed_statics.hpp
-/// (body by body: the body's velocity coordinates, then the rows of the joints it holds as body
-/// 1), filled through fixed COO slots from the local assembly; the shifted matrix is factored by
-/// MUMPS (options under ModalOptions::petsc_prefix, e.g. -modal_eps_nev,
-/// -modal_st_pc_factor_mat_solver_type, -modal_st_mat_mumps_icntl_14, which defaults to 100 here
-/// as in statics). docs/parallel.md has the measured agreement with the serial solveModal.
-/// Collective.
+/// The modes (modal.hpp) of a DistributedModel at a static equilibrium (solveDistributedStatics),
+/// by the one modal analysis that solveModal runs too (modal/modal_analysis.cpp): the same
+/// pencil, shift-and-invert, DOF cap and rejection of eigenpairs. Here the pencil is two
+/// MatMPIAIJ matrices in the rank-count-independent saddle-point numbering
+/// (parallel/saddle_numbering.hpp), factored by MUMPS on several ranks (options under
+/// ModalOptions::petsc_prefix, e.g. -modal_st_mat_mumps_icntl_14, 100 % unless set) and by KLU
+/// on one. dof = n_v - rank(C_q): C_q is gathered on rank 0 for its SuiteSparseQR rank (memory
+/// of the whole C_q there; not yet distributed). Damped modes (ModalOptions::damped, or forces
+/// with a velocity Jacobian D) on one rank only, a failed Status on several.
+/// docs/parallel.md has the measured agreement with the serial solveModal.
 ///
 /// Eigenvector entries are not comparable across rank counts (a mode's sign, and the basis of a
 /// multiple eigenvalue, are arbitrary); every DistributedMode therefore carries check values
@@ -29,8 +26,8 @@
 namespace catena {
 
 struct DistributedMode {
-  std::complex<double> mu;    ///< eigenvalue of the pencil, rad^2/s^2 (omega^2 if stable)
-  std::complex<double> s;     ///< sqrt(-mu), the root with Im s >= 0 (Re s >= 0 if real)
+  std::complex<double> mu;    ///< eigenvalue of the pencil (undamped: rad^2/s^2, -s^2; damped: s)
+  std::complex<double> s;     ///< the root with Im s >= 0 (Re s >= 0 if real), rad/s
   double frequency_hz = 0.0;  ///< |Im s| / 2 pi
   double slepc_error = 0.0;   ///< SLEPc's relative error of the pair (EPS_ERROR_RELATIVE)
   /// ||(K_t - mu M) phi + C_q^T dlambda|| / (||K_t phi|| + |mu| ||M phi||): the force rows.
@@ -45,25 +42,33 @@ struct DistributedMode {
   /// phi on the owned velocity coordinates, normalized to phi^T M phi = 1 with its largest
   /// entry (the lowest global index on ties) positive: deterministic for a given rank count.
   VecX shape;
+  std::string direction;  ///< as Mode: dominant direction, e.g. "out-of-plane"
+  int nodes = 0;          ///< as Mode: sign changes of that component along the bodies
 };
 
 struct DistributedModalResult {
   Status status;                       ///< the same on every rank
   std::vector<DistributedMode> modes;  ///< by distance of mu to the shift, as solveModal
-  double constraint_scale = 1.0;       ///< a
-  int iterations = 0;                  ///< Krylov-Schur restarts
-  int solves = 0;                      ///< applications of the factored shifted pencil
-  std::string method;                  ///< e.g. "krylovschur + sinvert (mumps)"
+  /// As ModalResult: n_v - rank(C_q), modes asked for, eigenpairs rejected, why fewer modes
+  /// than requested were returned (empty if not), whether the pencil was damped.
+  Index dof = 0;
+  int requested = 0, rejected = 0;
+  std::string note;
+  bool damped = false;
+  double constraint_scale = 1.0;  ///< a
+  int iterations = 0;             ///< Krylov-Schur restarts
+  int solves = 0;                 ///< applications of the factored shifted pencil
+  std::string method;             ///< e.g. "krylovschur + sinvert (mumps)"
   /// Wall seconds of this rank (MPI_Wtime): the pencil's numbering and COO patterns; the
   /// assembly of K_t, C_q, M and their copy into the pencil; the eigensolver's set-up (mostly
   /// the factorization of the shifted pencil); its iterations and the check values.
   double setup_seconds = 0.0, assembly_seconds = 0.0, factor_seconds = 0.0, solve_seconds = 0.0;
 };
 
-/// The options.modes modes nearest the shift at the equilibrium (q: local positions, ghosts up
-/// to date, as DistributedStaticsResult::q; lambda: owned multipliers) at t = 0. Undamped only:
-/// options.damped and a model whose force Jacobian D is nonzero are refused (CATENA_CHECK and a
-/// failed Status). Collective.
+/// The min(options.modes, dof) modes nearest the shift at the equilibrium (q: local positions,
+/// ghosts up to date, as DistributedStaticsResult::q; lambda: owned multipliers) at t = 0, zero
+/// velocities. options.modes >= 1 (CATENA_CHECK); a failed factorization or eigensolve, or fewer
+/// modes than min(modes, dof), is a failed Status, the same on every rank. Collective.
 DistributedModalResult solveDistributedModal(DistributedAssembly& assembly, const VecX& q,
                                              const VecX& lambda, const ModalOptions& options = {});
 

@@ -4,17 +4,17 @@
 /// eq. 7): M dq'' + D dq' + (K + K_c) dq + C_q^T dlambda = 0, C_q dq = 0, with dq = phi e^(s t).
 /// The constraints stay in an augmented pencil (docs/modal-analysis.md argues the choice):
 ///  - undamped (D = 0): [K_t, a C_q^T; a C_q, 0] x = mu [M, 0; 0, 0] x, mu = -s^2, shift mu near
-///    (2 pi target)^2 — real arithmetic can aim at a frequency;
+///    (2 pi target)^2;
 ///  - damped: the first-order pencil in x = (phi, s phi, lambda), the modes of smallest |s|.
-/// a scales the constraint rows so that the pencil's conditioning does not depend on units.
+/// a = max(|K_t|, sigma |M|) / |C_q| scales the constraint rows.
 ///
-/// The pencil has exactly dof = n_v - rank(C_q) finite eigenvalues (2 dof damped); the others
-/// are infinite and live in the multipliers. solveModal finds the rank (SuiteSparseQR, the
-/// threshold of constraint_rank.hpp), asks the eigensolver for at most dof modes (ModalResult
-/// says when fewer than requested exist) and rejects an eigenpair whose coordinate part
-/// vanishes, whose eigenvalue its coordinate part does not reproduce (Rayleigh quotient), or
-/// that moves no mass: those are infinite eigenvalues that round-off made finite. Fewer modes
-/// than min(modes, dof) after the rejection is a failure.
+/// The pencil has dof = n_v - rank(C_q) finite eigenvalues (2 dof damped). At most min(modes,
+/// dof) modes are asked for (ModalResult::note says when fewer than requested exist); an
+/// eigenpair whose coordinate part vanishes, whose Rayleigh quotient does not reproduce its
+/// eigenvalue, or that moves no mass is rejected (an infinite eigenvalue made finite by
+/// round-off); fewer modes than min(modes, dof) after the rejection is a failure.
+/// One implementation (modal/modal_analysis.cpp) serves one Model here and a DistributedModel
+/// (modal/distributed_modal.hpp).
 
 #include <complex>
 #include <string>
@@ -44,9 +44,22 @@ struct Mode {
   double natural_frequency_hz = 0.0;  ///< |s| / 2 pi
   double damping_ratio = 0.0;         ///< -Re s / |s|
   double residual = 0.0;              ///< relative residual of the eigenpair
-  VecX shape_re, shape_im;            ///< nv entries: (delta r, theta) per body
-  std::string direction;              ///< dominant direction, e.g. "out-of-plane", "y"
-  int nodes = 0;                      ///< sign changes of the dominant component along the bodies
+  /// nv entries, (delta r, theta) per body (distributed: the owned bodies'); the eigenvector of
+  /// the pencil has unit 2-norm and its largest entry real and positive.
+  VecX shape_re, shape_im;
+  std::string direction;  ///< dominant direction, e.g. "out-of-plane", "y"
+  int nodes = 0;          ///< sign changes of the dominant component along the bodies
+  /// Check values, invariant under the scale and sign of phi (comparable across rank counts):
+  std::complex<double> eigenvalue;  ///< of the pencil: mu = -s^2 (rad^2/s^2) undamped, s damped
+  /// ||force rows of A x - eigenvalue B x|| / (||A (phi, 0)|| + |eigenvalue| ||B x||)
+  double force_residual = 0.0;
+  double constraint_residual = 0.0;  ///< ||a C_q phi||, on the same scale
+  /// Share of the kinetic energy phi^H M phi in the translations along x, y, z (world) and in
+  /// the rotations (2D: x, y and rotation, z zero); the four sum to 1.
+  Eigen::Vector4d energy_fractions = Eigen::Vector4d::Zero();
+  Vec3 effective_mass = Vec3::Zero();  ///< |sum_b M phi along x, y, z|^2 / (phi^H M phi), kg
+  /// Re phi with phi^H M phi = 1, its largest entry (lowest global index on ties) positive.
+  VecX mass_normalized;
 };
 
 struct ModalResult {
@@ -63,10 +76,14 @@ struct ModalResult {
   /// Wall seconds: assembly of the matrices and the pencil; the eigensolver's set-up (mostly
   /// the factorization of the shifted pencil); its iterations (solves, orthogonalization).
   double assembly_seconds = 0.0, factor_seconds = 0.0, solve_seconds = 0.0;
+  double setup_seconds = 0.0;        ///< of assembly_seconds: the pencil's numbering and pattern
   int solves = 0;                    ///< solves with the factorization of the shifted pencil
   Vec3 plane_normal = Vec3::Zero();  ///< normal of the mechanism's plane, zero if not planar
 };
 
+/// The modes of `model` at `equilibrium` (q, v, lambda, t; lambda enters K_c), with the
+/// matrices of `plan`. Works on one process (PETSC_COMM_SELF): callable on any rank of an MPI
+/// run. A failed factorization or eigensolve is a failed Status, never an exception.
 ModalResult solveModal(const Model& model, const AssemblyPlan& plan, const State& equilibrium,
                        const ModalOptions& options = {});
 

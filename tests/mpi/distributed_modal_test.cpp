@@ -17,15 +17,15 @@
 #include <sstream>
 #include <vector>
 
-#include "modal/modal.hpp"
-#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
+#include "modal/distributed_modal.hpp"
+#include "modal/modal.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "mpi_support.hpp"
-#include "modal/distributed_modal.hpp"
-#include "statics/distributed_statics.hpp"
 #include "petsc_fixture.hpp"
+#include "statics/distributed_statics.hpp"
+#include "statics/statics.hpp"
 
 using namespace catena;
 using namespace catena::test;
@@ -231,4 +231,86 @@ BOOST_AUTO_TEST_CASE(unconverged_modes_are_a_failure_on_every_rank) {
   double sum = 0.0;
   for (const char c : r.status.message) sum += static_cast<unsigned char>(c);
   BOOST_TEST(allMax(sum) == -allMax(-sum));
+}
+
+namespace {
+
+/// The serial and distributed modal analyses of a chain of N links at their equilibria.
+struct BothModal {
+  ModalResult serial;
+  DistributedModalResult distributed;
+};
+
+BothModal bothModal(int N, const ModalOptions& o) {
+  BothModal out;
+  const ModelPart part = chainPart(N);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  const DistributedStaticsResult d = solveDistributedStatics(as);
+  BOOST_REQUIRE(d.status.ok());
+  out.distributed = solveDistributedModal(as, d.q, d.lambda, o);
+  const Model whole = wholeChain(N);
+  const AssemblyPlan plan = buildAssemblyPlan(whole);
+  const StaticsResult s = solveStatics(whole, plan, initialState(whole));
+  BOOST_REQUIRE(s.status.ok());
+  out.serial = solveModal(whole, plan, s.state, o);
+  return out;
+}
+
+/// Whether x is the same on every rank.
+bool sameOnEveryRank(double x) {
+  return allMax(x) == -allMax(-x);
+}
+
+}  // namespace
+
+// The distributed analysis has the serial one's diagnostics (issue 27): a chain of 4 links has
+// dof = 6 N - rank(C_q) = 2 N - 3 = 5 (N universal joints, one spherical); asked for 8 modes,
+// both return the 5 with a note that says why, the same on every rank, and the distributed
+// frequencies are the serial ones.
+BOOST_AUTO_TEST_CASE(modes_are_capped_at_the_degrees_of_freedom) {
+  ModalOptions o;
+  o.modes = 8;
+  const BothModal r = bothModal(4, o);
+  const DistributedModalResult& d = r.distributed;
+  BOOST_REQUIRE_MESSAGE(d.status.ok(), d.status.message);
+  BOOST_REQUIRE_MESSAGE(r.serial.status.ok(), r.serial.status.message);
+  BOOST_TEST(r.serial.dof == 5);
+  BOOST_TEST(d.dof == r.serial.dof);
+  BOOST_TEST(d.requested == 8);
+  BOOST_REQUIRE_EQUAL(d.modes.size(), 5u);
+  BOOST_REQUIRE_EQUAL(r.serial.modes.size(), 5u);
+  BOOST_TEST(d.note == r.serial.note);
+  BOOST_TEST(d.note.find("5 degrees of freedom") != std::string::npos, d.note);
+  double worst = 0.0;
+  for (std::size_t k = 0; k < d.modes.size(); ++k) {
+    worst = std::max(worst, std::abs(d.modes[k].frequency_hz - r.serial.modes[k].frequency_hz) /
+                                r.serial.modes[k].frequency_hz);
+    BOOST_TEST(d.modes[k].direction == r.serial.modes[k].direction);
+    BOOST_TEST(d.modes[k].nodes == r.serial.modes[k].nodes);
+  }
+  BOOST_TEST(allMax(worst) <= 1e-9, "frequencies differ by " << allMax(worst));
+  BOOST_TEST(sameOnEveryRank(static_cast<double>(d.dof)));
+  BOOST_TEST(sameOnEveryRank(static_cast<double>(d.note.size())));
+}
+
+// Without the cap, the 4-link chain's pencil has 5 finite eigenvalues for the 8 modes asked
+// for: the other pairs the eigensolver returns live in the multipliers and must be rejected,
+// and the run fails (it did not find the modes asked for), on every rank alike, as the serial
+// analysis does.
+BOOST_AUTO_TEST_CASE(eigenpairs_of_the_multiplier_space_are_rejected) {
+  ModalOptions o;
+  o.modes = 8;
+  o.limit_to_dof = false;
+  const BothModal r = bothModal(4, o);
+  const DistributedModalResult& d = r.distributed;
+  BOOST_TEST(!r.serial.status.ok());
+  BOOST_TEST(!d.status.ok());
+  BOOST_TEST((d.status.code == Status::Code::kNotConverged));
+  BOOST_TEST(d.rejected >= 1);
+  BOOST_TEST(d.modes.size() == 5u);
+  BOOST_TEST(sameOnEveryRank(static_cast<double>(d.rejected)));
+  double sum = 0.0;
+  for (const char c : d.status.message) sum += static_cast<unsigned char>(c);
+  BOOST_TEST(sameOnEveryRank(sum), d.status.message);
 }
