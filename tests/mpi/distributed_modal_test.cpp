@@ -223,6 +223,7 @@ BOOST_AUTO_TEST_CASE(unconverged_modes_are_a_failure_on_every_rank) {
   const DistributedModalResult r = solveDistributedModal(as, d.q, d.lambda, o);
   PetscOptionsClearValue(nullptr, "-modal_eps_max_it");
   PetscOptionsClearValue(nullptr, "-modal_eps_ncv");
+  if (worldRank() == 0) BOOST_TEST_MESSAGE(worldSize() << " ranks: " << r.status.message);
   BOOST_TEST(!r.status.ok());
   BOOST_TEST((r.status.code == Status::Code::kNotConverged));
   BOOST_TEST(
@@ -313,4 +314,28 @@ BOOST_AUTO_TEST_CASE(eigenpairs_of_the_multiplier_space_are_rejected) {
   double sum = 0.0;
   for (const char c : d.status.message) sum += static_cast<unsigned char>(c);
   BOOST_TEST(sameOnEveryRank(sum), d.status.message);
+}
+
+// The damped (first-order) pencil: on one rank the distributed analysis is the serial code and
+// gives the serial damped modes; on several it is refused with a failed Status on every rank
+// (the first-order pencil has no distributed numbering yet).
+BOOST_AUTO_TEST_CASE(damped_modes_on_one_rank_refused_on_several) {
+  ModalOptions o;
+  o.modes = 4;
+  o.damped = true;
+  const BothModal r = bothModal(40, o);
+  const DistributedModalResult& d = r.distributed;
+  BOOST_REQUIRE_MESSAGE(r.serial.status.ok(), r.serial.status.message);
+  if (worldSize() == 1) {
+    BOOST_REQUIRE_MESSAGE(d.status.ok(), d.status.message);
+    BOOST_TEST(d.damped);
+    BOOST_REQUIRE_EQUAL(d.modes.size(), r.serial.modes.size());
+    for (std::size_t k = 0; k < d.modes.size(); ++k)
+      BOOST_TEST(std::abs(d.modes[k].frequency_hz - r.serial.modes[k].frequency_hz) <=
+                 1e-9 * r.serial.modes[k].frequency_hz);
+  } else {
+    BOOST_TEST(!d.status.ok());
+    BOOST_TEST((d.status.code == Status::Code::kInvalidInput));
+    BOOST_TEST(d.modes.empty());
+  }
 }
