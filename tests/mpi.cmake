@@ -28,7 +28,8 @@ endfunction()
 catena_mpi_test(distributed_chain 120)
 # The distributed modal analysis (modal/distributed_modal.hpp) against the serial solveModal.
 # 300 s: on 4 ranks it is waiting, not computing (4.5 s of CPU): 33-41 s alone on the loaded
-# 2-core machine, 139 s beside another MPI test under ctest -j2, where 180 s once ran out.
+# 2-core machine, 139 s beside another MPI test under ctest -j2 (a failure under load, its log
+# lost, most likely ran out of the former 180 s).
 catena_mpi_test(distributed_modal 300)
 # PETSc options set by a test (the eigensolver held to one restart).
 target_link_libraries(mpi_distributed_modal_test PRIVATE PkgConfig::PETSC)
