@@ -114,20 +114,9 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
   // 3. The one modal analysis; its modes as check values.
   ModalResult r = computeModes(sys, o, start);
   DistributedModalResult out;
-  out.status = r.status;
-  out.dof = r.dof;
-  out.requested = r.requested;
-  out.rejected = r.rejected;
-  out.note = r.note;
-  out.damped = r.damped;
-  out.constraint_scale = r.constraint_scale;
-  out.iterations = r.iterations;
-  out.solves = r.solves;
-  out.method = r.method;
+  static_cast<ModalSummary&>(out) = r;
   out.setup_seconds = numbering_seconds + r.setup_seconds;
   out.assembly_seconds = r.assembly_seconds - out.setup_seconds;
-  out.factor_seconds = r.factor_seconds;
-  out.solve_seconds = r.solve_seconds;
   for (Mode& mode : r.modes) {
     DistributedMode d;
     d.mu = mode.eigenvalue;

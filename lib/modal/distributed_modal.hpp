@@ -46,23 +46,10 @@ struct DistributedMode {
   int nodes = 0;          ///< as Mode: sign changes of that component along the bodies
 };
 
-struct DistributedModalResult {
-  Status status;                       ///< the same on every rank
+/// ModalSummary, but for the timings: setup_seconds is the pencil's numbering and COO patterns,
+/// assembly_seconds the rest of the assembly (MPI_Wtime, this rank's).
+struct DistributedModalResult : ModalSummary {
   std::vector<DistributedMode> modes;  ///< by distance of mu to the shift, as solveModal
-  /// As ModalResult: n_v - rank(C_q), modes asked for, eigenpairs rejected, why fewer modes
-  /// than requested were returned (empty if not), whether the pencil was damped.
-  Index dof = 0;
-  int requested = 0, rejected = 0;
-  std::string note;
-  bool damped = false;
-  double constraint_scale = 1.0;  ///< a
-  int iterations = 0;             ///< Krylov-Schur restarts
-  int solves = 0;                 ///< applications of the factored shifted pencil
-  std::string method;             ///< e.g. "krylovschur + sinvert (mumps)"
-  /// Wall seconds of this rank (MPI_Wtime): the pencil's numbering and COO patterns; the
-  /// assembly of K_t, C_q, M and their copy into the pencil; the eigensolver's set-up (mostly
-  /// the factorization of the shifted pencil); its iterations and the check values.
-  double setup_seconds = 0.0, assembly_seconds = 0.0, factor_seconds = 0.0, solve_seconds = 0.0;
 };
 
 /// The min(options.modes, dof) modes nearest the shift at the equilibrium (q: local positions,

@@ -43,7 +43,7 @@ struct Mode {
   double frequency_hz = 0.0;          ///< |Im s| / 2 pi (zero for a real, non-oscillating s)
   double natural_frequency_hz = 0.0;  ///< |s| / 2 pi
   double damping_ratio = 0.0;         ///< -Re s / |s|
-  double residual = 0.0;              ///< relative residual of the eigenpair
+  double residual = 0.0;              ///< SLEPc's relative error of the eigenpair
   /// nv entries, (delta r, theta) per body (distributed: the owned bodies'); the eigenvector of
   /// the pencil has unit 2-norm and its largest entry real and positive.
   VecX shape_re, shape_im;
@@ -62,23 +62,27 @@ struct Mode {
   VecX mass_normalized;
 };
 
-struct ModalResult {
+/// What a modal analysis reports besides its modes (ModalResult, DistributedModalResult).
+struct ModalSummary {
   Status status;
-  std::vector<Mode> modes;  ///< by increasing |s| distance to the target
-  Index dof = 0;            ///< n_v - rank(C_q) at the equilibrium: the most modes there are
-  int requested = 0;        ///< modes asked for (ModalOptions::modes)
-  int rejected = 0;         ///< eigenpairs rejected as not modes (multiplier-space, spurious)
-  std::string note;         ///< why fewer modes than requested were returned (empty if not)
+  Index dof = 0;      ///< n_v - rank(C_q) at the equilibrium: the most modes there are
+  int requested = 0;  ///< modes asked for (ModalOptions::modes)
+  int rejected = 0;   ///< eigenpairs rejected as not modes (multiplier-space, spurious)
+  std::string note;   ///< why fewer modes than requested were returned (empty if not)
   bool damped = false;
   double constraint_scale = 1.0;
-  int iterations = 0;
-  std::string method;
+  int iterations = 0;  ///< Krylov-Schur restarts
+  std::string method;  ///< e.g. "krylovschur + sinvert (klu)"
   /// Wall seconds: assembly of the matrices and the pencil; the eigensolver's set-up (mostly
-  /// the factorization of the shifted pencil); its iterations (solves, orthogonalization).
+  /// the factorization of the shifted pencil); its iterations and the checks of the pairs.
   double assembly_seconds = 0.0, factor_seconds = 0.0, solve_seconds = 0.0;
   double setup_seconds = 0.0;        ///< of assembly_seconds: the pencil's numbering and pattern
   int solves = 0;                    ///< solves with the factorization of the shifted pencil
   Vec3 plane_normal = Vec3::Zero();  ///< normal of the mechanism's plane, zero if not planar
+};
+
+struct ModalResult : ModalSummary {
+  std::vector<Mode> modes;  ///< by increasing distance of the eigenvalue to the target
 };
 
 /// The modes of `model` at `equilibrium` (q, v, lambda, t; lambda enters K_c), with the

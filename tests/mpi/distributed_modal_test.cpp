@@ -242,7 +242,11 @@ struct BothModal {
   DistributedModalResult distributed;
 };
 
-BothModal bothModal(int N, const ModalOptions& o) {
+BothModal bothModal(int N, int modes, bool limit_to_dof = true, bool damped = false) {
+  ModalOptions o;
+  o.modes = modes;
+  o.limit_to_dof = limit_to_dof;
+  o.damped = damped;
   BothModal out;
   const ModelPart part = chainPart(N);
   const DistributedModel dm(part);
@@ -270,9 +274,7 @@ bool sameOnEveryRank(double x) {
 // both return the 5 with a note that says why, the same on every rank, and the distributed
 // frequencies are the serial ones.
 BOOST_AUTO_TEST_CASE(modes_are_capped_at_the_degrees_of_freedom) {
-  ModalOptions o;
-  o.modes = 8;
-  const BothModal r = bothModal(4, o);
+  const BothModal r = bothModal(4, 8);
   const DistributedModalResult& d = r.distributed;
   BOOST_REQUIRE_MESSAGE(d.status.ok(), d.status.message);
   BOOST_REQUIRE_MESSAGE(r.serial.status.ok(), r.serial.status.message);
@@ -300,10 +302,7 @@ BOOST_AUTO_TEST_CASE(modes_are_capped_at_the_degrees_of_freedom) {
 // and the run fails (it did not find the modes asked for), on every rank alike, as the serial
 // analysis does.
 BOOST_AUTO_TEST_CASE(eigenpairs_of_the_multiplier_space_are_rejected) {
-  ModalOptions o;
-  o.modes = 8;
-  o.limit_to_dof = false;
-  const BothModal r = bothModal(4, o);
+  const BothModal r = bothModal(4, 8, false);
   const DistributedModalResult& d = r.distributed;
   BOOST_TEST(!r.serial.status.ok());
   BOOST_TEST(!d.status.ok());
@@ -320,10 +319,7 @@ BOOST_AUTO_TEST_CASE(eigenpairs_of_the_multiplier_space_are_rejected) {
 // gives the serial damped modes; on several it is refused with a failed Status on every rank
 // (the first-order pencil has no distributed numbering yet).
 BOOST_AUTO_TEST_CASE(damped_modes_on_one_rank_refused_on_several) {
-  ModalOptions o;
-  o.modes = 4;
-  o.damped = true;
-  const BothModal r = bothModal(40, o);
+  const BothModal r = bothModal(40, 4, true, true);
   const DistributedModalResult& d = r.distributed;
   BOOST_REQUIRE_MESSAGE(r.serial.status.ok(), r.serial.status.message);
   if (worldSize() == 1) {
