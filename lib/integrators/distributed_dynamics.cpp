@@ -1,7 +1,5 @@
 #include "integrators/distributed_dynamics.hpp"
 
-#include <ida/ida.h>
-#include <nvector/nvector_parallel.h>
 #include <petscksp.h>
 
 #include <algorithm>
@@ -13,15 +11,15 @@
 #include <sstream>
 #include <vector>
 
-#include "integrators/sundials/ida_glue.hpp"
-#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "assembly/assemble.hpp"
 #include "assembly/plan.hpp"
-#include "solvers/direct_lu.hpp"
+#include "formulations/mixed_basis/multibody_dae.hpp"
+#include "integrators/sundials/ida.hpp"
+#include "integrators/sundials/reproducible_nvector.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "parallel/phase_timer.hpp"
-#include "integrators/sundials/reproducible_nvector.hpp"
 #include "parallel/reproducible_sum.hpp"
+#include "solvers/direct_lu.hpp"
 #include "solvers/factorization.hpp"
 
 namespace catena {
@@ -362,16 +360,13 @@ class DistributedDae {
 
   /// F(t, y, y') on the owned entries. Returns 0, 1 (a non-finite value somewhere: IDA cuts the
   /// step) or -1 (an exception, message in `error`), the same on every rank. Collective.
-  int residual(double t, const double* y, const double* yp, double* F, std::string& error) {
+  int residual(double t, const double* y, const double* yp, double* F, Status& error) {
     load(y, yp);
-    int flag = 0;
-    try {
+    int flag = sundials::guarded(error, "the residual", [&] {
       dae_.residual(t, yl_.data(), ypl_.data(), Fl_.data());
-    } catch (const std::exception& e) {
-      error = e.what();
-      Fl_.setZero();
-      flag = -1;
-    }
+      return 0;
+    });
+    if (flag < 0) Fl_.setZero();
     if (!halo_) {
       // The joint terms on the ghost bodies' rows go to their owners (every rank takes part).
       for (Index b = owned_bodies_; b < bodies_; ++b) {
@@ -397,18 +392,15 @@ class DistributedDae {
   /// J S (the column scaling of the serial ScaledPetsc, GGL: lambda by c_j m, mu and nu by c_j,
   /// m the largest diagonal entry of M over all ranks) into the MatAIJ. Returns as
   /// residual(). Collective.
-  int newtonMatrix(double t, const double* y, const double* yp, double cj, std::string& error) {
+  int newtonMatrix(double t, const double* y, const double* yp, double cj, Status& error) {
     load(y, yp);
-    int flag = 0;
     double mass = 0.0;
     const SparseMatrixCSR& J = dae_.jacobian();
-    try {
+    int flag = sundials::guarded(error, "the Newton matrix", [&] {
       dae_.newtonMatrix(t, yl_.data(), ypl_.data(), cj);
       mass = dae_.massScale();
-    } catch (const std::exception& e) {
-      error = e.what();
-      flag = -1;
-    }
+      return 0;
+    });
     mass = dm_.max(mass);
     column_scale_.segment(L_.lambda, L_.nc).setConstant(cj * mass);
     column_scale_.segment(L_.mu, L_.nmu).setConstant(cj);
@@ -659,11 +651,9 @@ double initialStep(const DistributedModel& dm, const State& s, const VecX& vdot,
 struct CallbackData {
   DistributedDae* dae = nullptr;
   DistributedDynamicsTimings* timings = nullptr;
-  std::string ida_message;       ///< the last error IDA reported
-  std::string callback_message;  ///< an exception caught in a callback
-  Status linear_solver_status;   ///< the last failure of the Newton solves
+  sundials::ErrorLog log;  ///< log.linear_solver: the last failure of the Newton solves
   int last_flag = SUNLS_SUCCESS;
-  ida_glue::ErrorWeights weights;  ///< mu's scaled by h, as in the serial GGL (owned entries)
+  sundials::ErrorWeights weights;  ///< mu's scaled by h, as in the serial GGL (owned entries)
 };
 
 // Callbacks catch everything (STYLE.md rule 6) and return the same on every rank: 0 ok,
@@ -672,26 +662,20 @@ struct CallbackData {
 int residualCallback(realtype t, N_Vector y, N_Vector yp, N_Vector r, void* user) {
   auto* data = static_cast<CallbackData*>(user);
   PhaseTimer timer(data->timings->assembly);
-  try {
+  return sundials::guarded(data->log.callback, "the residual", [&] {
     return data->dae->residual(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp),
-                               N_VGetArrayPointer(r), data->callback_message);
-  } catch (const std::exception& e) {
-    data->callback_message = e.what();
-  }
-  return -1;
+                               N_VGetArrayPointer(r), data->log.callback);
+  });
 }
 
 int jacobianCallback(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix,
                      void* user, N_Vector, N_Vector, N_Vector) {
   auto* data = static_cast<CallbackData*>(user);
   PhaseTimer timer(data->timings->assembly);
-  try {
+  return sundials::guarded(data->log.callback, "the Newton matrix", [&] {
     return data->dae->newtonMatrix(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), cj,
-                                   data->callback_message);
-  } catch (const std::exception& e) {
-    data->callback_message = e.what();
-  }
-  return -1;
+                                   data->log.callback);
+  });
 }
 
 // The Newton matrix lives in DistributedDae's MatAIJ; IDA gets a placeholder SUNMatrix so
@@ -733,39 +717,24 @@ int solverInitialize(SUNLinearSolver S) {
 }
 int solverSetup(SUNLinearSolver S, SUNMatrix) {
   CallbackData* c = solverData(S);
-  Status st;
-  {
-    PhaseTimer timer(c->timings->factorization);
-    try {
-      st = c->dae->factor();
-    } catch (const std::exception& e) {
-      c->linear_solver_status = Status::failure(Status::Code::kInvalidInput, e.what());
-      return c->last_flag = SUNLS_PACKAGE_FAIL_UNREC;
-    }
-  }
-  if (st.ok()) {
-    c->linear_solver_status = Status::success();
-    return c->last_flag = SUNLS_SUCCESS;
-  }
-  c->linear_solver_status = st;
-  return c->last_flag = st.code == Status::Code::kResources  ? SUNLS_MEM_FAIL
-                        : st.code == Status::Code::kSingular ? SUNLS_LUFACT_FAIL
-                                                             : SUNLS_PACKAGE_FAIL_REC;
+  PhaseTimer timer(c->timings->factorization);
+  Status& failure = c->log.linear_solver;
+  return c->last_flag = sundials::guarded(
+             failure, "the factorization",
+             [&] { return sundials::linearSolverFlag(failure = c->dae->factor()); },
+             SUNLS_PACKAGE_FAIL_UNREC);
 }
 int solverSolve(SUNLinearSolver S, SUNMatrix, N_Vector x, N_Vector b, realtype) {
   CallbackData* c = solverData(S);
   PhaseTimer timer(c->timings->solve);
-  try {
-    const Status st = c->dae->solve(N_VGetArrayPointer(b), N_VGetArrayPointer(x));
-    if (st.ok()) return c->last_flag = SUNLS_SUCCESS;
-    c->linear_solver_status = st;
-    return c->last_flag = st.code == Status::Code::kResources      ? SUNLS_MEM_FAIL
-                          : st.code == Status::Code::kNotConverged ? SUNLS_CONV_FAIL
-                                                                   : SUNLS_PACKAGE_FAIL_REC;
-  } catch (const std::exception& e) {
-    c->linear_solver_status = Status::failure(Status::Code::kInvalidInput, e.what());
-  }
-  return c->last_flag = SUNLS_PACKAGE_FAIL_UNREC;
+  Status& failure = c->log.linear_solver;
+  return c->last_flag = sundials::guarded(
+             failure, "the solve",
+             [&] {
+               return sundials::linearSolverFlag(
+                   failure = c->dae->solve(N_VGetArrayPointer(b), N_VGetArrayPointer(x)));
+             },
+             SUNLS_PACKAGE_FAIL_UNREC);
 }
 sunindextype solverLastFlag(SUNLinearSolver S) {
   return solverData(S)->last_flag;
@@ -858,8 +827,7 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
   // 2. The distributed DAE and IDA.
   std::optional<DistributedDae> dae_storage;
   CallbackData data;
-  MPI_Comm comm = PETSC_COMM_WORLD;  // SUNContext_Create keeps a pointer: outlives sun
-  ida_glue::IdaObjects sun;
+  sundials::IdaObjects sun{sundials::Context(PETSC_COMM_WORLD)};
   {
     PhaseTimer timer(time.setup);
     dae_storage.emplace(as, o.petsc_prefix);
@@ -871,28 +839,17 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
   out.method = "IDA " + idaFormulationName(o.formulation) + " (distributed, PETSc " +
                out.linear_solver + ")";
   out.unknowns = dae.globalSize();
-  auto setup_error = [&](const char* what, int flag) {
-    return fail(Status::Code::kResources,
-                std::string("distributed IDA: setup failed in ") + what + " (" +
-                    ida_glue::idaFlagName(flag) + ")",
-                s);
-  };
-  const sunindextype n = dae.localSize(), N = dae.globalSize();
-  double h0 = 0.0;
-  int flag = IDA_SUCCESS;
+  const Index n = dae.localSize(), N = dae.globalSize();
   {
     PhaseTimer timer(time.setup);
-    if (SUNContext_Create(&comm, &sun.ctx) != 0)
-      return fail(Status::Code::kResources, "distributed IDA: SUNContext_Create failed", s);
-    for (N_Vector* v : {&sun.y, &sun.yp, &sun.id, &sun.work})
-      *v = N_VNew_Parallel(comm, n, N, sun.ctx);
+    // IDA's decisions the same on any rank count (its work vectors are clones of y).
+    for (sundials::Vector* v : {&sun.y, &sun.yp, &sun.id, &sun.work})
+      *v = sundials::reproducibleVector(PETSC_COMM_WORLD, n, N, sun.ctx);
     if (!sun.y || !sun.yp || !sun.id || !sun.work)
       return fail(Status::Code::kResources, "distributed IDA: out of memory for the vectors", s);
-    // IDA's decisions the same on any rank count (its work vectors are clones of y).
-    for (N_Vector v : {sun.y, sun.yp, sun.id, sun.work}) useReproducibleReductions(v);
-    dae.pack(s, vdot, N_VGetArrayPointer(sun.y), N_VGetArrayPointer(sun.yp));
+    dae.pack(s, vdot, N_VGetArrayPointer(sun.y.get()), N_VGetArrayPointer(sun.yp.get()));
     const DaeLayout& L = dae.layout();
-    dae.ownedEntries(dae.errorTestIds(), N_VGetArrayPointer(sun.id));
+    dae.ownedEntries(dae.errorTestIds(), N_VGetArrayPointer(sun.id.get()));
     VecX atol = VecX::Constant(L.size, o.multiplier_atol);
     atol.segment(L.q, L.nq).setConstant(o.atol);
     atol.segment(L.v, L.nv).setConstant(o.atol);
@@ -900,43 +857,29 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
     // with fixed weights the serial run failed at t = 0 from 15000 links.
     VecX step_power = VecX::Zero(L.size);
     step_power.segment(L.mu, L.nmu).setConstant(1.0);
-    ida_glue::ErrorWeights& e = data.weights;
+    sundials::ErrorWeights& e = data.weights;
     e.rtol = o.rtol;
     e.atol = VecX(n);
     dae.ownedEntries(atol, e.atol.data());
     VecX owned_power(n);
     dae.ownedEntries(step_power, owned_power.data());
     e.step_power = owned_power.cast<int>();
-    sun.J = makePlaceholderMatrix(sun.ctx);
-    sun.ls = makeSolver(&data, sun.ctx);
-    sun.mem = IDACreate(sun.ctx);
-    if (!sun.J || !sun.ls || !sun.mem)
+    sun.J.reset(makePlaceholderMatrix(sun.ctx.get()));
+    sun.ls.reset(makeSolver(&data, sun.ctx.get()));
+    if (!sun.J || !sun.ls)
       return fail(Status::Code::kResources, "distributed IDA: out of memory", s);
-    flag = IDASetErrHandlerFn(sun.mem, ida_glue::keepIdaError<CallbackData>, &data);
-    if (flag == IDA_SUCCESS) flag = IDAInit(sun.mem, residualCallback, s.t, sun.y, sun.yp);
-    if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
-    data.weights.mem = sun.mem;
-    if ((flag = IDASetUserData(sun.mem, &data)) != IDA_SUCCESS ||
-        (flag = IDAWFtolerances(sun.mem, ida_glue::weightCallback<CallbackData>)) != IDA_SUCCESS ||
-        (flag = IDASetId(sun.mem, sun.id)) != IDA_SUCCESS ||
-        (flag = IDASetSuppressAlg(sun.mem, SUNTRUE)) != IDA_SUCCESS ||
-        (flag = IDASetMaxNumSteps(sun.mem, o.max_steps)) != IDA_SUCCESS ||
-        (flag = IDASetMaxOrd(sun.mem, o.max_order)) != IDA_SUCCESS ||
-        (flag = IDASetStopTime(sun.mem, o.t_end)) != IDA_SUCCESS ||
-        (flag = IDASetLinearSolver(sun.mem, sun.ls, sun.J)) != IDA_SUCCESS ||
-        (flag = IDASetJacFn(sun.mem, jacobianCallback)) != IDA_SUCCESS)
-      return setup_error("the IDA options", flag);
-    if (o.max_step > 0.0 && (flag = IDASetMaxStep(sun.mem, o.max_step)) != IDA_SUCCESS)
-      return setup_error("IDASetMaxStep", flag);
     const double span = o.t_end - s.t;
-    if ((flag = IDASetMinStep(sun.mem, o.min_step > 0.0 ? o.min_step : 1e-12 * span)) !=
-        IDA_SUCCESS)
-      return setup_error("IDASetMinStep", flag);
-    h0 = o.initial_step > 0.0 ? o.initial_step : initialStep(dm, s, vdot, o, span);
-    data.weights.h_start = h0;
-    if ((flag = IDASetInitStep(sun.mem, h0)) != IDA_SUCCESS)
-      return setup_error("IDASetInitStep", flag);
+    e.h_start = o.initial_step > 0.0 ? o.initial_step : initialStep(dm, s, vdot, o, span);
+    sundials::SetupGuard g = sundials::startIda(sun, data, residualCallback, jacobianCallback, s.t,
+                                                o.max_order, o.max_steps);
+    sundials::limitSteps(g, sun.mem.get(), s.t, o.t_end, o.max_step, o.min_step, e.h_start);
+    if (!g.ok()) {
+      const Status st = g.status("distributed IDA", sundials::idaFlagName, data.log);
+      return fail(st.code, st.message, s);
+    }
   }
+  void* mem = sun.mem.get();
+  int flag = IDA_SUCCESS;
 
   // 3. Steps (IDA_ONE_STEP, as the serial integrateIda); outputs between steps are IDA's
   //    interpolation (IDAGetDky). Every rank takes the same path: IDA's decisions rest on
@@ -946,8 +889,8 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
   DynamicsStats& stats = out.stats;
   stats.smallest_step = std::numeric_limits<double>::infinity();
   auto finish = [&](bool ok_status) {
-    ida_glue::IdaCounters c;
-    c.add(sun.mem);
+    sundials::IdaCounters c;
+    c.add(mem);
     c.fill(stats);
     if (stats.steps == 0) stats.smallest_step = 0.0;
     time.integration = MPI_Wtime() - loop_start;
@@ -972,39 +915,33 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
       os.precision(10);
       os << "distributed IDA stopped at t = " << t << " s after max_steps = " << o.max_steps
          << " accepted steps (t_end = " << o.t_end << " s): raise max_steps, or loosen rtol/atol";
-      dae.unpack(t, N_VGetArrayPointer(sun.y), current);
+      dae.unpack(t, N_VGetArrayPointer(sun.y.get()), current);
       return fail(Status::Code::kNotConverged, os.str(), current);
     }
     realtype tret = t;
-    flag = IDASolve(sun.mem, o.t_end, &tret, sun.y, sun.yp, IDA_ONE_STEP);
+    flag = IDASolve(mem, o.t_end, &tret, sun.y.get(), sun.yp.get(), IDA_ONE_STEP);
     if (flag < 0) {
       finish(false);
       realtype tcur = t;
-      IDAGetCurrentTime(sun.mem, &tcur);
-      std::ostringstream os;
-      os.precision(10);
-      os << "distributed IDA " << idaFormulationName(o.formulation) << " failed at t = " << tcur
-         << " s (t_end = " << o.t_end << " s) with " << ida_glue::idaFlagName(flag);
-      if (!data.ida_message.empty()) os << ": " << data.ida_message;
-      if (!data.callback_message.empty()) os << " (" << data.callback_message << ")";
-      const Status& ls = data.linear_solver_status;
-      if (!ls.ok()) os << " (PETSc linear solver: " << ls.message << ")";
-      return fail(flag == IDA_MEM_FAIL || ls.code == Status::Code::kResources
+      IDAGetCurrentTime(mem, &tcur);
+      return fail(flag == IDA_MEM_FAIL || data.log.linear_solver.code == Status::Code::kResources
                       ? Status::Code::kResources
                       : Status::Code::kNotConverged,
-                  os.str(), current);
+                  data.log.failure("distributed IDA " + idaFormulationName(o.formulation), tcur,
+                                   o.t_end, sundials::idaFlagName(flag)),
+                  current);
     }
     ++stats.steps;
     realtype h = 0.0;
-    IDAGetLastStep(sun.mem, &h);
+    IDAGetLastStep(mem, &h);
     stats.last_step = h;
     stats.smallest_step = std::min(stats.smallest_step, static_cast<double>(h));
     stats.largest_step = std::max(stats.largest_step, static_cast<double>(h));
     if (dt > 0.0 && observer) {
       for (double tout = nextOutput(); tout < tret; tout = nextOutput()) {
         State so;
-        IDAGetDky(sun.mem, tout, 0, sun.work);
-        dae.unpack(tout, N_VGetArrayPointer(sun.work), so);
+        IDAGetDky(mem, tout, 0, sun.work.get());
+        dae.unpack(tout, N_VGetArrayPointer(sun.work.get()), so);
         ++next_index;
         if (!observer(so)) {
           current = so;  // the run ends where the observer stopped it
@@ -1014,7 +951,7 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
     }
     t = tret;
     const bool output = observer && (dt == 0.0 || nextOutput() == tret);
-    if (output || t >= o.t_end) dae.unpack(tret, N_VGetArrayPointer(sun.y), current);
+    if (output || t >= o.t_end) dae.unpack(tret, N_VGetArrayPointer(sun.y.get()), current);
     if (dt > 0.0 && nextOutput() == tret) ++next_index;
     if (output && !observer(current)) return finish(true);
   }

@@ -1,7 +1,5 @@
 #include "integrators/ida_dynamics.hpp"
 
-#include <ida/ida.h>
-#include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_sparse.h>
 
@@ -13,14 +11,14 @@
 #include <span>
 #include <sstream>
 
-#include "integrators/branch_watch.hpp"
-#include "mobility/constraint_rank.hpp"
-#include "integrators/sundials/ida_glue.hpp"
-#include "integrators/initial_state.hpp"
-#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "formulations/mixed_basis/multibody_dae.hpp"
+#include "integrators/branch_watch.hpp"
+#include "integrators/initial_state.hpp"
+#include "integrators/sundials/ida.hpp"
+#include "mobility/constraint_rank.hpp"
 #include "solvers/klu_lu.hpp"
 #include "solvers/saddle_point.hpp"
 #include "solvers/sparse_linear_solver.hpp"
@@ -31,16 +29,14 @@ namespace {
 /// What the C callbacks see (IDA's user data and error-handler data).
 struct CallbackData {
   MultibodyDae* dae = nullptr;
-  std::string ida_message;         ///< the last error IDA reported
-  std::string callback_message;    ///< an exception caught in a callback
-  ida_glue::ErrorWeights weights;  ///< h-scaled for index 3 and GGL (setup in integrateIda)
+  /// log.linear_solver: the last failure of the PETSc linear solver (ScaledPetsc), cleared by a
+  /// success: a run that then fails says why its Newton systems could not be solved.
+  sundials::ErrorLog log;
+  sundials::ErrorWeights weights;  ///< h-scaled for index 3 and GGL (setup in integrateIda)
   // Column scaling of the Newton system (see ScaledKlu): the unknowns' corrections are solved
   // for in units where the blocks of J are O(1) for every c_j.
   IdaFormulation formulation = IdaFormulation::kIndex2;
   VecX column_scale;
-  /// The last failure of the PETSc linear solver (ScaledPetsc), cleared by a factorization that
-  /// succeeds: a run that then fails says why its Newton systems could not be solved.
-  Status linear_solver_status;
 };
 
 /// Column scales of the Newton matrix at c_j: with a mass scale m, the corrections of an index-3
@@ -175,56 +171,39 @@ int petscInitialize(SUNLinearSolver S) {
 
 int petscSetup(SUNLinearSolver S, SUNMatrix A) {
   ScaledPetsc* c = petscContent(S);
-  Status& failure = c->data->linear_solver_status;
-  try {
-    const SparseMatrixCSR& pattern = c->data->dae->jacobian();
-    if (!samePattern(A, pattern)) {
-      failure = Status::failure(Status::Code::kInvalidInput,
-                                "the Newton matrix is not in the pattern the PETSc solver was "
-                                "built on (CSR, fixed at the start)");
-      return c->last_flag = SUNLS_ILL_INPUT;
-    }
-    const Status st =
-        c->solver->factor({SUNSparseMatrix_Data(A), static_cast<std::size_t>(pattern.nonZeros())});
-    if (st.ok()) {
-      failure = Status::success();
-      return c->last_flag = SUNLS_SUCCESS;
-    }
-    failure = st;
-    return c->last_flag = st.code == Status::Code::kResources  ? SUNLS_MEM_FAIL
-                          : st.code == Status::Code::kSingular ? SUNLS_LUFACT_FAIL
-                                                               : SUNLS_PACKAGE_FAIL_REC;
-  } catch (const std::exception& e) {
-    failure = Status::failure(Status::Code::kInvalidInput, e.what());
-  } catch (...) {
-    failure = Status::failure(Status::Code::kInvalidInput, "unknown exception in the PETSc setup");
-  }
-  return c->last_flag = SUNLS_PACKAGE_FAIL_UNREC;
+  Status& failure = c->data->log.linear_solver;
+  return c->last_flag = sundials::guarded(
+             failure, "the PETSc setup",
+             [&] {
+               const SparseMatrixCSR& pattern = c->data->dae->jacobian();
+               if (!samePattern(A, pattern)) {
+                 failure = Status::failure(Status::Code::kInvalidInput,
+                                           "the Newton matrix is not in the pattern the PETSc "
+                                           "solver was built on (CSR, fixed at the start)");
+                 return SUNLS_ILL_INPUT;
+               }
+               failure = c->solver->factor(
+                   {SUNSparseMatrix_Data(A), static_cast<std::size_t>(pattern.nonZeros())});
+               return sundials::linearSolverFlag(failure);
+             },
+             SUNLS_PACKAGE_FAIL_UNREC);
 }
 
 int petscSolve(SUNLinearSolver S, SUNMatrix, N_Vector x, N_Vector b, realtype) {
   ScaledPetsc* c = petscContent(S);
-  Status& failure = c->data->linear_solver_status;
-  try {
-    const auto n = static_cast<std::size_t>(N_VGetLength(b));
-    const Status st = c->solver->solve({N_VGetArrayPointer(b), n}, {N_VGetArrayPointer(x), n});
-    if (!st.ok()) {
-      failure = st;
-      return c->last_flag = st.code == Status::Code::kResources      ? SUNLS_MEM_FAIL
-                            : st.code == Status::Code::kNotConverged ? SUNLS_CONV_FAIL
-                                                                     : SUNLS_PACKAGE_FAIL_REC;
-    }
-    double* xv = N_VGetArrayPointer(x);
-    const VecX& scale = c->data->column_scale;
-    for (Index i = 0; i < scale.size(); ++i) xv[i] *= scale[i];
-    if (!failure.ok()) failure = Status::success();
-    return c->last_flag = SUNLS_SUCCESS;
-  } catch (const std::exception& e) {
-    failure = Status::failure(Status::Code::kInvalidInput, e.what());
-  } catch (...) {
-    failure = Status::failure(Status::Code::kInvalidInput, "unknown exception in the PETSc solve");
-  }
-  return c->last_flag = SUNLS_PACKAGE_FAIL_UNREC;
+  Status& failure = c->data->log.linear_solver;
+  return c->last_flag = sundials::guarded(
+             failure, "the PETSc solve",
+             [&] {
+               const auto n = static_cast<std::size_t>(N_VGetLength(b));
+               failure = c->solver->solve({N_VGetArrayPointer(b), n}, {N_VGetArrayPointer(x), n});
+               if (!failure.ok()) return sundials::linearSolverFlag(failure);
+               double* xv = N_VGetArrayPointer(x);
+               const VecX& scale = c->data->column_scale;
+               for (Index i = 0; i < scale.size(); ++i) xv[i] *= scale[i];
+               return SUNLS_SUCCESS;
+             },
+             SUNLS_PACKAGE_FAIL_UNREC);
 }
 
 sunindextype petscLastFlag(SUNLinearSolver S) {
@@ -263,23 +242,18 @@ bool allFinite(const double* x, sunindextype n) {
 // Callbacks catch everything (STYLE.md rule 6): 0 ok, 1 recoverable (IDA cuts the step), -1 fatal.
 int residualCallback(realtype t, N_Vector y, N_Vector yp, N_Vector r, void* user) {
   auto* data = static_cast<CallbackData*>(user);
-  try {
+  return sundials::guarded(data->log.callback, "the residual", [&] {
     data->dae->residual(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), N_VGetArrayPointer(r));
     // A non-finite residual (a quaternion driven to zero by a wild Newton iterate, say) is
     // recoverable: IDA retries with a smaller step.
     return allFinite(N_VGetArrayPointer(r), N_VGetLength(r)) ? 0 : 1;
-  } catch (const std::exception& e) {
-    data->callback_message = e.what();
-  } catch (...) {
-    data->callback_message = "unknown exception in the residual";
-  }
-  return -1;
+  });
 }
 
 int jacobianCallback(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector, SUNMatrix J,
                      void* user, N_Vector, N_Vector, N_Vector) {
   auto* data = static_cast<CallbackData*>(user);
-  try {
+  return sundials::guarded(data->log.callback, "the Newton matrix", [&] {
     const SparseMatrixCSR& A =
         data->dae->newtonMatrix(t, N_VGetArrayPointer(y), N_VGetArrayPointer(yp), cj);
     computeColumnScale(*data, cj);
@@ -296,12 +270,7 @@ int jacobianCallback(realtype t, realtype cj, N_Vector y, N_Vector yp, N_Vector,
       val[k] = A.valuePtr()[k] * scale[col];
     }
     return allFinite(val, nnz) ? 0 : 1;
-  } catch (const std::exception& e) {
-    data->callback_message = e.what();
-  } catch (...) {
-    data->callback_message = "unknown exception in the Newton matrix";
-  }
-  return -1;
+  });
 }
 
 /// The KKT solves around IDA: consistent accelerations and multipliers
@@ -314,12 +283,10 @@ class KktSolves {
         plan_(plan),
         Cq_(makeConstraintMatrix(plan)),
         M_(makeBodyMatrix(plan)),
-        C_(m.nc),
-        Ct_(m.nc),
-        rate_(m.nc),
-        f_(m.nv),
-        gamma_(m.nc),
-        kkt_(M_, Cq_, prefix) {}
+        kkt_(M_, Cq_, prefix) {
+    for (VecX* x : {&C_, &Ct_, &rate_, &gamma_}) x->resize(m.nc);
+    f_.resize(m.nv);
+  }
 
   /// v' and lambda at the state s (positions and velocities consistent).
   Status accelerations(const State& s, VecX& vdot, VecX& lambda) {
@@ -507,32 +474,21 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
   dae.pack(s, vdot, y0, yp0);
   CallbackData data;
   data.dae = &dae;
-  ida_glue::IdaObjects sun;
+  data.formulation = o.formulation;
+  sundials::IdaObjects sun;
   const double length_scale = lengthScale(model);
   const double projection_tol =
       o.projection_tolerance > 0.0 ? o.projection_tolerance : 10.0 * o.rtol;
-  auto setup_error = [&](const char* what, int flag) {
-    return fail(
-        Status::Code::kResources,
-        std::string("IDA setup failed in ") + what + " (" + ida_glue::idaFlagName(flag) + ")", s);
-  };
-  if (SUNContext_Create(nullptr, &sun.ctx) != 0)
-    return fail(Status::Code::kResources, "IDA: SUNContext_Create failed", s);
-  const sunindextype n = L.size;
-  sun.y = N_VNew_Serial(n, sun.ctx);
-  sun.yp = N_VNew_Serial(n, sun.ctx);
-  sun.id = N_VNew_Serial(n, sun.ctx);
-  sun.work = N_VNew_Serial(n, sun.ctx);
-  if (!sun.y || !sun.yp || !sun.id || !sun.work)
+  const Index n = L.size;
+  if (!sun.makeSerialVectors(n, true))
     return fail(Status::Code::kResources, "IDA: out of memory for the vectors", s);
-  Eigen::Map<VecX> y(N_VGetArrayPointer(sun.y), n), yp(N_VGetArrayPointer(sun.yp), n),
-      work(N_VGetArrayPointer(sun.work), n);
+  Eigen::Map<VecX> y = sundials::entries(sun.y), yp = sundials::entries(sun.yp),
+                   work = sundials::entries(sun.work);
   y = y0;
   yp = yp0;
-  const bool index3 = o.formulation == IdaFormulation::kIndex3;
+  sundials::entries(sun.id) = dae.errorTestIds();
   {
-    Eigen::Map<VecX>(N_VGetArrayPointer(sun.id), n) = dae.errorTestIds();
-    ida_glue::ErrorWeights& e = data.weights;
+    sundials::ErrorWeights& e = data.weights;
     e.atol = VecX::Constant(n, o.multiplier_atol);
     e.atol.segment(L.q, L.nq).setConstant(o.atol);
     e.atol.segment(L.v, L.nv).setConstant(o.atol);
@@ -545,7 +501,7 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
     // tolerance at every step and IDA failed at t = 0 (ida_test,
     // long_chain_starts_in_every_formulation).
     e.step_power = Eigen::VectorXi::Zero(n);
-    if (index3) {
+    if (o.formulation == IdaFormulation::kIndex3) {
       e.step_power.segment(L.v, L.nv).setConstant(1);
       e.step_power.segment(L.lambda, L.nc).setConstant(2);
       e.step_power.segment(L.nu, L.nnu).setConstant(1);
@@ -554,59 +510,45 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
     }
   }
   const SparseMatrixCSR& pattern = dae.jacobian();
-  sun.J = SUNSparseMatrix(n, n, pattern.nonZeros(), CSR_MAT, sun.ctx);
-  sun.mem = IDACreate(sun.ctx);
-  if (!sun.J || !sun.mem) return fail(Status::Code::kResources, "IDA: out of memory", s);
-  data.formulation = o.formulation;
+  sun.J.reset(SUNSparseMatrix(n, n, pattern.nonZeros(), CSR_MAT, sun.ctx.get()));
+  if (!sun.J) return fail(Status::Code::kResources, "IDA: out of memory for the Newton matrix", s);
   if (petsc) {
     auto solver = std::make_unique<SparseLinearSolver>(
         std::span<const int>(pattern.outerIndexPtr(), pattern.rows() + 1),
         std::span<const int>(pattern.innerIndexPtr(), pattern.nonZeros()), o.petsc_prefix);
     out.method =
         "IDA " + idaFormulationName(o.formulation) + " (PETSc " + solver->description() + ")";
-    sun.ls = makeScaledPetsc(std::move(solver), &data, sun.ctx);
+    sun.ls.reset(makeScaledPetsc(std::move(solver), &data, sun.ctx.get()));
     if (!sun.ls) return fail(Status::Code::kResources, "IDA: SUNLinSolNewEmpty failed", s);
   } else {
-    sun.ls = makeScaledKlu(sun.y, sun.J, &data, sun.ctx);
+    sun.ls.reset(makeScaledKlu(sun.y.get(), sun.J.get(), &data, sun.ctx.get()));
     if (!sun.ls) return fail(Status::Code::kResources, "IDA: SUNLinSol_KLU failed", s);
   }
-  int flag = IDASetErrHandlerFn(sun.mem, ida_glue::keepIdaError<CallbackData>, &data);
-  if (flag == IDA_SUCCESS) flag = IDAInit(sun.mem, residualCallback, s.t, sun.y, sun.yp);
-  if (flag != IDA_SUCCESS) return setup_error("IDAInit", flag);
-  data.weights.mem = sun.mem;
-  if ((flag = IDASetUserData(sun.mem, &data)) != IDA_SUCCESS ||
-      (flag = IDAWFtolerances(sun.mem, ida_glue::weightCallback<CallbackData>)) != IDA_SUCCESS ||
-      (flag = IDASetId(sun.mem, sun.id)) != IDA_SUCCESS ||
-      (flag = IDASetSuppressAlg(sun.mem, SUNTRUE)) != IDA_SUCCESS ||
-      (flag = IDASetMaxNumSteps(sun.mem, o.max_steps)) != IDA_SUCCESS ||
-      (flag = IDASetMaxOrd(sun.mem, o.max_order)) != IDA_SUCCESS ||
-      (flag = IDASetStopTime(sun.mem, o.t_end)) != IDA_SUCCESS ||
-      (flag = IDASetLinearSolver(sun.mem, sun.ls, sun.J)) != IDA_SUCCESS ||
-      (flag = IDASetJacFn(sun.mem, jacobianCallback)) != IDA_SUCCESS)
-    return setup_error("the IDA options", flag);
-  if (o.max_step > 0.0 && (flag = IDASetMaxStep(sun.mem, o.max_step)) != IDA_SUCCESS)
-    return setup_error("IDASetMaxStep", flag);
   const double span = o.t_end - s.t;
-  const double h_min = o.min_step > 0.0 ? o.min_step : 1e-12 * span;
-  if ((flag = IDASetMinStep(sun.mem, h_min)) != IDA_SUCCESS)
-    return setup_error("IDASetMinStep", flag);
   const double h0 = o.initial_step_factor *
                     (o.initial_step > 0.0 ? o.initial_step : initialStep(model, s, vdot, o, span));
   data.weights.h_start = h0;
-  if ((flag = IDASetInitStep(sun.mem, h0)) != IDA_SUCCESS)
-    return setup_error("IDASetInitStep", flag);
+  sundials::SetupGuard g = sundials::startIda(sun, data, residualCallback, jacobianCallback, s.t,
+                                              o.max_order, o.max_steps);
+  void* mem = sun.mem.get();
+  sundials::limitSteps(g, mem, s.t, o.t_end, o.max_step, o.min_step, h0);
+  if (!g.ok()) {
+    const Status st = g.status("IDA", sundials::idaFlagName, data.log);
+    return fail(st.code, st.message, s);
+  }
+  int flag = IDA_SUCCESS;
 
   // 3. Steps. IDA_ONE_STEP, so that every accepted step is seen (step statistics, index-1
   //    projection); output times in between are interpolated by IDA (IDAGetDky).
   State current = s;  // the state at the last accepted step
-  ida_glue::IdaCounters counters;
+  sundials::IdaCounters counters;
   DynamicsStats& stats = out.stats;
   stats.smallest_step = std::numeric_limits<double>::infinity();
   // Every output state passes the branch watch before the observer sees it.
   BranchWatch branch(model);
   auto emit = [&](const State& st) { return branch.add(st) && (!observer || observer(st)); };
   auto finish = [&](bool ok_status) {
-    counters.add(sun.mem);
+    counters.add(mem);
     counters.fill(stats);
     if (stats.steps == 0) stats.smallest_step = 0.0;
     if (ok_status) {
@@ -639,38 +581,32 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
     const double tstop =
         o.formulation == IdaFormulation::kIndex1 && dt > 0.0 ? nextOutput() : o.t_end;
     if (tstop != stop_set) {
-      if ((flag = IDASetStopTime(sun.mem, tstop)) != IDA_SUCCESS) {
+      if ((flag = IDASetStopTime(mem, tstop)) != IDA_SUCCESS) {
         finish(false);
         return fail(Status::Code::kInvalidInput,
                     "IDA: IDASetStopTime(" + std::to_string(tstop) + ") failed at t = " +
-                        std::to_string(t) + " (" + ida_glue::idaFlagName(flag) + ")",
+                        std::to_string(t) + " (" + sundials::idaFlagName(flag) + ")",
                     current);
       }
       stop_set = tstop;
     }
     realtype tret = t;
-    flag = IDASolve(sun.mem, o.t_end, &tret, sun.y, sun.yp, IDA_ONE_STEP);
+    flag = IDASolve(mem, o.t_end, &tret, sun.y.get(), sun.yp.get(), IDA_ONE_STEP);
     if (flag == IDA_TSTOP_RETURN) stop_set = -1.0;  // IDA clears a stop time it has reached
     if (flag < 0) {
       finish(false);
       realtype tcur = t;
-      IDAGetCurrentTime(sun.mem, &tcur);
-      std::ostringstream os;
-      os.precision(10);
-      os << "IDA " << idaFormulationName(o.formulation) << " failed at t = " << tcur
-         << " s (t_end = " << o.t_end << " s) with " << ida_glue::idaFlagName(flag);
-      if (!data.ida_message.empty()) os << ": " << data.ida_message;
-      if (!data.callback_message.empty()) os << " (" << data.callback_message << ")";
-      const Status& ls = data.linear_solver_status;
-      if (!ls.ok()) os << " (PETSc linear solver: " << ls.message << ")";
-      return fail(flag == IDA_MEM_FAIL || ls.code == Status::Code::kResources
+      IDAGetCurrentTime(mem, &tcur);
+      return fail(flag == IDA_MEM_FAIL || data.log.linear_solver.code == Status::Code::kResources
                       ? Status::Code::kResources
                       : Status::Code::kNotConverged,
-                  os.str(), current);
+                  data.log.failure("IDA " + idaFormulationName(o.formulation), tcur, o.t_end,
+                                   sundials::idaFlagName(flag)),
+                  current);
     }
     ++stats.steps;
     realtype h = 0.0;
-    IDAGetLastStep(sun.mem, &h);
+    IDAGetLastStep(mem, &h);
     stats.last_step = h;
     stats.smallest_step = std::min(stats.smallest_step, static_cast<double>(h));
     stats.largest_step = std::max(stats.largest_step, static_cast<double>(h));
@@ -680,7 +616,7 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
     if (dt > 0.0) {
       for (double tout = nextOutput(); tout < tret && !stop; tout = nextOutput()) {
         State so;
-        IDAGetDky(sun.mem, tout, 0, sun.work);
+        IDAGetDky(mem, tout, 0, sun.work.get());
         dae.unpack(tout, work.data(), so);
         ++next_index;
         if (!emit(so)) {
@@ -712,16 +648,16 @@ DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const 
           dae.pack(current, vdot, y0, yp0);
           y = y0;
           yp = yp0;
-          counters.add(sun.mem);
-          if ((flag = IDAReInit(sun.mem, t, sun.y, sun.yp)) != IDA_SUCCESS ||
-              (flag = IDASetInitStep(
-                   sun.mem, std::min(static_cast<double>(h),
-                                     initialStep(model, current, vdot, o, span)))) != IDA_SUCCESS ||
-              (flag = IDASetStopTime(sun.mem, stop_set = o.t_end)) != IDA_SUCCESS) {
+          counters.add(mem);
+          if ((flag = IDAReInit(mem, t, sun.y.get(), sun.yp.get())) != IDA_SUCCESS ||
+              (flag = IDASetInitStep(mem, std::min(static_cast<double>(h),
+                                                   initialStep(model, current, vdot, o, span)))) !=
+                  IDA_SUCCESS ||
+              (flag = IDASetStopTime(mem, stop_set = o.t_end)) != IDA_SUCCESS) {
             finish(false);
             return fail(Status::Code::kNotConverged,
                         "IDA index-1: the restart after a projection failed (" +
-                            ida_glue::idaFlagName(flag) + ")",
+                            sundials::idaFlagName(flag) + ")",
                         current);
           }
         }

@@ -6,7 +6,7 @@
 
 #include "parallel/reproducible_sum.hpp"
 
-namespace catena {
+namespace catena::sundials {
 namespace {
 
 MPI_Comm comm(N_Vector v) {
@@ -56,6 +56,13 @@ realtype l1Norm(N_Vector x) {
 
 }  // namespace
 
+Vector reproducibleVector(MPI_Comm comm, Index local, Index global, const Context& ctx) {
+  if (!ctx.ok()) return nullptr;
+  Vector v(N_VNew_Parallel(comm, local, global, ctx.get()));
+  if (v) useReproducibleReductions(v.get());
+  return v;
+}
+
 void useReproducibleReductions(N_Vector v) {
   v->ops->nvdotprod = dotProduct;
   v->ops->nvwrmsnorm = wrmsNorm;
@@ -75,4 +82,4 @@ void useReproducibleReductions(N_Vector v) {
   v->ops->nvdotprodmultiallreduce = nullptr;
 }
 
-}  // namespace catena
+}  // namespace catena::sundials
