@@ -1,9 +1,5 @@
 #include "integrators/mcs_dynamics.hpp"
 
-#include <arkode/arkode_erkstep.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -12,11 +8,12 @@
 #include <limits>
 #include <sstream>
 
-#include "integrators/branch_watch.hpp"
-#include "integrators/initial_state.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "integrators/branch_watch.hpp"
+#include "integrators/initial_state.hpp"
+#include "integrators/sundials/arkode.hpp"
 #include "math/rotation.hpp"
 
 namespace catena {
@@ -231,8 +228,7 @@ struct Run {
   DynamicsStats steps;
   std::deque<StepRecord> records;
   std::vector<SingularEvent> events;
-  Status failure;           ///< set by a callback that returns -1
-  std::string ark_message;  ///< ARKODE's last error message
+  sundials::ErrorLog log;  ///< ARKODE's last error; log.callback: a callback's failure
   // Buffers of the callbacks.
   VecX q_buf, u_buf, v_buf, vdot_buf, udot_buf, C;
 
@@ -422,10 +418,10 @@ void Run::searchSingular() {
   events.push_back(std::move(e));
 }
 
-// Callbacks catch everything (STYLE.md rule 6): 0 ok, -1 fatal (the reason kept in run).
+// Callbacks catch everything (STYLE.md rule 6): 0 ok, -1 fatal (the reason kept in run.log).
 int rhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
   auto* run = static_cast<Run*>(user);
-  try {
+  return sundials::guarded(run->log.callback, "the RHS", [&] {
     const auto c0 = Clock::now();
     const Model& m = run->model;
     const double* yv = N_VGetArrayPointer(y);
@@ -435,61 +431,24 @@ int rhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
     const Status st = computeMcsRates(m, run->plan, run->chart, run->q_buf, run->u_buf, t, run->ws,
                                       run->v_buf, run->vdot_buf, run->udot_buf);
     if (!st.ok()) {
-      run->failure = st;
+      run->log.callback = st;
       return -1;
     }
     positionRates(m, yv, run->v_buf, dv);
     Eigen::Map<VecX>(dv + m.nq, run->f) = run->udot_buf;
     run->stats.seconds_rhs += seconds(c0, Clock::now());
     return 0;
-  } catch (const std::exception& e) {
-    run->failure = Status::failure(Status::Code::kInvalidInput, e.what());
-  } catch (...) {
-    run->failure = Status::failure(Status::Code::kInvalidInput, "unknown exception in the RHS");
-  }
-  return -1;
+  });
 }
 
 int postprocessCallback(sunrealtype t, N_Vector y, void* user) {
   auto* run = static_cast<Run*>(user);
-  try {
+  return sundials::guarded(run->log.callback, "a step's completion", [&] {
     const Status st = run->completeStep(t, N_VGetArrayPointer(y));
     if (st.ok()) return 0;
-    run->failure = st;
-  } catch (const std::exception& e) {
-    run->failure = Status::failure(Status::Code::kInvalidInput, e.what());
-  } catch (...) {
-    run->failure = Status::failure(Status::Code::kInvalidInput, "unknown exception after a step");
-  }
-  return -1;
-}
-
-void errorHandler(int code, const char*, const char* function, char* msg, void* user) {
-  if (code >= 0) return;
-  static_cast<Run*>(user)->ark_message =
-      std::string(function ? function : "ARKODE") + ": " + (msg ? msg : "");
-}
-
-/// Owner of the SUNDIALS objects of one run.
-struct Arkode {
-  SUNContext ctx = nullptr;
-  void* mem = nullptr;
-  N_Vector y = nullptr;
-  Arkode() = default;
-  Arkode(const Arkode&) = delete;
-  Arkode& operator=(const Arkode&) = delete;
-  ~Arkode() {
-    if (mem) ERKStepFree(&mem);
-    if (y) N_VDestroy(y);
-    if (ctx) SUNContext_Free(&ctx);
-  }
-};
-
-std::string flagName(int flag) {
-  char* name = ERKStepGetReturnFlagName(flag);  // malloc'ed by ARKODE
-  std::string s = name ? name : std::to_string(flag);
-  std::free(name);
-  return s;
+    run->log.callback = st;
+    return -1;
+  });
 }
 
 }  // namespace
@@ -610,35 +569,26 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
   };
 
   // 2. ARKODE ERKStep, Dormand-Prince 5(4); the chart changes in the post-processing hook.
-  Arkode ark;
-  auto setup_error = [&](const char* what, int flag) {
-    return fail(Status::Code::kResources,
-                std::string("MCS: ARKODE setup failed in ") + what + " (" + flagName(flag) + ")",
-                s);
-  };
-  if (SUNContext_Create(nullptr, &ark.ctx) != 0)
-    return fail(Status::Code::kResources, "MCS: SUNContext_Create failed", s);
-  const sunindextype ny = model.nq + run.f;
-  ark.y = N_VNew_Serial(ny, ark.ctx);
-  if (!ark.y) return fail(Status::Code::kResources, "MCS: out of memory for the state", s);
-  Eigen::Map<VecX> y(N_VGetArrayPointer(ark.y), ny);
+  sundials::ErkObjects ark;
+  if (!ark.makeSerialState(model.nq + run.f))
+    return fail(Status::Code::kResources, "MCS: out of memory for the state", s);
+  Eigen::Map<VecX> y = sundials::entries(ark.y);
   y.head(model.nq) = s.q;
   y.tail(run.f) = run.u_k;
-  ark.mem = ERKStepCreate(rhsCallback, s.t, ark.y, ark.ctx);
-  if (!ark.mem) return fail(Status::Code::kResources, "MCS: ERKStepCreate failed", s);
-  int flag = ERKStepSetErrHandlerFn(ark.mem, errorHandler, &run);
-  if (flag == ARK_SUCCESS) flag = ERKStepSetUserData(ark.mem, &run);
-  if (flag == ARK_SUCCESS) flag = ERKStepSetTableNum(ark.mem, ARKODE_DORMAND_PRINCE_7_4_5);
-  if (flag == ARK_SUCCESS) flag = ERKStepSStolerances(ark.mem, o.rtol, o.atol);
-  if (flag == ARK_SUCCESS) flag = ERKStepSetMaxNumSteps(ark.mem, o.max_steps);
-  if (flag == ARK_SUCCESS) flag = ERKStepSetPostprocessStepFn(ark.mem, postprocessCallback);
-  if (flag == ARK_SUCCESS && o.fixed_step > 0.0) flag = ERKStepSetFixedStep(ark.mem, o.fixed_step);
-  if (flag != ARK_SUCCESS) return setup_error("the ERKStep options", flag);
+  const sundials::SetupGuard g =
+      sundials::startErk(ark, run, rhsCallback, postprocessCallback, s.t,
+                         {ARKODE_DORMAND_PRINCE_7_4_5, o.rtol, o.atol, o.max_steps, o.fixed_step});
+  if (!g.ok()) {
+    const Status st = g.status("MCS", sundials::arkodeFlagName, run.log);
+    return fail(st.code, st.message, s);
+  }
+  void* mem = ark.mem.get();
+  int flag = ARK_SUCCESS;
 
   auto finish = [&](bool ok_status) {
     long n = 0;
-    if (ERKStepGetNumRhsEvals(ark.mem, &n) == ARK_SUCCESS) run.stats.rhs_evaluations = n;
-    if (ERKStepGetNumErrTestFails(ark.mem, &n) == ARK_SUCCESS) {
+    if (ERKStepGetNumRhsEvals(mem, &n) == ARK_SUCCESS) run.stats.rhs_evaluations = n;
+    if (ERKStepGetNumErrTestFails(mem, &n) == ARK_SUCCESS) {
       run.steps.rejected_steps = n;
       run.steps.error_test_failures = n;
     }
@@ -654,17 +604,13 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
   };
   auto arkode_failure = [&](int code, double t) {
     finish(false);
-    std::ostringstream os;
-    os.precision(10);
-    os << "MCS failed at t = " << t << " s (t_end = " << o.t_end << " s) with " << flagName(code);
-    if (!run.failure.ok()) os << ": " << run.failure.message;
-    if (!run.ark_message.empty()) os << " (" << run.ark_message << ")";
+    const Status stopped = run.log.stopped("MCS", t, o.t_end, sundials::arkodeFlagName(code));
     State at = dyn.state;
     at.q = y.head(model.nq);
     at.t = run.t_k;
     normalizeQuaternions(model, at.q);
     at.v = run.v;
-    return fail(run.failure.ok() ? Status::Code::kNotConverged : run.failure.code, os.str(), at);
+    return fail(stopped.code, stopped.message, at);
   };
 
   // 3. Steps: to every output time (a stop time, so outputs are step ends, never interpolated
@@ -687,9 +633,9 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
       tout = t0 + static_cast<double>(next_index) * dt;
       if (tout >= o.t_end - 1e-12 * std::max(1.0, std::abs(o.t_end))) tout = o.t_end;
     }
-    if ((flag = ERKStepSetStopTime(ark.mem, tout)) != ARK_SUCCESS) return arkode_failure(flag, t);
+    if ((flag = ERKStepSetStopTime(mem, tout)) != ARK_SUCCESS) return arkode_failure(flag, t);
     sunrealtype tret = t;
-    flag = ERKStepEvolve(ark.mem, tout, ark.y, &tret, dt > 0.0 ? ARK_NORMAL : ARK_ONE_STEP);
+    flag = ERKStepEvolve(mem, tout, ark.y.get(), &tret, dt > 0.0 ? ARK_NORMAL : ARK_ONE_STEP);
     if (flag < 0) return arkode_failure(flag, run.t_k);
     t = tret;
     if (dt > 0.0) ++next_index;

@@ -1,11 +1,9 @@
 #include "formulations/lagrangian/lagrangian_ida.hpp"
 
-#include "integrators/sundials/ida_glue.hpp"
-#include "integrators/sundials/sundials_glue.hpp"
-
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
+
+#include "integrators/sundials/ida.hpp"
 
 namespace catena::lagrangian {
 
@@ -18,12 +16,13 @@ struct IdaRun {
   const LagrangianSystem& sys;
   LagrangianDaeLayout layout;
   LagrangianDaeWorkspace ws;
-  std::string callback_error, ida_error;
+  sundials::ErrorLog log;
+  sundials::ErrorWeights weights;
 };
 
 int residualCallback(sunrealtype, N_Vector y, N_Vector yp, N_Vector r, void* user) {
   auto& run = *static_cast<IdaRun*>(user);
-  return formulations::guardedCallback(run.callback_error, "the residual", [&] {
+  return sundials::guarded(run.log.callback, "the residual", [&] {
     const Index N = run.layout.size();
     computeLagrangianDaeResidual(run.sys, run.layout, run.ws,
                                  Eigen::Map<const VecX>(N_VGetArrayPointer(y), N),
@@ -36,7 +35,7 @@ int residualCallback(sunrealtype, N_Vector y, N_Vector yp, N_Vector r, void* use
 int jacobianCallback(sunrealtype, sunrealtype c_j, N_Vector y, N_Vector, N_Vector, SUNMatrix J,
                      void* user, N_Vector, N_Vector, N_Vector) {
   auto& run = *static_cast<IdaRun*>(user);
-  return formulations::guardedCallback(run.callback_error, "the Jacobian", [&] {
+  return sundials::guarded(run.log.callback, "the Jacobian", [&] {
     const Index N = run.layout.size();
     // SUNDenseMatrix is column-major with leading dimension N: an Eigen map.
     computeLagrangianDaeJacobian(run.sys, run.layout, run.ws,
@@ -44,10 +43,6 @@ int jacobianCallback(sunrealtype, sunrealtype c_j, N_Vector y, N_Vector, N_Vecto
                                  Eigen::Map<MatX>(SUNDenseMatrix_Data(J), N, N));
     return 0;
   });
-}
-
-void errorHandler(int, const char*, const char* function, char* msg, void* user) {
-  static_cast<IdaRun*>(user)->ida_error = std::string(function) + ": " + msg;
 }
 
 }  // namespace
@@ -91,17 +86,11 @@ LagrangianRunResult integrateLagrangianIda(const LagrangianSystem& sys,
     return finish(Status::failure(Status::Code::kInvalidInput, "IDA: t_end must exceed t0"));
   if (!observe(result.state)) return finish(Status::success());
 
-  formulations::DenseIda ida;
-  if (SUNContext_Create(nullptr, &ida.ctx) != 0)
-    return finish(Status::failure(Status::Code::kResources, "SUNContext_Create failed"));
-  ida.y = N_VNew_Serial(N, ida.ctx);
-  ida.yp = N_VNew_Serial(N, ida.ctx);
-  ida.id = N_VNew_Serial(N, ida.ctx);
-  ida.atol = N_VNew_Serial(N, ida.ctx);
-  if (!ida.y || !ida.yp || !ida.id || !ida.atol)
-    return finish(Status::failure(Status::Code::kResources, "N_VNew_Serial failed"));
-  Eigen::Map<VecX> y(N_VGetArrayPointer(ida.y), N), yp(N_VGetArrayPointer(ida.yp), N);
-  Eigen::Map<VecX> id(N_VGetArrayPointer(ida.id), N), atol(N_VGetArrayPointer(ida.atol), N);
+  sundials::IdaObjects ida;
+  if (!ida.makeSerialVectors(N, false) || !ida.makeDenseSolver(N))
+    return finish(Status::failure(Status::Code::kResources, "IDA: out of memory"));
+  Eigen::Map<VecX> y = sundials::entries(ida.y), yp = sundials::entries(ida.yp),
+                   id = sundials::entries(ida.id);
   y.setZero();
   yp.setZero();
   y.segment(ly.q(), n) = initial.q;
@@ -116,57 +105,28 @@ LagrangianRunResult integrateLagrangianIda(const LagrangianSystem& sys,
   id.setZero();
   id.segment(ly.q(), n).setOnes();
   if (ggl) id.segment(ly.v(), 2 * n).setOnes();
-  atol.setConstant(options.atol);
-  atol.segment(ly.lambda(), N - ly.lambda()).setConstant(options.multiplier_atol);
+  sundials::ErrorWeights& w = run.weights;
+  w.rtol = options.rtol;
+  w.atol = VecX::Constant(N, options.atol);
+  w.atol.segment(ly.lambda(), N - ly.lambda()).setConstant(options.multiplier_atol);
   // Index 3: v and p are index-2 variables whose Newton corrections are O(1/h) inaccurate near
   // t0; with a tight atol the corrector never converges (TOOLCHAIN.md, pitfall 7).
-  if (!ggl) atol.segment(ly.v(), 2 * n).setConstant(options.multiplier_atol);
+  if (!ggl) w.atol.segment(ly.v(), 2 * n).setConstant(options.multiplier_atol);
 
-  ida.mem = IDACreate(ida.ctx);
-  if (!ida.mem) return finish(Status::failure(Status::Code::kResources, "IDACreate failed"));
-  int flag = IDASetErrHandlerFn(ida.mem, errorHandler, &run);
-  if (flag == IDA_SUCCESS) flag = IDAInit(ida.mem, residualCallback, initial.t, ida.y, ida.yp);
-  if (flag == IDA_SUCCESS) flag = IDASetUserData(ida.mem, &run);
-  if (flag == IDA_SUCCESS) flag = IDASVtolerances(ida.mem, options.rtol, ida.atol);
-  if (flag == IDA_SUCCESS) flag = IDASetId(ida.mem, ida.id);
-  if (flag == IDA_SUCCESS) flag = IDASetSuppressAlg(ida.mem, SUNTRUE);
-  if (flag == IDA_SUCCESS) flag = IDASetMaxOrd(ida.mem, options.max_order);
-  if (flag == IDA_SUCCESS) flag = IDASetMaxNumSteps(ida.mem, options.max_steps);
-  if (flag == IDA_SUCCESS && options.initial_step >= 0.0)
-    flag = IDASetInitStep(ida.mem, options.initial_step > 0.0 ? options.initial_step
-                                                              : 1e-6 * (options.t_end - initial.t));
-  if (flag == IDA_SUCCESS) {
-    ida.J = SUNDenseMatrix(N, N, ida.ctx);
-    ida.ls = ida.J ? SUNLinSol_Dense(ida.y, ida.J, ida.ctx) : nullptr;
-    flag = ida.ls ? IDASetLinearSolver(ida.mem, ida.ls, ida.J) : IDA_MEM_FAIL;
-  }
-  if (flag == IDA_SUCCESS) flag = IDASetJacFn(ida.mem, jacobianCallback);
-  if (flag != IDA_SUCCESS)
-    return finish(
-        Status::failure(Status::Code::kInvalidInput, "IDA setup failed: " + run.ida_error));
+  sundials::SetupGuard g = sundials::startIda(ida, run, residualCallback, jacobianCallback,
+                                              initial.t, options.max_order, options.max_steps);
+  void* mem = ida.mem.get();
+  if (options.initial_step >= 0.0)
+    CATENA_SUNDIALS_CALL(
+        g, IDASetInitStep(mem, options.initial_step > 0.0 ? options.initial_step
+                                                          : 1e-6 * (options.t_end - initial.t)));
+  if (!g.ok()) return finish(g.status("Lagrangian IDA", sundials::idaFlagName, run.log));
+  int flag = IDA_SUCCESS;
 
-  auto collectStats = [&]() {
-    long k = 0;
-    LagrangianRunStats& st = result.stats;
-    if (IDAGetNumSteps(ida.mem, &k) == IDA_SUCCESS) st.steps = k;
-    if (IDAGetNumResEvals(ida.mem, &k) == IDA_SUCCESS) st.residual_evaluations = k;
-    if (IDAGetNumErrTestFails(ida.mem, &k) == IDA_SUCCESS) st.error_test_failures = k;
-    if (IDAGetNumNonlinSolvIters(ida.mem, &k) == IDA_SUCCESS) st.newton_iterations = k;
-    if (IDAGetNumNonlinSolvConvFails(ida.mem, &k) == IDA_SUCCESS) st.convergence_failures = k;
-    if (IDAGetNumJacEvals(ida.mem, &k) == IDA_SUCCESS) st.jacobian_evaluations = k;
-  };
   double t = initial.t;
-  const double dt = options.output_interval;
-  long k = 0;
+  sundials::OutputTimes times{initial.t, options.t_end, options.output_interval};
   while (t < options.t_end) {
-    const double tout = dt > 0.0
-                            ? std::min(options.t_end, initial.t + static_cast<double>(++k) * dt)
-                            : options.t_end;
-    if ((flag = IDASetStopTime(ida.mem, tout)) != IDA_SUCCESS) break;
-    double tret = t;
-    flag = IDASolve(ida.mem, tout, &tret, ida.y, ida.yp, dt > 0.0 ? IDA_NORMAL : IDA_ONE_STEP);
-    if (flag < 0) break;
-    t = tret;
+    if ((flag = sundials::advance(ida, times, t)) < 0) break;
     LagrangianState& s = result.state;
     s.t = t;
     s.q = y.segment(ly.q(), n);
@@ -177,12 +137,9 @@ LagrangianRunResult integrateLagrangianIda(const LagrangianSystem& sys,
     s.pdot = yp.segment(ly.p(), n);
     if (!observe(s)) break;
   }
-  collectStats();
-  if (flag < 0) {
-    return finish(
-        Status::failure(Status::Code::kNotConverged,
-                        ida_glue::idaFailureMessage(t, flag, run.ida_error, run.callback_error)));
-  }
+  sundials::IdaCounters(mem).fill(result.stats, &LagrangianRunStats::residual_evaluations);
+  if (flag < 0)
+    return finish(run.log.stopped(result.method, t, options.t_end, sundials::idaFlagName(flag)));
   return finish(Status::success());
 }
 

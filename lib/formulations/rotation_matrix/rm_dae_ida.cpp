@@ -1,14 +1,11 @@
 #include "formulations/rotation_matrix/rm_dae_ida.hpp"
 
-#include "integrators/sundials/ida_glue.hpp"
-#include "integrators/sundials/sundials_glue.hpp"
-
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 
 #include "formulations/rotation_matrix/rm_assembly.hpp"
 #include "formulations/rotation_matrix/rm_two_step.hpp"
+#include "integrators/sundials/ida.hpp"
 
 namespace catena::rm {
 
@@ -66,12 +63,13 @@ struct IdaRun {
   IdaRun(const RmModel& m) : model(m), ws(m) {}
   const RmModel& model;
   RmGglWorkspace ws;
-  std::string callback_error, ida_error;
+  sundials::ErrorLog log;
+  sundials::ErrorWeights weights;
 };
 
 int residualCallback(sunrealtype, N_Vector y, N_Vector yp, N_Vector r, void* user) {
   auto& run = *static_cast<IdaRun*>(user);
-  return formulations::guardedCallback(run.callback_error, "the residual", [&] {
+  return sundials::guarded(run.log.callback, "the residual", [&] {
     const Index N = rmGglSize(run.model);
     computeRmGglResidual(run.model, run.ws, Eigen::Map<const VecX>(N_VGetArrayPointer(y), N),
                          Eigen::Map<const VecX>(N_VGetArrayPointer(yp), N),
@@ -83,7 +81,7 @@ int residualCallback(sunrealtype, N_Vector y, N_Vector yp, N_Vector r, void* use
 int jacobianCallback(sunrealtype, sunrealtype c_j, N_Vector y, N_Vector, N_Vector, SUNMatrix J,
                      void* user, N_Vector, N_Vector, N_Vector) {
   auto& run = *static_cast<IdaRun*>(user);
-  return formulations::guardedCallback(run.callback_error, "the Jacobian", [&] {
+  return sundials::guarded(run.log.callback, "the Jacobian", [&] {
     const Index N = rmGglSize(run.model);
     // SUNDenseMatrix stores columns contiguously with leading dimension N: an Eigen
     // column-major map.
@@ -91,10 +89,6 @@ int jacobianCallback(sunrealtype, sunrealtype c_j, N_Vector y, N_Vector, N_Vecto
                          Eigen::Map<MatX>(SUNDenseMatrix_Data(J), N, N));
     return 0;
   });
-}
-
-void errorHandler(int, const char*, const char* function, char* msg, void* user) {
-  static_cast<IdaRun*>(user)->ida_error = std::string(function) + ": " + msg;
 }
 
 }  // namespace
@@ -130,17 +124,11 @@ RmRunResult integrateRmIda(const RmModel& model, const RmState& initial,
   result.state.lambda = lambda;
   if (!observe(result.state)) return finish(Status::success());
 
-  formulations::DenseIda ida;
-  if (SUNContext_Create(nullptr, &ida.ctx) != 0)
-    return finish(Status::failure(Status::Code::kResources, "SUNContext_Create failed"));
-  ida.y = N_VNew_Serial(N, ida.ctx);
-  ida.yp = N_VNew_Serial(N, ida.ctx);
-  ida.id = N_VNew_Serial(N, ida.ctx);
-  ida.atol = N_VNew_Serial(N, ida.ctx);
-  if (!ida.y || !ida.yp || !ida.id || !ida.atol)
-    return finish(Status::failure(Status::Code::kResources, "N_VNew_Serial failed"));
-  Eigen::Map<VecX> y(N_VGetArrayPointer(ida.y), N), yp(N_VGetArrayPointer(ida.yp), N);
-  Eigen::Map<VecX> id(N_VGetArrayPointer(ida.id), N), atol(N_VGetArrayPointer(ida.atol), N);
+  sundials::IdaObjects ida;
+  if (!ida.makeSerialVectors(N, false) || !ida.makeDenseSolver(N))
+    return finish(Status::failure(Status::Code::kResources, "IDA: out of memory"));
+  Eigen::Map<VecX> y = sundials::entries(ida.y), yp = sundials::entries(ida.yp),
+                   id = sundials::entries(ida.id);
   y.setZero();
   yp.setZero();
   y.segment(0, n) = initial.q;
@@ -150,51 +138,20 @@ RmRunResult integrateRmIda(const RmModel& model, const RmState& initial,
   yp.segment(n, n) = vdot;
   id.head(2 * n).setOnes();
   id.tail(2 * m).setZero();
-  atol.head(2 * n).setConstant(options.atol);
-  atol.tail(2 * m).setConstant(options.multiplier_atol);
+  run.weights.rtol = options.rtol;
+  run.weights.atol = VecX::Constant(N, options.multiplier_atol);
+  run.weights.atol.head(2 * n).setConstant(options.atol);
 
-  ida.mem = IDACreate(ida.ctx);
-  if (!ida.mem) return finish(Status::failure(Status::Code::kResources, "IDACreate failed"));
-  int flag = IDASetErrHandlerFn(ida.mem, errorHandler, &run);
-  if (flag == IDA_SUCCESS) flag = IDAInit(ida.mem, residualCallback, initial.t, ida.y, ida.yp);
-  if (flag == IDA_SUCCESS) flag = IDASetUserData(ida.mem, &run);
-  if (flag == IDA_SUCCESS) flag = IDASVtolerances(ida.mem, options.rtol, ida.atol);
-  if (flag == IDA_SUCCESS) flag = IDASetId(ida.mem, ida.id);
-  if (flag == IDA_SUCCESS) flag = IDASetSuppressAlg(ida.mem, SUNTRUE);
-  if (flag == IDA_SUCCESS) flag = IDASetMaxOrd(ida.mem, options.max_order);
-  if (flag == IDA_SUCCESS) flag = IDASetMaxNumSteps(ida.mem, options.max_steps);
-  if (flag == IDA_SUCCESS) {
-    ida.J = SUNDenseMatrix(N, N, ida.ctx);
-    ida.ls = ida.J ? SUNLinSol_Dense(ida.y, ida.J, ida.ctx) : nullptr;
-    flag = ida.ls ? IDASetLinearSolver(ida.mem, ida.ls, ida.J) : IDA_MEM_FAIL;
-  }
-  if (flag == IDA_SUCCESS) flag = IDASetJacFn(ida.mem, jacobianCallback);
-  if (flag != IDA_SUCCESS)
-    return finish(
-        Status::failure(Status::Code::kInvalidInput, "IDA setup failed: " + run.ida_error));
+  const sundials::SetupGuard g =
+      sundials::startIda(ida, run, residualCallback, jacobianCallback, initial.t, options.max_order,
+                         options.max_steps);
+  if (!g.ok()) return finish(g.status("rotation-matrix IDA", sundials::idaFlagName, run.log));
+  int flag = IDA_SUCCESS;
 
-  auto collectStats = [&]() {
-    long k = 0;
-    if (IDAGetNumSteps(ida.mem, &k) == IDA_SUCCESS) result.stats.steps = k;
-    if (IDAGetNumResEvals(ida.mem, &k) == IDA_SUCCESS) result.stats.rhs_evaluations = k;
-    if (IDAGetNumErrTestFails(ida.mem, &k) == IDA_SUCCESS) result.stats.error_test_failures = k;
-    if (IDAGetNumNonlinSolvIters(ida.mem, &k) == IDA_SUCCESS) result.stats.newton_iterations = k;
-    if (IDAGetNumNonlinSolvConvFails(ida.mem, &k) == IDA_SUCCESS)
-      result.stats.convergence_failures = k;
-    if (IDAGetNumJacEvals(ida.mem, &k) == IDA_SUCCESS) result.stats.jacobian_evaluations = k;
-  };
   double t = initial.t;
-  const double dt = options.output_interval;
-  long k = 0;
+  sundials::OutputTimes times{initial.t, options.t_end, options.output_interval};
   while (t < options.t_end) {
-    const double tout = dt > 0.0
-                            ? std::min(options.t_end, initial.t + static_cast<double>(++k) * dt)
-                            : options.t_end;
-    if ((flag = IDASetStopTime(ida.mem, tout)) != IDA_SUCCESS) break;
-    double tret = t;
-    flag = IDASolve(ida.mem, tout, &tret, ida.y, ida.yp, dt > 0.0 ? IDA_NORMAL : IDA_ONE_STEP);
-    if (flag < 0) break;
-    t = tret;
+    if ((flag = sundials::advance(ida, times, t)) < 0) break;
     RmState& s = result.state;
     s.t = t;
     s.q = y.segment(0, n);
@@ -202,12 +159,9 @@ RmRunResult integrateRmIda(const RmModel& model, const RmState& initial,
     s.lambda = y.segment(2 * n, m);
     if (!observe(s)) break;
   }
-  collectStats();
-  if (flag < 0) {
-    return finish(
-        Status::failure(Status::Code::kNotConverged,
-                        ida_glue::idaFailureMessage(t, flag, run.ida_error, run.callback_error)));
-  }
+  sundials::IdaCounters(ida.mem.get()).fill(result.stats, &RmRunStats::rhs_evaluations);
+  if (flag < 0)
+    return finish(run.log.stopped(result.method, t, options.t_end, sundials::idaFlagName(flag)));
   return finish(Status::success());
 }
 

@@ -1,21 +1,15 @@
 #include "formulations/rotation_matrix/rm_two_step.hpp"
 
-#include "integrators/sundials/sundials_glue.hpp"
-
-#include <arkode/arkode_erkstep.h>
-#include <nvector/nvector_serial.h>
-#include <sundials/sundials_context.h>
-
 #include <Eigen/LU>
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <sstream>
 
 #include "formulations/rotation_matrix/rm_assembly.hpp"
 #include "formulations/rotation_matrix/rm_body.hpp"
 #include "formulations/rotation_matrix/rm_joints.hpp"
+#include "integrators/sundials/arkode.hpp"
 
 namespace catena::rm {
 namespace {
@@ -224,7 +218,7 @@ struct TwoStepRun {
   RmTwoStepWorkspace ws;
   VecX q, v, qdd;
   long projections = 0;
-  std::string callback_error, arkode_error;
+  sundials::ErrorLog log;
 };
 
 void load(TwoStepRun& run, N_Vector y) {
@@ -235,11 +229,11 @@ void load(TwoStepRun& run, N_Vector y) {
 
 int rhsCallback(sunrealtype, N_Vector y, N_Vector ydot, void* user) {
   auto& run = *static_cast<TwoStepRun*>(user);
-  return formulations::guardedCallback(run.callback_error, "the right-hand side", [&] {
+  return sundials::guarded(run.log.callback, "the right-hand side", [&] {
     load(run, y);
     const Status st = computeRmAccelerationsTwoStep(run.model, run.q, run.v, run.ws, run.qdd);
     if (!st.ok()) {
-      run.callback_error = st.message;
+      run.log.callback = st;
       return -1;
     }
     double* d = N_VGetArrayPointer(ydot);
@@ -260,14 +254,14 @@ bool drifted(const TwoStepRun& run) {
 
 int postprocessCallback(sunrealtype, N_Vector y, void* user) {
   auto& run = *static_cast<TwoStepRun*>(user);
-  return formulations::guardedCallback(run.callback_error, "the projection", [&] {
+  return sundials::guarded(run.log.callback, "the projection", [&] {
     load(run, y);
     if (!drifted(run)) return 0;
     const double tol =
         run.options.projection_tolerance > 0.0 ? 1e-3 * run.options.projection_tolerance : 1e-13;
     const Status st = projectRmState(run.model, run.ws, run.q, run.v, tol);
     if (!st.ok()) {
-      run.callback_error = st.message;
+      run.log.callback = st;
       return -1;
     }
     ++run.projections;
@@ -277,21 +271,6 @@ int postprocessCallback(sunrealtype, N_Vector y, void* user) {
     return 0;
   });
 }
-
-void errorHandler(int, const char*, const char* function, char* msg, void* user) {
-  static_cast<TwoStepRun*>(user)->arkode_error = std::string(function) + ": " + msg;
-}
-
-struct Arkode {
-  SUNContext ctx = nullptr;
-  N_Vector y = nullptr;
-  void* mem = nullptr;
-  ~Arkode() {
-    if (mem) ERKStepFree(&mem);
-    if (y) N_VDestroy(y);
-    if (ctx) SUNContext_Free(&ctx);
-  }
-};
 
 }  // namespace
 
@@ -328,47 +307,30 @@ RmRunResult integrateRmTwoStep(const RmModel& model, const RmState& initial,
   }
   if (!observe(result.state)) return finish(Status::success());
 
-  Arkode ark;
-  if (SUNContext_Create(nullptr, &ark.ctx) != 0)
-    return finish(Status::failure(Status::Code::kResources, "SUNContext_Create failed"));
-  ark.y = N_VNew_Serial(2 * n, ark.ctx);
-  if (!ark.y) return finish(Status::failure(Status::Code::kResources, "N_VNew_Serial failed"));
-  double* yd = N_VGetArrayPointer(ark.y);
+  sundials::ErkObjects ark;
+  if (!ark.makeSerialState(2 * n))
+    return finish(Status::failure(Status::Code::kResources, "two-step: out of memory"));
+  double* yd = N_VGetArrayPointer(ark.y.get());
   Eigen::Map<VecX>(yd, n) = initial.q;
   Eigen::Map<VecX>(yd + n, n) = initial.v;
-  ark.mem = ERKStepCreate(rhsCallback, initial.t, ark.y, ark.ctx);
-  if (!ark.mem) return finish(Status::failure(Status::Code::kResources, "ERKStepCreate failed"));
-  int flag = ERKStepSetErrHandlerFn(ark.mem, errorHandler, &run);
-  if (flag == ARK_SUCCESS) flag = ERKStepSetUserData(ark.mem, &run);
-  if (flag == ARK_SUCCESS)
-    flag = ERKStepSetTableNum(ark.mem, options.table == RmErkTable::kFehlberg78
-                                           ? ARKODE_FEHLBERG_13_7_8
-                                           : ARKODE_DORMAND_PRINCE_7_4_5);
-  if (flag == ARK_SUCCESS) flag = ERKStepSStolerances(ark.mem, options.rtol, options.atol);
-  if (flag == ARK_SUCCESS) flag = ERKStepSetMaxNumSteps(ark.mem, options.max_steps);
-  if (flag == ARK_SUCCESS) flag = ERKStepSetPostprocessStepFn(ark.mem, postprocessCallback);
-  if (flag != ARK_SUCCESS)
-    return finish(
-        Status::failure(Status::Code::kInvalidInput, "ERKStep options: " + run.arkode_error));
-
+  const sundials::SetupGuard g =
+      sundials::startErk(ark, run, rhsCallback, postprocessCallback, initial.t,
+                         {options.table == RmErkTable::kFehlberg78 ? ARKODE_FEHLBERG_13_7_8
+                                                                   : ARKODE_DORMAND_PRINCE_7_4_5,
+                          options.rtol, options.atol, options.max_steps, 0.0});
+  if (!g.ok()) return finish(g.status("two-step", sundials::arkodeFlagName, run.log));
+  void* mem = ark.mem.get();
+  int flag = ARK_SUCCESS;
   auto collectStats = [&]() {
     long k = 0;
-    if (ERKStepGetNumSteps(ark.mem, &k) == ARK_SUCCESS) result.stats.steps = k;
-    if (ERKStepGetNumRhsEvals(ark.mem, &k) == ARK_SUCCESS) result.stats.rhs_evaluations = k;
-    if (ERKStepGetNumErrTestFails(ark.mem, &k) == ARK_SUCCESS) result.stats.error_test_failures = k;
+    if (ERKStepGetNumSteps(mem, &k) == ARK_SUCCESS) result.stats.steps = k;
+    if (ERKStepGetNumRhsEvals(mem, &k) == ARK_SUCCESS) result.stats.rhs_evaluations = k;
+    if (ERKStepGetNumErrTestFails(mem, &k) == ARK_SUCCESS) result.stats.error_test_failures = k;
   };
   double t = initial.t;
-  const double dt = options.output_interval;
-  long k = 0;
+  sundials::OutputTimes times{initial.t, options.t_end, options.output_interval};
   while (t < options.t_end) {
-    const double tout = dt > 0.0
-                            ? std::min(options.t_end, initial.t + static_cast<double>(++k) * dt)
-                            : options.t_end;
-    if ((flag = ERKStepSetStopTime(ark.mem, tout)) != ARK_SUCCESS) break;
-    double tret = t;
-    flag = ERKStepEvolve(ark.mem, tout, ark.y, &tret, dt > 0.0 ? ARK_NORMAL : ARK_ONE_STEP);
-    if (flag < 0) break;
-    t = dt > 0.0 ? tout : tret;
+    if ((flag = sundials::advance(ark, times, t)) < 0) break;
     RmState& s = result.state;
     s.t = t;
     s.q = Eigen::Map<const VecX>(yd, n);
@@ -381,16 +343,8 @@ RmRunResult integrateRmTwoStep(const RmModel& model, const RmState& initial,
     if (!observe(s)) break;
   }
   collectStats();
-  if (flag < 0) {
-    std::ostringstream os;
-    char* name = ERKStepGetReturnFlagName(flag);
-    os << "two-step: ARKODE failed at t = " << t << " with " << (name ? name : "?") << " (" << flag
-       << ")";
-    std::free(name);
-    if (!run.arkode_error.empty()) os << "; " << run.arkode_error;
-    if (!run.callback_error.empty()) os << "; " << run.callback_error;
-    return finish(Status::failure(Status::Code::kNotConverged, os.str()));
-  }
+  if (flag < 0)
+    return finish(run.log.stopped(result.method, t, options.t_end, sundials::arkodeFlagName(flag)));
   return finish(Status::success());
 }
 
