@@ -18,32 +18,14 @@ struct IdaRun {
   LagrangianDaeWorkspace ws;
   sundials::ErrorLog log;
   sundials::ErrorWeights weights;
+  void residual(const Eigen::Ref<const VecX>& y, const Eigen::Ref<const VecX>& yp,
+                Eigen::Ref<VecX> F) {
+    computeLagrangianDaeResidual(sys, layout, ws, y, yp, F);
+  }
+  void jacobian(const Eigen::Ref<const VecX>& y, double c_j, Eigen::Ref<MatX> J) {
+    computeLagrangianDaeJacobian(sys, layout, ws, y, c_j, J);
+  }
 };
-
-int residualCallback(sunrealtype, N_Vector y, N_Vector yp, N_Vector r, void* user) {
-  auto& run = *static_cast<IdaRun*>(user);
-  return sundials::guarded(run.log.callback, "the residual", [&] {
-    const Index N = run.layout.size();
-    computeLagrangianDaeResidual(run.sys, run.layout, run.ws,
-                                 Eigen::Map<const VecX>(N_VGetArrayPointer(y), N),
-                                 Eigen::Map<const VecX>(N_VGetArrayPointer(yp), N),
-                                 Eigen::Map<VecX>(N_VGetArrayPointer(r), N));
-    return 0;
-  });
-}
-
-int jacobianCallback(sunrealtype, sunrealtype c_j, N_Vector y, N_Vector, N_Vector, SUNMatrix J,
-                     void* user, N_Vector, N_Vector, N_Vector) {
-  auto& run = *static_cast<IdaRun*>(user);
-  return sundials::guarded(run.log.callback, "the Jacobian", [&] {
-    const Index N = run.layout.size();
-    // SUNDenseMatrix is column-major with leading dimension N: an Eigen map.
-    computeLagrangianDaeJacobian(run.sys, run.layout, run.ws,
-                                 Eigen::Map<const VecX>(N_VGetArrayPointer(y), N), c_j,
-                                 Eigen::Map<MatX>(SUNDenseMatrix_Data(J), N, N));
-    return 0;
-  });
-}
 
 }  // namespace
 
@@ -87,12 +69,10 @@ LagrangianRunResult integrateLagrangianIda(const LagrangianSystem& sys,
   if (!observe(result.state)) return finish(Status::success());
 
   sundials::IdaObjects ida;
-  if (!ida.makeSerialVectors(N, false) || !ida.makeDenseSolver(N))
+  if (!ida.makeDense(N))
     return finish(Status::failure(Status::Code::kResources, "IDA: out of memory"));
   Eigen::Map<VecX> y = sundials::entries(ida.y), yp = sundials::entries(ida.yp),
                    id = sundials::entries(ida.id);
-  y.setZero();
-  yp.setZero();
   y.segment(ly.q(), n) = initial.q;
   y.segment(ly.v(), n) = initial.v;
   y.segment(ly.p(), n) = initial.p;
@@ -102,7 +82,6 @@ LagrangianRunResult integrateLagrangianIda(const LagrangianSystem& sys,
   yp.segment(ly.p(), n) = initial.pdot;
   // id marks the components in the error test (IDASetSuppressAlg); IDACalcIC is not used (the
   // DAE has index 2 or 3; the consistent point comes from computeConsistentLagrangianState).
-  id.setZero();
   id.segment(ly.q(), n).setOnes();
   if (ggl) id.segment(ly.v(), 2 * n).setOnes();
   sundials::ErrorWeights& w = run.weights;
@@ -113,8 +92,9 @@ LagrangianRunResult integrateLagrangianIda(const LagrangianSystem& sys,
   // t0; with a tight atol the corrector never converges (TOOLCHAIN.md, pitfall 7).
   if (!ggl) w.atol.segment(ly.v(), 2 * n).setConstant(options.multiplier_atol);
 
-  sundials::SetupGuard g = sundials::startIda(ida, run, residualCallback, jacobianCallback,
-                                              initial.t, options.max_order, options.max_steps);
+  sundials::SetupGuard g =
+      sundials::startIda(ida, run, sundials::denseResidual<IdaRun>, sundials::denseJacobian<IdaRun>,
+                         initial.t, options.max_order, options.max_steps);
   void* mem = ida.mem.get();
   if (options.initial_step >= 0.0)
     CATENA_SUNDIALS_CALL(

@@ -65,31 +65,14 @@ struct IdaRun {
   RmGglWorkspace ws;
   sundials::ErrorLog log;
   sundials::ErrorWeights weights;
+  void residual(const Eigen::Ref<const VecX>& y, const Eigen::Ref<const VecX>& yp,
+                Eigen::Ref<VecX> F) {
+    computeRmGglResidual(model, ws, y, yp, F);
+  }
+  void jacobian(const Eigen::Ref<const VecX>& y, double c_j, Eigen::Ref<MatX> J) {
+    computeRmGglJacobian(model, ws, y, c_j, J);
+  }
 };
-
-int residualCallback(sunrealtype, N_Vector y, N_Vector yp, N_Vector r, void* user) {
-  auto& run = *static_cast<IdaRun*>(user);
-  return sundials::guarded(run.log.callback, "the residual", [&] {
-    const Index N = rmGglSize(run.model);
-    computeRmGglResidual(run.model, run.ws, Eigen::Map<const VecX>(N_VGetArrayPointer(y), N),
-                         Eigen::Map<const VecX>(N_VGetArrayPointer(yp), N),
-                         Eigen::Map<VecX>(N_VGetArrayPointer(r), N));
-    return 0;
-  });
-}
-
-int jacobianCallback(sunrealtype, sunrealtype c_j, N_Vector y, N_Vector, N_Vector, SUNMatrix J,
-                     void* user, N_Vector, N_Vector, N_Vector) {
-  auto& run = *static_cast<IdaRun*>(user);
-  return sundials::guarded(run.log.callback, "the Jacobian", [&] {
-    const Index N = rmGglSize(run.model);
-    // SUNDenseMatrix stores columns contiguously with leading dimension N: an Eigen
-    // column-major map.
-    computeRmGglJacobian(run.model, run.ws, Eigen::Map<const VecX>(N_VGetArrayPointer(y), N), c_j,
-                         Eigen::Map<MatX>(SUNDenseMatrix_Data(J), N, N));
-    return 0;
-  });
-}
 
 }  // namespace
 
@@ -125,26 +108,23 @@ RmRunResult integrateRmIda(const RmModel& model, const RmState& initial,
   if (!observe(result.state)) return finish(Status::success());
 
   sundials::IdaObjects ida;
-  if (!ida.makeSerialVectors(N, false) || !ida.makeDenseSolver(N))
+  if (!ida.makeDense(N))
     return finish(Status::failure(Status::Code::kResources, "IDA: out of memory"));
   Eigen::Map<VecX> y = sundials::entries(ida.y), yp = sundials::entries(ida.yp),
                    id = sundials::entries(ida.id);
-  y.setZero();
-  yp.setZero();
   y.segment(0, n) = initial.q;
   y.segment(n, n) = initial.v;
   y.segment(2 * n, m) = lambda;  // mu = 0
   yp.segment(0, n) = initial.v;
   yp.segment(n, n) = vdot;
   id.head(2 * n).setOnes();
-  id.tail(2 * m).setZero();
   run.weights.rtol = options.rtol;
   run.weights.atol = VecX::Constant(N, options.multiplier_atol);
   run.weights.atol.head(2 * n).setConstant(options.atol);
 
   const sundials::SetupGuard g =
-      sundials::startIda(ida, run, residualCallback, jacobianCallback, initial.t, options.max_order,
-                         options.max_steps);
+      sundials::startIda(ida, run, sundials::denseResidual<IdaRun>, sundials::denseJacobian<IdaRun>,
+                         initial.t, options.max_order, options.max_steps);
   if (!g.ok()) return finish(g.status("rotation-matrix IDA", sundials::idaFlagName, run.log));
   int flag = IDA_SUCCESS;
 

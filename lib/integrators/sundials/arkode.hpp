@@ -71,14 +71,12 @@ inline std::string arkodeFlagName(int flag) {
 /// by one step if times.dt = 0 (ARK_ONE_STEP). Returns ARKODE's flag; t is unchanged on a
 /// failure (flag < 0).
 inline int advance(ErkObjects& ark, OutputTimes& times, double& t) {
-  const double tout = times.next();
-  int flag = ERKStepSetStopTime(ark.mem.get(), tout);
-  if (flag != ARK_SUCCESS) return flag;
-  sunrealtype tret = t;
-  flag = ERKStepEvolve(ark.mem.get(), tout, ark.y.get(), &tret,
-                       times.dt > 0.0 ? ARK_NORMAL : ARK_ONE_STEP);
-  if (flag >= 0) t = times.dt > 0.0 ? tout : tret;
-  return flag;
+  void* mem = ark.mem.get();
+  return times.advance(
+      t, [&](double tout) { return ERKStepSetStopTime(mem, tout); },
+      [&](double tout, double* tret, bool to_output) {
+        return ERKStepEvolve(mem, tout, ark.y.get(), tret, to_output ? ARK_NORMAL : ARK_ONE_STEP);
+      });
 }
 
 }  // namespace catena::sundials

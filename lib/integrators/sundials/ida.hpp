@@ -45,8 +45,11 @@ struct IdaObjects {
     if (with_work) work = serialVector(n, ctx);
     return y && yp && id && (work || !with_work);
   }
-  /// Makes J a dense n x n matrix and ls SUNDIALS' dense LU on it: false if memory is exhausted.
-  bool makeDenseSolver(Index n) {
+  /// A dense run of n unknowns: y, yp and id serial vectors, all zero, J a dense n x n matrix
+  /// and ls SUNDIALS' dense LU on it. False if memory is exhausted.
+  bool makeDense(Index n) {
+    if (!makeSerialVectors(n, false)) return false;
+    for (Vector* v : {&y, &yp, &id}) N_VConst(0.0, v->get());
     J.reset(SUNDenseMatrix(n, n, ctx.get()));
     if (J) ls.reset(SUNLinSol_Dense(y.get(), J.get(), ctx.get()));
     return J && ls;
@@ -172,18 +175,44 @@ inline std::string idaFlagName(int flag) {
   return flagName(IDAGetReturnFlagName, flag);
 }
 
-/// Advances IDA from t to the next output time (a stop time; IDA_NORMAL), or by one step if
-/// times.dt = 0 (IDA_ONE_STEP). Returns IDA's flag; t is the time reached, unchanged on a
-/// failure (flag < 0).
+/// Advances IDA from t to the next output time (a stop time; IDA_NORMAL, which returns at it),
+/// or by one step if times.dt = 0 (IDA_ONE_STEP). Returns IDA's flag; t is the time reached,
+/// unchanged on a failure (flag < 0).
 inline int advance(IdaObjects& ida, OutputTimes& times, double& t) {
-  const double tout = times.next();
-  int flag = IDASetStopTime(ida.mem.get(), tout);
-  if (flag != IDA_SUCCESS) return flag;
-  realtype tret = t;
-  flag = IDASolve(ida.mem.get(), tout, &tret, ida.y.get(), ida.yp.get(),
-                  times.dt > 0.0 ? IDA_NORMAL : IDA_ONE_STEP);
-  if (flag >= 0) t = tret;
-  return flag;
+  void* mem = ida.mem.get();
+  return times.advance(
+      t, [&](double tout) { return IDASetStopTime(mem, tout); },
+      [&](double tout, double* tret, bool to_output) {
+        return IDASolve(mem, tout, tret, ida.y.get(), ida.yp.get(),
+                        to_output ? IDA_NORMAL : IDA_ONE_STEP);
+      });
+}
+
+/// IDA's residual and Jacobian callbacks for a dense formulation, both guarded. Run, IDA's user
+/// data, has `ErrorLog log` and the members residual(y, y', F) (F(t, y, y')) and
+/// jacobian(y, c_j, J) (J = dF/dy + c_j dF/dy', column-major as SUNDenseMatrix stores it),
+/// which take Eigen maps of IDA's arrays.
+template <class Run>
+int denseResidual(realtype, N_Vector y, N_Vector yp, N_Vector r, void* user) {
+  auto& run = *static_cast<Run*>(user);
+  return guarded(run.log.callback, "the residual", [&] {
+    const auto n = static_cast<Index>(N_VGetLength(y));
+    run.residual(Eigen::Map<const VecX>(N_VGetArrayPointer(y), n),
+                 Eigen::Map<const VecX>(N_VGetArrayPointer(yp), n),
+                 Eigen::Map<VecX>(N_VGetArrayPointer(r), n));
+    return 0;
+  });
+}
+template <class Run>
+int denseJacobian(realtype, realtype c_j, N_Vector y, N_Vector, N_Vector, SUNMatrix J, void* user,
+                  N_Vector, N_Vector, N_Vector) {
+  auto& run = *static_cast<Run*>(user);
+  return guarded(run.log.callback, "the Jacobian", [&] {
+    const auto n = static_cast<Index>(N_VGetLength(y));
+    run.jacobian(Eigen::Map<const VecX>(N_VGetArrayPointer(y), n), c_j,
+                 Eigen::Map<MatX>(SUNDenseMatrix_Data(J), n, n));
+    return 0;
+  });
 }
 
 }  // namespace catena::sundials

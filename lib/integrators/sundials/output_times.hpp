@@ -14,6 +14,21 @@ struct OutputTimes {
   long k = 0;  ///< outputs handed out so far
   /// The next output time (the stop time of the next advance).
   double next() { return dt > 0.0 ? std::min(t_end, t0 + static_cast<double>(++k) * dt) : t_end; }
+
+  /// Advances a run from t to the next output time tout: set_stop(tout), then
+  /// step(tout, &tret, to_output), to_output false (one step) if dt = 0. Returns the flag of
+  /// the call that failed (set_stop: nonzero; step: < 0), t unchanged then, or step's; t
+  /// becomes tout (dt > 0) or tret (dt = 0).
+  template <class SetStop, class Step>
+  int advance(double& t, SetStop&& set_stop, Step&& step) {
+    const double tout = next();
+    int flag = set_stop(tout);
+    if (flag != 0) return flag;
+    double tret = t;
+    flag = step(tout, &tret, dt > 0.0);
+    if (flag >= 0) t = dt > 0.0 ? tout : tret;
+    return flag;
+  }
 };
 
 }  // namespace catena::sundials

@@ -52,8 +52,7 @@ int decayJacobian(realtype, realtype cj, N_Vector, N_Vector, N_Vector, SUNMatrix
 VecX runDecay(Decay& d, bool sv, std::string* message = nullptr) {
   const Index n = d.k.size();
   IdaObjects ida;
-  BOOST_REQUIRE(ida.makeSerialVectors(n, false));
-  BOOST_REQUIRE(ida.makeDenseSolver(n));
+  BOOST_REQUIRE(ida.makeDense(n));
   entries(ida.y).setLinSpaced(n, 1.0, 2.0);
   entries(ida.yp) = -d.k.cwiseProduct(entries(ida.y));
   entries(ida.id).setOnes();
@@ -147,8 +146,7 @@ BOOST_AUTO_TEST_CASE(weights_scale_by_powers_of_the_step) {
   Decay d;
   d.k = VecX::Ones(3);
   IdaObjects ida;
-  BOOST_REQUIRE(ida.makeSerialVectors(3, false));
-  BOOST_REQUIRE(ida.makeDenseSolver(3));
+  BOOST_REQUIRE(ida.makeDense(3));
   d.weights.rtol = 1e-3;
   d.weights.atol = VecX::Constant(3, 1e-4);
   d.weights.step_power.resize(3);
