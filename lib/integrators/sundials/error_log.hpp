@@ -44,12 +44,16 @@ struct ErrorLog {
 };
 
 /// SUNDIALS' error handler (IDAErrHandlerFn, ARKErrHandlerFn), user data an ErrorLog: keeps the
-/// last error (code < 0) in log->solver. Warnings (code >= 0) are not failures.
+/// last error (code < 0) in log->solver. Warnings (code >= 0) are not failures. Throws nothing
+/// (a message that memory cannot hold is dropped).
 inline void recordError(int code, const char* /*module*/, const char* function, char* msg,
-                        void* log) {
+                        void* log) noexcept {
   if (code >= 0) return;
-  static_cast<ErrorLog*>(log)->solver =
-      std::string(function ? function : "SUNDIALS") + ": " + (msg ? msg : "");
+  try {
+    static_cast<ErrorLog*>(log)->solver =
+        std::string(function ? function : "SUNDIALS") + ": " + (msg ? msg : "");
+  } catch (...) {
+  }
 }
 
 /// The one guard of C callbacks: runs `body`, which returns SUNDIALS' 0 (ok), a positive

@@ -56,19 +56,15 @@ struct IdaObjects {
   }
 };
 
-/// IDA's error weights, the one way catena sets IDA's tolerances: 1 / (rtol |y_i| + atol_i)
-/// (what IDASVtolerances would give, to the bit), times h^step_power_i with step_power_i in
-/// {0, 1, 2} (Hairer & Wanner, Vol. II, VII.3: the errors of index-2 and index-3 components are
-/// measured by their effect on the positions over a step). The weights also drive IDA's Newton
-/// convergence test, and there the scaling is what makes the higher-index components work at
-/// all: their Newton corrections carry round-off ~eps / h^step_power, which fixed weights read
-/// as divergence once h is small; IDA then halves h and makes it worse. Which component gets
-/// which power is the formulation's (docs/dynamics-ida.md, "The error test and the Newton
-/// weights"). Entries are those of IDA's vectors: a rank's owned entries in a parallel run.
+/// IDA's error weights, the one way catena sets IDA's tolerances: w_i = 1 / (rtol |y_i| +
+/// atol_i) (IDASVtolerances' value, to the bit) times h^p_i, p_i in {0, 1, 2}, so that IDA's
+/// error and Newton tests measure index-2 and index-3 components by their effect on the
+/// positions over a step (Hairer & Wanner, Vol. II, VII.3; docs/dynamics-ida.md, "The error test
+/// and the Newton weights"). Entries: those of IDA's vectors (a rank's owned ones in parallel).
 struct ErrorWeights {
   double rtol = 0.0;
   VecX atol;                   ///< per component, positive
-  Eigen::VectorXi step_power;  ///< per component; empty: all 0
+  Eigen::VectorXi step_power;  ///< p_i per component; empty: all 0
   double h_start = 0.0;        ///< stands for h before IDA has chosen the first step
   void* mem = nullptr;         ///< the IDA run (its current step); set by startIda
 };
