@@ -1,6 +1,7 @@
 #include "assembly/assemble.hpp"
 
 #include <algorithm>
+#include <tuple>
 
 #include "kernels/body.hpp"
 #include "kernels/forces.hpp"
@@ -291,11 +292,17 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
   }
 }
 
+/// f(i) for i = 0..n-1, statically scheduled over the threads once n reaches kParallelItems.
+template <typename F>
+void forEachIndex(std::size_t count, F&& f) {
+  const Long n = static_cast<Long>(count);
+#pragma omp parallel for schedule(static) if (n >= kParallelItems)
+  for (Long i = 0; i < n; ++i) f(static_cast<Index>(i));
+}
+
 template <typename F>
 void forEachJoint(const Model& model, F&& f) {
-  const Long nj = static_cast<Long>(model.joints.size());
-#pragma omp parallel for schedule(static) if (nj >= kParallelItems)
-  for (Long j = 0; j < nj; ++j) f(static_cast<Index>(j));
+  forEachIndex(model.joints.size(), f);
 }
 
 /// Joints colour by colour (one parallel region, a barrier between colours), the tiles of a
@@ -318,24 +325,41 @@ void forEachJointColoured(const AssemblyPlan& plan, F&& f) {
 
 template <typename F>
 void forEachBody(const Model& model, F&& f) {
-  const Long nb = static_cast<Long>(model.bodies.size());
-#pragma omp parallel for schedule(static) if (nb >= kParallelItems)
-  for (Long b = 0; b < nb; ++b) f(static_cast<Index>(b));
+  forEachIndex(model.bodies.size(), f);
 }
 
-/// Two-body forces colour by colour; f(is_spring, index into springs or rotational_springs).
+/// The poses and twists (p1, p2, t1, t2) of the two bodies of a pair force at (q, v), in
+/// dimension D = 3 or 2.
+template <int D>
+auto pairState(const Model& model, const PairSlots& ps, const VecX& q, const VecX& v) {
+  if constexpr (D == 3)
+    return std::tuple{bodyPose3(model, q.data(), ps.body1), bodyPose3(model, q.data(), ps.body2),
+                      bodyTwist3(model, v.data(), ps.body1), bodyTwist3(model, v.data(), ps.body2)};
+  else
+    return std::tuple{bodyPose2(model, q.data(), ps.body1), bodyPose2(model, q.data(), ps.body2),
+                      bodyTwist2(model, v.data(), ps.body1), bodyTwist2(model, v.data(), ps.body2)};
+}
+
+/// Two-body forces colour by colour; f(is_spring, index into springs or rotational_springs,
+/// its slots, its marker frames f1 and f2).
 template <typename F>
 void forEachPairForceColoured(const Model& model, const AssemblyPlan& plan, F&& f) {
   const Index ns = static_cast<Index>(model.springs.size());
+  auto visit = [&](bool is_spring, Index i) {
+    const PairSlots& ps = is_spring ? plan.springs[i] : plan.rotational_springs[i];
+    const Index m1 = is_spring ? model.springs[i].marker1 : model.rotational_springs[i].marker1;
+    const Index m2 = is_spring ? model.springs[i].marker2 : model.rotational_springs[i].marker2;
+    f(is_spring, i, ps, plan.markers[m1], plan.markers[m2]);
+  };
   for (const std::vector<Index>& colour : plan.force_colours) {
     const Long n = static_cast<Long>(colour.size());
 #pragma omp parallel for schedule(static) if (n >= kParallelItems)
     for (Long i = 0; i < n; ++i) {
       const Index e = colour[i];
       if (e < ns)
-        f(true, e);
+        visit(true, e);
       else
-        f(false, e - ns);
+        visit(false, e - ns);
     }
   }
 }
@@ -533,31 +557,24 @@ void assembleForceTerms(const Model& model, const AssemblyPlan& plan, const VecX
         f.segment<3>(model.vOffset(b)) = g - i;
     }
   });
-  forEachPairForceColoured(model, plan, [&](bool is_spring, Index i) {
-    const PairSlots& ps = is_spring ? plan.springs[i] : plan.rotational_springs[i];
-    const Index m1 = is_spring ? model.springs[i].marker1 : model.rotational_springs[i].marker1;
-    const Index m2 = is_spring ? model.springs[i].marker2 : model.rotational_springs[i].marker2;
-    const MarkerFrame &f1 = plan.markers[m1], &f2 = plan.markers[m2];
-    if (d3) {
-      const Pose3 p1 = bodyPose3(model, q.data(), ps.body1),
-                  p2 = bodyPose3(model, q.data(), ps.body2);
-      const Twist3 t1 = bodyTwist3(model, v.data(), ps.body1),
-                   t2 = bodyTwist3(model, v.data(), ps.body2);
-      const Vec12 g =
-          is_spring ? computeSpring3(model.springs[i], f1, f2, p1, t1, p2, t2)
-                    : computeRotationalSpring3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
-      addPairVector<6>(model, ps, term(g), f);
-    } else {
-      const Pose2 p1 = bodyPose2(model, q.data(), ps.body1),
-                  p2 = bodyPose2(model, q.data(), ps.body2);
-      const Twist2 t1 = bodyTwist2(model, v.data(), ps.body1),
-                   t2 = bodyTwist2(model, v.data(), ps.body2);
-      const Vec6 g =
-          is_spring ? computeSpring2(model.springs[i], f1, f2, p1, t1, p2, t2)
-                    : computeRotationalSpring2(model.rotational_springs[i], f1, f2, p1, t1, p2, t2);
-      addPairVector<3>(model, ps, term(g), f);
-    }
-  });
+  forEachPairForceColoured(
+      model, plan,
+      [&](bool is_spring, Index i, const PairSlots& ps, const MarkerFrame& f1,
+          const MarkerFrame& f2) {
+        if (d3) {
+          const auto [p1, p2, t1, t2] = pairState<3>(model, ps, q, v);
+          const Vec12 g = is_spring ? computeSpring3(model.springs[i], f1, f2, p1, t1, p2, t2)
+                                    : computeRotationalSpring3(model.rotational_springs[i], f1, f2,
+                                                               p1, t1, p2, t2);
+          addPairVector<6>(model, ps, term(g), f);
+        } else {
+          const auto [p1, p2, t1, t2] = pairState<2>(model, ps, q, v);
+          const Vec6 g = is_spring ? computeSpring2(model.springs[i], f1, f2, p1, t1, p2, t2)
+                                   : computeRotationalSpring2(model.rotational_springs[i], f1, f2,
+                                                              p1, t1, p2, t2);
+          addPairVector<3>(model, ps, term(g), f);
+        }
+      });
   // Marker loads are few; a serial pass keeps their summation order fixed.
   for (const MarkerLoad& l : model.loads) {
     const Index b = model.markerBody(l.marker);
@@ -609,37 +626,31 @@ void forceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q,
       if (dv) addBlock<3>(dv, s, computeBodyInertialDamping2(body, p.R, w.w), 0, 0);
     }
   });
-  forEachPairForceColoured(model, plan, [&](bool is_spring, Index i) {
-    const PairSlots& ps = is_spring ? plan.springs[i] : plan.rotational_springs[i];
-    const Index m1 = is_spring ? model.springs[i].marker1 : model.rotational_springs[i].marker1;
-    const Index m2 = is_spring ? model.springs[i].marker2 : model.rotational_springs[i].marker2;
-    const MarkerFrame &f1 = plan.markers[m1], &f2 = plan.markers[m2];
-    if (d3) {
-      const Pose3 p1 = bodyPose3(model, q.data(), ps.body1),
-                  p2 = bodyPose3(model, q.data(), ps.body2);
-      const Twist3 t1 = bodyTwist3(model, v.data(), ps.body1),
-                   t2 = bodyTwist3(model, v.data(), ps.body2);
-      ForceJacobians3 J;
-      if (is_spring)
-        computeSpringJacobians3(model.springs[i], f1, f2, p1, t1, p2, t2, J);
-      else
-        computeRotationalSpringJacobians3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2, J);
-      addPair<6>(kv, ps, J.K);
-      if (dv) addPair<6>(dv, ps, J.D);
-    } else {
-      const Pose2 p1 = bodyPose2(model, q.data(), ps.body1),
-                  p2 = bodyPose2(model, q.data(), ps.body2);
-      const Twist2 t1 = bodyTwist2(model, v.data(), ps.body1),
-                   t2 = bodyTwist2(model, v.data(), ps.body2);
-      ForceJacobians2 J;
-      if (is_spring)
-        computeSpringJacobians2(model.springs[i], f1, f2, p1, t1, p2, t2, J);
-      else
-        computeRotationalSpringJacobians2(model.rotational_springs[i], J);
-      addPair<3>(kv, ps, J.K);
-      if (dv) addPair<3>(dv, ps, J.D);
-    }
-  });
+  forEachPairForceColoured(
+      model, plan,
+      [&](bool is_spring, Index i, const PairSlots& ps, const MarkerFrame& f1,
+          const MarkerFrame& f2) {
+        if (d3) {
+          const auto [p1, p2, t1, t2] = pairState<3>(model, ps, q, v);
+          ForceJacobians3 J;
+          if (is_spring)
+            computeSpringJacobians3(model.springs[i], f1, f2, p1, t1, p2, t2, J);
+          else
+            computeRotationalSpringJacobians3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2,
+                                              J);
+          addPair<6>(kv, ps, J.K);
+          if (dv) addPair<6>(dv, ps, J.D);
+        } else {
+          const auto [p1, p2, t1, t2] = pairState<2>(model, ps, q, v);
+          ForceJacobians2 J;
+          if (is_spring)
+            computeSpringJacobians2(model.springs[i], f1, f2, p1, t1, p2, t2, J);
+          else
+            computeRotationalSpringJacobians2(model.rotational_springs[i], J);
+          addPair<3>(kv, ps, J.K);
+          if (dv) addPair<3>(dv, ps, J.D);
+        }
+      });
   for (const MarkerLoad& l : model.loads) {
     const Index b = model.markerBody(l.marker);
     const BlockSlot& s = plan.body_diagonal[b];

@@ -14,30 +14,36 @@ void JsonWriter::separate() {
   first_.back() = false;
 }
 
+JsonWriter& JsonWriter::open(char bracket) {
+  separate();
+  os_ << bracket;
+  first_.push_back(true);
+  return *this;
+}
+
+JsonWriter& JsonWriter::close(char bracket) {
+  first_.pop_back();
+  os_ << bracket;
+  return *this;
+}
+
 JsonWriter& JsonWriter::beginObject() {
-  separate();
-  os_ << "{";
-  first_.push_back(true);
-  return *this;
+  return open('{');
 }
-
 JsonWriter& JsonWriter::endObject() {
-  first_.pop_back();
-  os_ << "}";
-  return *this;
+  return close('}');
 }
-
 JsonWriter& JsonWriter::beginArray() {
-  separate();
-  os_ << "[";
-  first_.push_back(true);
-  return *this;
+  return open('[');
+}
+JsonWriter& JsonWriter::endArray() {
+  return close(']');
 }
 
-JsonWriter& JsonWriter::endArray() {
-  first_.pop_back();
-  os_ << "]";
-  return *this;
+JsonWriter& JsonWriter::array(const std::vector<std::string>& v) {
+  beginArray();
+  for (const std::string& x : v) value(x);
+  return endArray();
 }
 
 JsonWriter& JsonWriter::key(const std::string& k) {

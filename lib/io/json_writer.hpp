@@ -35,8 +35,12 @@ class JsonWriter {
     for (auto x : v) value(static_cast<double>(x));
     return endArray();
   }
+  /// An array of strings.
+  JsonWriter& array(const std::vector<std::string>& v);
 
  private:
+  JsonWriter& open(char bracket);   ///< '{' or '['
+  JsonWriter& close(char bracket);  ///< '}' or ']'
   void separate();
   void writeString(const std::string& v);
   std::ostream& os_;

@@ -39,6 +39,28 @@ void printTerse(std::ostream& os, const Model& m, Index n, Index rows, Index ran
   for (Index row : redundant) os << "redundant_row " << m.rowName(row) << "\n";
 }
 
+/// Opens a mobility summary: input, units, analysis, where.
+void beginMobilityJson(JsonWriter& j, const std::string& input, const std::string& where) {
+  j.beginObject();
+  j.key("input").value(input).key("units").value(kJsonUnits);
+  j.key("analysis").value("mobility").key("where").value(where);
+}
+
+void writeRankCounts(JsonWriter& j, Index n, Index rows, Index rank, Index dof) {
+  j.key("n").value(static_cast<long>(n)).key("m").value(static_cast<long>(rows));
+  j.key("rank").value(static_cast<long>(rank)).key("dof").value(static_cast<long>(dof));
+}
+
+/// Closes a mobility summary with the names of the redundant rows and a newline.
+void endMobilityJson(JsonWriter& j, std::ostream& os, const Model& m,
+                     const std::vector<Index>& redundant) {
+  j.key("redundant_rows").beginArray();
+  for (Index row : redundant) j.value(m.rowName(row));
+  j.endArray();
+  j.endObject();
+  os << "\n";
+}
+
 }  // namespace
 
 void printTerseMobility(std::ostream& os, const Model& m, const ConstraintRank& r) {
@@ -48,20 +70,13 @@ void printTerseMobility(std::ostream& os, const Model& m, const ConstraintRank& 
 void writeMobilityJson(std::ostream& os, const std::string& input, const Model& m,
                        const ConstraintRank& r, const std::string& where) {
   JsonWriter j(os);
-  j.beginObject();
-  j.key("input").value(input).key("units").value(kJsonUnits);
-  j.key("analysis").value("mobility").key("where").value(where);
-  j.key("n").value(static_cast<long>(r.n)).key("m").value(static_cast<long>(r.m));
-  j.key("rank").value(static_cast<long>(r.rank)).key("dof").value(static_cast<long>(r.dof()));
+  beginMobilityJson(j, input, where);
+  writeRankCounts(j, r.n, r.m, r.rank, r.dof());
   j.key("rank_tolerance").value(r.tolerance).key("largest_pivot").value(r.largest_pivot);
   j.key("smallest_retained").value(r.smallestRetained());
   j.key("largest_dropped").value(r.largestDropped());
   j.key("pivots").array(r.pivots);
-  j.key("redundant_rows").beginArray();
-  for (Index row : r.redundantRows()) j.value(m.rowName(row));
-  j.endArray();
-  j.endObject();
-  os << "\n";
+  endMobilityJson(j, os, m, r.redundantRows());
 }
 
 void printMobility(std::ostream& os, const Model& m, const BlockwiseRank& r,
@@ -103,12 +118,9 @@ void printTerseMobility(std::ostream& os, const Model& m, const BlockwiseRank& r
 void writeMobilityJson(std::ostream& os, const std::string& input, const Model& m,
                        const BlockwiseRank& r, const std::string& where) {
   JsonWriter j(os);
-  j.beginObject();
-  j.key("input").value(input).key("units").value(kJsonUnits);
-  j.key("analysis").value("mobility").key("where").value(where);
+  beginMobilityJson(j, input, where);
   j.key("method").value("blockwise").key("blocking").value(r.blocking);
-  j.key("n").value(static_cast<long>(r.n)).key("m").value(static_cast<long>(r.m));
-  j.key("rank").value(static_cast<long>(r.rank)).key("dof").value(static_cast<long>(r.dof()));
+  writeRankCounts(j, r.n, r.m, r.rank, r.dof());
   j.key("rank_tolerance").value(r.tolerance).key("largest_row_norm").value(r.largest_row_norm);
   j.key("smallest_retained").value(r.smallest_retained);
   j.key("largest_dropped").value(r.largest_dropped);
@@ -122,11 +134,7 @@ void writeMobilityJson(std::ostream& os, const std::string& input, const Model& 
   j.key("block_seconds").value(r.block_seconds);
   j.key("interface_seconds").value(r.interface_seconds);
   j.key("peak_bytes").value(static_cast<long>(r.peak_bytes));
-  j.key("redundant_rows").beginArray();
-  for (Index row : r.redundant_rows) j.value(m.rowName(row));
-  j.endArray();
-  j.endObject();
-  os << "\n";
+  endMobilityJson(j, os, m, r.redundant_rows);
 }
 
 void printMobilityHistory(std::ostream& os, const Model& m, const MobilityHistory& h, bool terse) {

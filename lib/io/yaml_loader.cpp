@@ -357,16 +357,22 @@ void readLoad(Context& cx, Map& m) {
   build(cx, m.mark(), [&] { cx.builder.addLoad(std::move(load)); });
 }
 
-void readSpring(Context& cx, Map& m) {
-  m.nameElement("spring");
-  m.allowKeys(
-      {"name", "type", "marker1", "marker2", "stiffness", "damping", "rest_length", "preload"});
-  SpringDamper spring;
+/// What a spring and a rotational spring share: name, markers, stiffness, damping (default 0).
+template <typename Spring>
+void readSpringCommon(Context& cx, Map& m, Spring& spring) {
   spring.name = m.string("name");
   spring.marker1 = markerIndex(cx, m, "marker1");
   spring.marker2 = markerIndex(cx, m, "marker2");
   spring.stiffness = m.number("stiffness");
   spring.damping = m.number("damping", 0.0);
+}
+
+void readSpring(Context& cx, Map& m) {
+  m.nameElement("spring");
+  m.allowKeys(
+      {"name", "type", "marker1", "marker2", "stiffness", "damping", "rest_length", "preload"});
+  SpringDamper spring;
+  readSpringCommon(cx, m, spring);
   spring.rest_length = m.number("rest_length", 0.0);
   spring.preload = m.number("preload", 0.0);
   build(cx, m.mark(), [&] { cx.builder.addSpring(std::move(spring)); });
@@ -377,11 +383,7 @@ void readRotationalSpring(Context& cx, Map& m) {
   m.allowKeys({"name", "type", "marker1", "marker2", "stiffness", "damping"}, {},
               {"rest_angle", "rest_angle_deg"});
   RotationalSpringDamper spring;
-  spring.name = m.string("name");
-  spring.marker1 = markerIndex(cx, m, "marker1");
-  spring.marker2 = markerIndex(cx, m, "marker2");
-  spring.stiffness = m.number("stiffness");
-  spring.damping = m.number("damping", 0.0);
+  readSpringCommon(cx, m, spring);
   spring.rest_angle = m.angle("rest_angle", 0.0);
   build(cx, m.mark(), [&] { cx.builder.addRotationalSpring(std::move(spring)); });
 }
@@ -406,15 +408,28 @@ void checkGeneratedSize(const Context& cx, const Map& g, std::string_view key, l
                     std::to_string(cx.limits.max_generated_bodies) + " generated bodies");
 }
 
-void readCatenaryChain(Context& cx, const Map& g) {
-  g.allowKeys({"type", "links", "end_a", "end_b", "sag_point", "mass_per_length", "radius"});
-  if (cx.dim() != 3) g.fail("type", "catenary_chain builds a spatial model; it needs dimension: 3");
-  CatenaryChainOptions o;
-  o.links = static_cast<int>(g.integer("links", 1, INT_MAX, o.links));
-  checkGeneratedSize(cx, g, "links", o.links, std::to_string(o.links) + " links");
+/// A generator of `type` that builds models of dimension `dim` fails in a file of the other one.
+void requireDimension(const Context& cx, const Map& g, const std::string& type, int dim) {
+  if (cx.dim() != dim)
+    g.fail("type", type + (dim == 3 ? " builds a spatial" : " builds a planar") +
+                       " model; it needs dimension: " + std::to_string(dim));
+}
+
+/// The two ends and the sag point of a hanging chain (catenary_chain, node_chain).
+template <typename Options>
+void readHangingEnds(const Map& g, Options& o) {
   o.end_a = g.vector("end_a", o.end_a);
   o.end_b = g.vector("end_b", o.end_b);
   o.sag_point = g.vector("sag_point", o.sag_point);
+}
+
+void readCatenaryChain(Context& cx, const Map& g) {
+  g.allowKeys({"type", "links", "end_a", "end_b", "sag_point", "mass_per_length", "radius"});
+  requireDimension(cx, g, "catenary_chain", 3);
+  CatenaryChainOptions o;
+  o.links = static_cast<int>(g.integer("links", 1, INT_MAX, o.links));
+  checkGeneratedSize(cx, g, "links", o.links, std::to_string(o.links) + " links");
+  readHangingEnds(g, o);
   o.mass_per_length = g.number("mass_per_length", o.mass_per_length);
   o.radius = g.number("radius", o.radius);
   build(cx, g.mark(), [&] { addCatenaryChain(cx.builder, o); });
@@ -423,14 +438,12 @@ void readCatenaryChain(Context& cx, const Map& g) {
 void readNodeChain(Context& cx, const Map& g) {
   g.allowKeys(
       {"type", "nodes_per_leg", "end_a", "end_b", "sag_point", "node_mass", "node_inertia"});
-  if (cx.dim() != 3) g.fail("type", "node_chain builds a spatial model; it needs dimension: 3");
+  requireDimension(cx, g, "node_chain", 3);
   NodeChainOptions o;
   o.nodes_per_leg = static_cast<int>(g.integer("nodes_per_leg", 1, INT_MAX, o.nodes_per_leg));
   checkGeneratedSize(cx, g, "nodes_per_leg", 2LL * o.nodes_per_leg + 3,
                      std::to_string(2LL * o.nodes_per_leg + 3) + " nodes");
-  o.end_a = g.vector("end_a", o.end_a);
-  o.end_b = g.vector("end_b", o.end_b);
-  o.sag_point = g.vector("sag_point", o.sag_point);
+  readHangingEnds(g, o);
   o.node_mass = g.number("node_mass", o.node_mass);
   o.node_inertia = g.number("node_inertia", o.node_inertia);
   build(cx, g.mark(), [&] { addNodeChain(cx.builder, o); });
@@ -440,8 +453,7 @@ void readFourBarLattice(Context& cx, const Map& g) {
   g.allowKeys({"type", "levels", "cells", "merged_couplers", "cell_width", "crank_length",
                "crank_angle", "crank_angle_deg", "crank_rate", "mass_per_length", "level_angles",
                "level_angles_deg", "level_rates"});
-  if (cx.dim() != 2)
-    g.fail("type", "four_bar_lattice builds a planar model; it needs dimension: 2");
+  requireDimension(cx, g, "four_bar_lattice", 2);
   FourBarLatticeOptions o;
   o.levels = static_cast<int>(g.integer("levels", 1, INT_MAX, o.levels));
   o.cells = static_cast<int>(g.integer("cells", 1, INT_MAX, o.cells));

@@ -1,17 +1,13 @@
 #include "kernels/lock2.hpp"
 
+#include "kernels/lock_motion.hpp"
+
 namespace catena {
 
 LockMotion2 evaluateLockMotion2(const JointMotion& motion, double t) {
   LockMotion2 m;
   if (!motion.active) return m;
-  for (int i = 0; i < 2; ++i) {
-    const TimeValue v = motion.translation[i].evaluate(t);
-    m.rt(i) = v.value;
-    m.rt_dot(i) = v.rate;
-    m.rt_ddot(i) = v.accel;
-  }
-  const TimeValue a = motion.angle.evaluate(t);
+  const TimeValue a = evaluateTranslationAndAngle<2>(motion, t, m);
   m.th = a.value;
   m.th_dot = a.rate;
   m.th_ddot = a.accel;

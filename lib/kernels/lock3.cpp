@@ -1,5 +1,7 @@
 #include "kernels/lock3.hpp"
 
+#include "kernels/lock_motion.hpp"
+
 namespace catena {
 namespace {
 
@@ -52,13 +54,7 @@ void lockJacobian(const LockFrames3& k, Eigen::MatrixBase<Out>& Cq) {
 LockMotion3 evaluateLockMotion3(const JointMotion& motion, double t) {
   LockMotion3 m;
   if (!motion.active) return m;
-  for (int i = 0; i < 3; ++i) {
-    const TimeValue v = motion.translation[i].evaluate(t);
-    m.rt(i) = v.value;
-    m.rt_dot(i) = v.rate;
-    m.rt_ddot(i) = v.accel;
-  }
-  const TimeValue a = motion.angle.evaluate(t);
+  const TimeValue a = evaluateTranslationAndAngle<3>(motion, t, m);
   m.rho_t = quatExp(motion.axis * a.value);
   m.Rt = m.rho_t.toRotationMatrix();
   m.w_t = motion.axis * a.rate;

@@ -642,6 +642,18 @@ struct StepRecord {
   double smallest_retained = 0.0, largest_dropped = 0.0;
   std::vector<Index> redundant;
   Index rows = 0, cols = 0;
+
+  /// Fills the record from a QRCP of a rows x cols matrix whose column i is constraint row
+  /// row_ids[i]; perm is the QRCP's pivot order.
+  void record(const QrcpOutcome& q, Index m, Index n, const Index* row_ids, const Index* perm) {
+    rank = q.rank;
+    smallest_retained = q.smallest_retained;
+    largest_dropped = q.largest_dropped;
+    rows = m;
+    cols = n;
+    redundant.clear();
+    for (Index i = q.rank; i < m; ++i) redundant.push_back(row_ids[perm[i]]);
+  }
 };
 
 /// Stores W's trailing columns (the new basis, nbd x k, row stride ld) in `out`, compressed to
@@ -685,13 +697,7 @@ void factorLeaf(const Plan& P, const SparseMatrixCSR& A, const BlockTree& tree, 
   }
   const QrcpOutcome q = qrcpInPlace(X, n, m, threshold, ws.perm.data(), ws.tau.data(),
                                     ws.vn1.data(), ws.vn2.data(), kNoSplit);
-  rec.rank = q.rank;
-  rec.smallest_retained = q.smallest_retained;
-  rec.largest_dropped = q.largest_dropped;
-  rec.rows = m;
-  rec.cols = n;
-  rec.redundant.clear();
-  for (Index i = q.rank; i < m; ++i) rec.redundant.push_back(P.leaf_rows[r0 + ws.perm[i]]);
+  rec.record(q, m, n, P.leaf_rows.data() + r0, ws.perm.data());
   // Boundary rows of Q: unit rows e_c^T Q for the boundary coordinates c.
   const std::vector<Index>& bd = P.boundary[blk];
   const Index nbd = static_cast<Index>(bd.size()) * nv;
@@ -757,14 +763,7 @@ void factorMerge(const Plan& P, const SparseMatrixCSR& A, const BlockTree& tree,
     });
     const QrcpOutcome q = qrcpInPlace(X, K, m, threshold, ws.perm.data(), ws.tau.data(),
                                       ws.vn1.data(), ws.vn2.data(), split);
-    StepRecord& rec = recs[g];
-    rec.rank = q.rank;
-    rec.smallest_retained = q.smallest_retained;
-    rec.largest_dropped = q.largest_dropped;
-    rec.rows = m;
-    rec.cols = K;
-    rec.redundant.clear();
-    for (Index i = q.rank; i < m; ++i) rec.redundant.push_back(P.step_rows[r0 + ws.perm[i]]);
+    recs[g].record(q, m, K, P.step_rows.data() + r0, ws.perm.data());
     // New boundary and W = blockdiag(Z_acc, Z_c) on its rows; then W Q, keep Q's last columns.
     NodeBasis* nxt = &ws.acc[1 - cur];
     nxt->boundary.clear();

@@ -75,6 +75,19 @@ void ModelBuilder::claimName(NameMap& names, const std::string& kind, const std:
                                       << it->second << " already has it)");
 }
 
+void ModelBuilder::checkMarkers(const std::string& what, Index marker1, Index marker2) const {
+  checkMarker(what + " (marker1)", marker1);
+  checkMarker(what + " (marker2)", marker2);
+}
+
+template <typename T>
+Index ModelBuilder::append(NameMap& names, const std::string& kind, std::vector<T>& items, T item) {
+  const Index index = static_cast<Index>(items.size());
+  claimName(names, kind, item.name, index);
+  items.push_back(std::move(item));
+  return index;
+}
+
 Index ModelBuilder::addBody(Body b) {
   const std::string what = "body '" + b.name + "'";
   CATENA_CHECK(std::isfinite(b.mass) && b.mass > 0.0,
@@ -113,10 +126,7 @@ Index ModelBuilder::addBody(Body b) {
     CATENA_CHECK(std::abs(axis.x()) < 1e-12 && std::abs(axis.y()) < 1e-12,
                  what << ": a planar body can only rotate about z");
   }
-  const Index index = static_cast<Index>(model_.bodies.size());
-  claimName(body_names_, "body", b.name, index);
-  model_.bodies.push_back(std::move(b));
-  return index;
+  return append(body_names_, "body", model_.bodies, std::move(b));
 }
 
 void ModelBuilder::checkMarker(const std::string& what, Index marker) const {
@@ -136,16 +146,12 @@ Index ModelBuilder::addMarker(Marker m) {
     CATENA_CHECK(std::abs(m.orientation.x()) < 1e-12 && std::abs(m.orientation.y()) < 1e-12,
                  what << ": a planar marker can only rotate about z");
   }
-  const Index index = static_cast<Index>(model_.markers.size());
-  claimName(marker_names_, "marker", m.name, index);
-  model_.markers.push_back(std::move(m));
-  return index;
+  return append(marker_names_, "marker", model_.markers, std::move(m));
 }
 
 Index ModelBuilder::addJoint(Joint j) {
   const std::string what = "joint '" + j.name + "'";
-  checkMarker(what + " (marker1)", j.marker1);
-  checkMarker(what + " (marker2)", j.marker2);
+  checkMarkers(what, j.marker1, j.marker2);
   const Index b1 = model_.markers[j.marker1].body, b2 = model_.markers[j.marker2].body;
   CATENA_CHECK(b1 != b2, what << " connects body '"
                               << (b1 == kGround ? "ground" : model_.bodies[b1].name)
@@ -188,10 +194,7 @@ Index ModelBuilder::addJoint(Joint j) {
     CATENA_CHECK(std::isfinite(l0) && l0 > 0.0,
                  what << ": a distance joint needs a positive length, got " << l0 << " m");
   }
-  const Index index = static_cast<Index>(model_.joints.size());
-  claimName(joint_names_, "joint", j.name, index);
-  model_.joints.push_back(std::move(j));
-  return index;
+  return append(joint_names_, "joint", model_.joints, std::move(j));
 }
 
 Index ModelBuilder::addLoad(MarkerLoad l) {
@@ -200,40 +203,29 @@ Index ModelBuilder::addLoad(MarkerLoad l) {
   CATENA_CHECK(finite(l.force) && finite(l.torque), what << ": force and torque must be finite");
   CATENA_CHECK(model_.markers[l.marker].body != kGround,
                what << " acts on a ground marker; it would have no effect");
-  const Index index = static_cast<Index>(model_.loads.size());
-  claimName(force_names_, "force", l.name, index);
-  model_.loads.push_back(std::move(l));
-  return index;
+  return append(force_names_, "force", model_.loads, std::move(l));
 }
 
 Index ModelBuilder::addSpring(SpringDamper s) {
   const std::string what = "spring '" + s.name + "'";
-  checkMarker(what + " (marker1)", s.marker1);
-  checkMarker(what + " (marker2)", s.marker2);
+  checkMarkers(what, s.marker1, s.marker2);
   CATENA_CHECK(std::isfinite(s.stiffness) && std::isfinite(s.damping) &&
                    std::isfinite(s.rest_length) && std::isfinite(s.preload),
                what << ": stiffness, damping, rest length and preload must be finite");
   CATENA_CHECK(s.stiffness >= 0.0 && s.damping >= 0.0 && s.rest_length >= 0.0,
                what << ": stiffness, damping and rest length must be >= 0");
-  const Index index = static_cast<Index>(model_.springs.size());
-  claimName(force_names_, "force", s.name, index);
-  model_.springs.push_back(std::move(s));
-  return index;
+  return append(force_names_, "force", model_.springs, std::move(s));
 }
 
 Index ModelBuilder::addRotationalSpring(RotationalSpringDamper s) {
   const std::string what = "rotational spring '" + s.name + "'";
-  checkMarker(what + " (marker1)", s.marker1);
-  checkMarker(what + " (marker2)", s.marker2);
+  checkMarkers(what, s.marker1, s.marker2);
   CATENA_CHECK(
       std::isfinite(s.stiffness) && std::isfinite(s.damping) && std::isfinite(s.rest_angle),
       what << ": stiffness, damping and rest angle must be finite");
   CATENA_CHECK(s.stiffness >= 0.0 && s.damping >= 0.0,
                what << ": stiffness and damping must be >= 0");
-  const Index index = static_cast<Index>(model_.rotational_springs.size());
-  claimName(force_names_, "force", s.name, index);
-  model_.rotational_springs.push_back(std::move(s));
-  return index;
+  return append(force_names_, "force", model_.rotational_springs, std::move(s));
 }
 
 Model ModelBuilder::finalize() {

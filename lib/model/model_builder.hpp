@@ -56,6 +56,11 @@ class ModelBuilder {
   using NameMap = std::unordered_map<std::string, Index>;
   void claimName(NameMap& names, const std::string& kind, const std::string& name, Index index);
   void checkMarker(const std::string& what, Index marker) const;
+  /// checkMarker for the two markers of a joint or force ("<what> (marker1)", "... (marker2)").
+  void checkMarkers(const std::string& what, Index marker1, Index marker2) const;
+  /// Claims item.name among `names` (a `kind` name) and appends item; returns its index.
+  template <typename T>
+  Index append(NameMap& names, const std::string& kind, std::vector<T>& items, T item);
   Model model_;
   NameMap body_names_, marker_names_, joint_names_, force_names_;
 };

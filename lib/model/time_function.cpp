@@ -8,30 +8,26 @@
 
 namespace catena {
 
+namespace {
+
+/// A function of the given kind with its four parameters (unused ones stay 0).
+TimeFunction withParameters(TimeFunction::Kind kind, double a, double b, double c, double d) {
+  return {.kind = kind, .a = a, .b = b, .c = c, .d = d};
+}
+
+}  // namespace
+
 TimeFunction TimeFunction::constant(double value) {
-  TimeFunction f;
-  f.a = value;
-  return f;
+  return withParameters(Kind::kConstant, value, 0.0, 0.0, 0.0);
 }
 
 TimeFunction TimeFunction::ramp(double start_value, double slope, double start_time) {
-  TimeFunction f;
-  f.kind = Kind::kRamp;
-  f.a = start_value;
-  f.b = slope;
-  f.c = start_time;
-  return f;
+  return withParameters(Kind::kRamp, start_value, slope, start_time, 0.0);
 }
 
 TimeFunction TimeFunction::sine(double offset, double amplitude, double frequency_hz,
                                 double phase) {
-  TimeFunction f;
-  f.kind = Kind::kSine;
-  f.a = offset;
-  f.b = amplitude;
-  f.c = frequency_hz;
-  f.d = phase;
-  return f;
+  return withParameters(Kind::kSine, offset, amplitude, frequency_hz, phase);
 }
 
 TimeFunction TimeFunction::polynomial(const double* coefficients, int count) {
@@ -47,12 +43,7 @@ TimeFunction TimeFunction::polynomial(const double* coefficients, int count) {
 TimeFunction TimeFunction::pulse(double value, double start, double end) {
   CATENA_CHECK(end > start,
                "a pulse needs end > start, got start " << start << " s, end " << end << " s");
-  TimeFunction f;
-  f.kind = Kind::kPulse;
-  f.a = value;
-  f.c = start;
-  f.d = end;
-  return f;
+  return withParameters(Kind::kPulse, value, 0.0, start, end);
 }
 
 TimeValue TimeFunction::evaluate(double t) const {

@@ -1,5 +1,7 @@
 #include "formulations/mixed_basis/constraint_derivatives.hpp"
 
+#include <type_traits>
+
 #include "kernels/lock2.hpp"
 #include "kernels/lock3.hpp"
 
@@ -117,8 +119,8 @@ void lockProductDerivative3(const LockFrames3& k, const LockMotion3& mo, RowMask
 // ---- 2D lock and distance ----------------------------------------------------------------
 
 /// d gamma / dq and d gamma / dv of computeLockGamma2 (the angle row's gamma is th_t'').
-void lockGammaDerivatives2(const LockFrames2& k, const Twist2& t1, const Twist2& t2, Mat3x6& Gq,
-                           Mat3x6& Gv) {
+void gammaDerivatives2(const LockFrames2& k, const Twist2& t1, const Twist2& t2, Mat3x6& Gq,
+                       Mat3x6& Gv) {
   const Mat2 E = perp2(), RF2t = k.RF2.transpose();
   const double w1 = t1.w, w2 = t2.w;
   const Vec2 dd = t1.v + w1 * (E * k.s1) - t2.v - w2 * (E * k.s2);
@@ -138,8 +140,8 @@ void lockGammaDerivatives2(const LockFrames2& k, const Twist2& t1, const Twist2&
 
 /// d gamma / dq and d gamma / dv of computeDistanceGamma2 (row 0 of the 3-row outputs):
 /// gamma = -(phi / L + n . d'') + L_t'', phi = |d'|^2 - (n . d')^2.
-void distanceGammaDerivatives2(const DistanceFrames2& k, const Twist2& t1, const Twist2& t2,
-                               Mat3x6& Gq, Mat3x6& Gv) {
+void gammaDerivatives2(const DistanceFrames2& k, const Twist2& t1, const Twist2& t2, Mat3x6& Gq,
+                       Mat3x6& Gv) {
   Gq.setZero();
   Gv.setZero();
   if (k.length <= 0.0) return;
@@ -171,105 +173,98 @@ void distanceGammaDerivatives2(const DistanceFrames2& k, const Twist2& t1, const
   Gv.row(0) = -(Dphi_v / L + n.transpose() * Jddd_v);
 }
 
+/// Rows of d(C_q x)/dq of a 2D lock (mask: its active rows) or distance (row 0).
+void productDerivative2(const LockFrames2& k, RowMask mask, const Pair2& x, Mat3x6& D) {
+  Mat6_2 Kc;
+  for (int r = 0; r < 3; ++r) {
+    if (!(mask & (1u << r))) continue;
+    computeLockStiffness2(k, Vec3::Unit(r), Kc);
+    D.row(r) = (Kc.transpose() * x).transpose();
+  }
+}
+void productDerivative2(const DistanceFrames2& k, RowMask, const Pair2& x, Mat3x6& D) {
+  Mat6_2 Kc;
+  computeDistanceStiffness2(k, 1.0, Kc);
+  D.row(0) = (Kc.transpose() * x).transpose();
+}
+
+/// Rows of a planar joint kernel: 3 for the lock, 1 for the distance.
+template <typename Frames>
+constexpr int kPlanarRows = std::is_same_v<Frames, LockFrames2> ? 3 : 1;
+
+/// For every joint (in parallel, disjoint rows): spatial(js, frames, motion) for a 3D lock,
+/// planar(js, frames) for a 2D lock or distance, with the frames at (q, t).
+template <typename Spatial, typename Planar>
+void forEachJointFrames(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
+                        Spatial&& spatial, Planar&& planar) {
+  const Long nj = static_cast<Long>(model.joints.size());
+#pragma omp parallel for schedule(static) if (nj >= kParallelItems)
+  for (Long jl = 0; jl < nj; ++jl) {
+    const Index j = static_cast<Index>(jl);
+    const JointSlots& js = plan.joints[j];
+    const MarkerFrame &f1 = plan.markers[js.marker1], &f2 = plan.markers[js.marker2];
+    switch (model.jointKernel(j)) {
+      case JointKernel::kLock3D: {
+        LockMotion3 mo;
+        if (js.rheonomic) mo = evaluateLockMotion3(model.joints[j].motion, t);
+        spatial(js,
+                computeLockFrames3(bodyPose3(model, q.data(), js.pair.body1),
+                                   bodyPose3(model, q.data(), js.pair.body2), f1, f2, mo),
+                mo);
+        break;
+      }
+      case JointKernel::kLock2D:
+        planar(js, computeLockFrames2(bodyPose2(model, q.data(), js.pair.body1),
+                                      bodyPose2(model, q.data(), js.pair.body2), f1, f2));
+        break;
+      case JointKernel::kDistance2D:
+        planar(js, computeDistanceFrames2(bodyPose2(model, q.data(), js.pair.body1),
+                                          bodyPose2(model, q.data(), js.pair.body2), f1, f2));
+        break;
+    }
+  }
+}
+
 }  // namespace
 
 void assembleJacobianProductDerivative(const Model& model, const AssemblyPlan& plan, const VecX& q,
                                        double t, const VecX& x, bool with_time_derivative,
                                        SparseMatrixCSR& out) {
-  const Long nj = static_cast<Long>(model.joints.size());
-#pragma omp parallel for schedule(static) if (nj >= kParallelItems)
-  for (Long jl = 0; jl < nj; ++jl) {
-    const Index j = static_cast<Index>(jl);
-    const JointSlots& js = plan.joints[j];
-    switch (model.jointKernel(j)) {
-      case JointKernel::kLock3D: {
-        LockMotion3 mo;
-        if (js.rheonomic) mo = evaluateLockMotion3(model.joints[j].motion, t);
-        const LockFrames3 k = computeLockFrames3(
-            bodyPose3(model, q.data(), js.pair.body1), bodyPose3(model, q.data(), js.pair.body2),
-            plan.markers[js.marker1], plan.markers[js.marker2], mo);
+  forEachJointFrames(
+      model, plan, q, t,
+      [&](const JointSlots& js, const LockFrames3& k, const LockMotion3& mo) {
         Mat6x12 D;
         lockProductDerivative3(k, mo, js.mask, pairVector<6>(model, js, x),
                                with_time_derivative && js.rheonomic, D);
         writeJointRows<6, 6>(js, D, out);
-        break;
-      }
-      case JointKernel::kLock2D: {
-        const LockFrames2 k = computeLockFrames2(
-            bodyPose2(model, q.data(), js.pair.body1), bodyPose2(model, q.data(), js.pair.body2),
-            plan.markers[js.marker1], plan.markers[js.marker2]);
-        const Pair2 xp = pairVector<3>(model, js, x);
+      },
+      [&](const JointSlots& js, const auto& k) {
         Mat3x6 D = Mat3x6::Zero();
-        Mat6_2 Kc;
-        for (int r = 0; r < 3; ++r) {
-          if (!(js.mask & (1u << r))) continue;
-          computeLockStiffness2(k, Vec3::Unit(r), Kc);
-          D.row(r) = (Kc.transpose() * xp).transpose();
-        }
-        writeJointRows<3, 3>(js, D, out);
-        break;
-      }
-      case JointKernel::kDistance2D: {
-        const DistanceFrames2 k = computeDistanceFrames2(
-            bodyPose2(model, q.data(), js.pair.body1), bodyPose2(model, q.data(), js.pair.body2),
-            plan.markers[js.marker1], plan.markers[js.marker2]);
-        Mat6_2 Kc;
-        computeDistanceStiffness2(k, 1.0, Kc);
-        Mat3x6 D = Mat3x6::Zero();
-        D.row(0) = (Kc.transpose() * pairVector<3>(model, js, x)).transpose();
-        writeJointRows<1, 3>(js, D, out);
-        break;
-      }
-    }
-  }
+        productDerivative2(k, js.mask, pairVector<3>(model, js, x), D);
+        writeJointRows<kPlanarRows<std::decay_t<decltype(k)>>, 3>(js, D, out);
+      });
 }
 
 void assembleGammaDerivatives(const Model& model, const AssemblyPlan& plan, const VecX& q,
                               const VecX& v, double t, SparseMatrixCSR& gamma_q,
                               SparseMatrixCSR& gamma_v) {
-  const Long nj = static_cast<Long>(model.joints.size());
-#pragma omp parallel for schedule(static) if (nj >= kParallelItems)
-  for (Long jl = 0; jl < nj; ++jl) {
-    const Index j = static_cast<Index>(jl);
-    const JointSlots& js = plan.joints[j];
-    switch (model.jointKernel(j)) {
-      case JointKernel::kLock3D: {
-        LockMotion3 mo;
-        if (js.rheonomic) mo = evaluateLockMotion3(model.joints[j].motion, t);
-        const LockFrames3 k = computeLockFrames3(
-            bodyPose3(model, q.data(), js.pair.body1), bodyPose3(model, q.data(), js.pair.body2),
-            plan.markers[js.marker1], plan.markers[js.marker2], mo);
+  forEachJointFrames(
+      model, plan, q, t,
+      [&](const JointSlots& js, const LockFrames3& k, const LockMotion3& mo) {
         Mat6x12 Gq, Gv;
         lockGammaDerivatives3(k, mo, bodyTwist3(model, v.data(), js.pair.body1),
                               bodyTwist3(model, v.data(), js.pair.body2), Gq, Gv);
         writeJointRows<6, 6>(js, Gq, gamma_q);
         writeJointRows<6, 6>(js, Gv, gamma_v);
-        break;
-      }
-      case JointKernel::kLock2D: {
-        const LockFrames2 k = computeLockFrames2(
-            bodyPose2(model, q.data(), js.pair.body1), bodyPose2(model, q.data(), js.pair.body2),
-            plan.markers[js.marker1], plan.markers[js.marker2]);
+      },
+      [&](const JointSlots& js, const auto& k) {
         Mat3x6 Gq, Gv;
-        lockGammaDerivatives2(k, bodyTwist2(model, v.data(), js.pair.body1),
-                              bodyTwist2(model, v.data(), js.pair.body2), Gq, Gv);
-        writeJointRows<3, 3>(js, Gq, gamma_q);
-        writeJointRows<3, 3>(js, Gv, gamma_v);
-        break;
-      }
-      case JointKernel::kDistance2D: {
-        const DistanceFrames2 k = computeDistanceFrames2(
-            bodyPose2(model, q.data(), js.pair.body1), bodyPose2(model, q.data(), js.pair.body2),
-            plan.markers[js.marker1], plan.markers[js.marker2]);
-        Mat3x6 Gq, Gv;
-        distanceGammaDerivatives2(k, bodyTwist2(model, v.data(), js.pair.body1),
-                                  bodyTwist2(model, v.data(), js.pair.body2), Gq, Gv);
-        writeJointRows<1, 3>(js, Gq, gamma_q);
-        writeJointRows<1, 3>(js, Gv, gamma_v);
-        break;
-      }
-    }
-  }
+        gammaDerivatives2(k, bodyTwist2(model, v.data(), js.pair.body1),
+                          bodyTwist2(model, v.data(), js.pair.body2), Gq, Gv);
+        constexpr int kRows = kPlanarRows<std::decay_t<decltype(k)>>;
+        writeJointRows<kRows, 3>(js, Gq, gamma_q);
+        writeJointRows<kRows, 3>(js, Gv, gamma_v);
+      });
 }
 
 }  // namespace catena

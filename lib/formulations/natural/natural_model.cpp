@@ -78,6 +78,18 @@ Eigen::Matrix<double, 3, 2> computeFrameMatrix(int dimension, PvKind a_kind, PvK
   return U;
 }
 
+namespace {
+
+/// Appends a point or vector with the given source, value (fixed: WF value; dependent: local
+/// coordinates) and body (dependent only); returns its index.
+Index appendPv(std::vector<Pv>& pvs, const std::string& name, PvKind kind, PvSource source,
+               const Vec3& value, Index body) {
+  pvs.push_back({.name = name, .kind = kind, .source = source, .value = value, .body = body});
+  return static_cast<Index>(pvs.size() - 1);
+}
+
+}  // namespace
+
 NaturalModelBuilder::NaturalModelBuilder(int dimension, std::string title) {
   CATENA_CHECK(dimension == 2 || dimension == 3, "dimension must be 2 or 3, got " << dimension);
   m_.dimension = dimension;
@@ -100,23 +112,12 @@ Index NaturalModelBuilder::addFixed(const std::string& name, PvKind kind, const 
   checkNewName(name);
   CATENA_CHECK(finite(value) && (m_.dimension == 3 || value(2) == 0.0),
                "fixed '" << name << "': coordinates must be finite");
-  Pv pv;
-  pv.name = name;
-  pv.kind = kind;
-  pv.source = PvSource::kFixed;
-  pv.value = value;
-  m_.pvs.push_back(pv);
-  return static_cast<Index>(m_.pvs.size() - 1);
+  return appendPv(m_.pvs, name, kind, PvSource::kFixed, value, -1);
 }
 
 Index NaturalModelBuilder::addMoving(const std::string& name, PvKind kind) {
   checkNewName(name);
-  Pv pv;
-  pv.name = name;
-  pv.kind = kind;
-  pv.source = PvSource::kCoordinate;
-  m_.pvs.push_back(pv);
-  return static_cast<Index>(m_.pvs.size() - 1);
+  return appendPv(m_.pvs, name, kind, PvSource::kCoordinate, Vec3::Zero(), -1);
 }
 
 Index NaturalModelBuilder::addScalar(const std::string& name) {
@@ -158,14 +159,7 @@ Index NaturalModelBuilder::addDependent(const std::string& name, PvKind kind, In
                "dependent '" << name << "': unknown body");
   CATENA_CHECK(finite(local) && (m_.dimension == 3 || local(2) == 0.0),
                "dependent '" << name << "': local coordinates must be finite");
-  Pv pv;
-  pv.name = name;
-  pv.kind = kind;
-  pv.source = PvSource::kDependent;
-  pv.body = body;
-  pv.value = local;
-  m_.pvs.push_back(pv);
-  return static_cast<Index>(m_.pvs.size() - 1);
+  return appendPv(m_.pvs, name, kind, PvSource::kDependent, local, body);
 }
 
 Index NaturalModelBuilder::addAssigned(const std::string& name, PvKind kind,
