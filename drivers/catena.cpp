@@ -33,14 +33,9 @@
 #include <string_view>
 #include <vector>
 
-#include "mobility/blockwise_rank.hpp"
-#include "mobility/constraint_rank.hpp"
-#include "integrators/initial_state.hpp"
-#include "mobility/mobility_history.hpp"
-#include "modal/modal.hpp"
 #include "analysis/scales.hpp"
-#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
+#include "integrators/initial_state.hpp"
 #include "io/memory_estimate.hpp"
 #include "io/mobility_report.hpp"
 #include "io/output_file.hpp"
@@ -49,10 +44,15 @@
 #include "io/run_report.hpp"
 #include "io/vtk_writer.hpp"
 #include "io/yaml_loader.hpp"
+#include "mobility/blockwise_rank.hpp"
+#include "mobility/constraint_rank.hpp"
+#include "mobility/mobility_history.hpp"
+#include "modal/modal.hpp"
 #include "options.hpp"
 #include "parallel/petsc_session.hpp"
 #include "simulate.hpp"
 #include "solvers/blas_threads.hpp"
+#include "statics/statics.hpp"
 
 namespace {
 
@@ -380,26 +380,22 @@ int runMobility(const Arguments& a) {
   // 3. The rank and 4. the report.
   Progress progress(!a.terse);
   progress.milestone("mobility: rank of C_q (" + std::to_string(m.nc) + " rows) started");
+  // The same report for either rank (ConstraintRank or BlockwiseRank).
+  auto report = [&](const auto& r) {
+    progress.milestone("mobility: rank done");
+    progress.clear();
+    if (a.terse)
+      printTerseMobility(std::cout, m, r);
+    else
+      printMobility(std::cout, m, r, where);
+    writeMobilityJson(js.stream(), a.file, m, r, where);
+  };
   if (blockwise) {
     BlockwiseRankOptions o;
     o.tolerance = a.rank_tolerance;
-    const BlockwiseRank r = analyzeBlockwiseRank(m, plan, s0.q, s0.t, blockTreeForModel(m), o);
-    progress.milestone("mobility: rank done");
-    progress.clear();
-    if (a.terse)
-      printTerseMobility(std::cout, m, r);
-    else
-      printMobility(std::cout, m, r, where);
-    writeMobilityJson(js.stream(), a.file, m, r, where);
+    report(analyzeBlockwiseRank(m, plan, s0.q, s0.t, blockTreeForModel(m), o));
   } else {
-    const ConstraintRank r = analyzeConstraintRank(m, plan, s0.q, s0.t, a.rank_tolerance);
-    progress.milestone("mobility: rank done");
-    progress.clear();
-    if (a.terse)
-      printTerseMobility(std::cout, m, r);
-    else
-      printMobility(std::cout, m, r, where);
-    writeMobilityJson(js.stream(), a.file, m, r, where);
+    report(analyzeConstraintRank(m, plan, s0.q, s0.t, a.rank_tolerance));
   }
   js.commit();
   if (!a.terse) std::cout << "summary written to " << json << "\n";

@@ -42,11 +42,11 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
+#include "formulations/natural/natural_yaml.hpp"
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "integrators/initial_state.hpp"
 #include "integrators/mcs_dynamics.hpp"
-#include "formulations/natural/natural_yaml.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
 #include "io/mcs_writer.hpp"
@@ -297,12 +297,8 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.endObject();
   j.key("success").value(r.status.ok()).key("message").value(r.status.message);
   j.key("interrupted_by_signal").value(signal);
-  j.key("warnings").beginArray();
-  for (const std::string& w : warnings) j.value(w);
-  j.endArray();
-  j.key("worst_rows").beginArray();
-  for (const std::string& w : r.worst_rows) j.value(w);
-  j.endArray();
+  j.key("warnings").array(warnings);
+  j.key("worst_rows").array(r.worst_rows);
   j.key("t_reached_s").value(r.state.t).key("duration_requested_s").value(a.t_end);
   j.key("statistics").beginObject();
   j.key("steps").value(s.steps).key("rejected_steps").value(s.rejected_steps);
@@ -338,6 +334,16 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
 }
 
 }  // namespace
+
+int reportRunEnd(const std::string& file, const std::vector<std::string>& warnings,
+                 const catena::Status& status, const std::vector<std::string>& worst_rows,
+                 int stopped_by) {
+  for (const std::string& w : warnings) std::cerr << file << ": warning: " << w << "\n";
+  if (status.ok()) return 0;
+  std::cerr << file << ": " << status.message << "\n";
+  for (const std::string& w : worst_rows) std::cerr << "  " << w << "\n";
+  return stopped_by != 0 ? 128 + stopped_by : 1;
+}
 
 catena::Status interruptedStatus(int signal, double t) {
   std::ostringstream os;
@@ -523,11 +529,5 @@ int runSimulate(const cli::CommandLine& line) {
       }
     }
   }
-  for (const std::string& w : warnings) std::cerr << a.file << ": warning: " << w << "\n";
-  if (!r.status.ok()) {
-    std::cerr << a.file << ": " << r.status.message << "\n";
-    for (const std::string& w : r.worst_rows) std::cerr << "  " << w << "\n";
-    return stopped_by != 0 ? 128 + stopped_by : 1;
-  }
-  return 0;
+  return reportRunEnd(a.file, warnings, r.status, r.worst_rows, stopped_by);
 }

@@ -20,6 +20,12 @@ int runSimulate(const catena::cli::CommandLine& line);
 /// The failed Status of a run that signal `signal` stopped at time t (s), and what it says.
 catena::Status interruptedStatus(int signal, double t);
 
+/// The end of a simulate run on stderr: its warnings, and for a failed run its message and worst
+/// rows, each line starting with `file`. Returns the exit status: 0, 1, or 128 + stopped_by.
+int reportRunEnd(const std::string& file, const std::vector<std::string>& warnings,
+                 const catena::Status& status, const std::vector<std::string>& worst_rows,
+                 int stopped_by);
+
 /// `catena simulate` on a `formulation: natural` input (simulate_natural.cpp): IDA on the
 /// Lagrangian facility's DAE, or a kinematic run under the problem's drivers when nothing in the
 /// mechanism has mass. Returns the exit status as runSimulate.

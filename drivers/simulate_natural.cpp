@@ -246,17 +246,11 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   j.key("title").value(m.title).key("dimension").value(m.dimension);
   j.key("nq").value(static_cast<long>(m.nq)).key("nc").value(static_cast<long>(m.nc));
   j.key("bodies").value(static_cast<long>(m.bodies.size()));
-  j.key("coordinates").beginArray();
-  for (const std::string& n : m.coordinate_names) j.value(n);
-  j.endArray().endObject();
+  j.key("coordinates").array(m.coordinate_names).endObject();
   j.key("success").value(run.status.ok()).key("message").value(run.status.message);
   j.key("interrupted_by_signal").value(stopped_by);
-  j.key("warnings").beginArray();
-  for (const std::string& w : warnings) j.value(w);
-  j.endArray();
-  j.key("worst_rows").beginArray();
-  for (const std::string& w : run.worst_rows) j.value(w);
-  j.endArray();
+  j.key("warnings").array(warnings);
+  j.key("worst_rows").array(run.worst_rows);
   j.key("t_reached_s").value(run.t_reached).key("t_end_s").value(t_end);
   j.key("statistics").beginObject();
   j.key("steps").value(run.steps).key("newton_iterations").value(run.newton_iterations);
@@ -302,11 +296,5 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
     std::cout << "  wall time " << seconds << " s\ntime history written to " << csv
               << "\nsummary written to " << json << "\n";
   }
-  for (const std::string& w : warnings) std::cerr << o.file << ": warning: " << w << "\n";
-  if (!run.status.ok()) {
-    std::cerr << o.file << ": " << run.status.message << "\n";
-    for (const std::string& w : run.worst_rows) std::cerr << "  " << w << "\n";
-    return stopped_by != 0 ? 128 + stopped_by : 1;
-  }
-  return 0;
+  return reportRunEnd(o.file, warnings, run.status, run.worst_rows, stopped_by);
 }
