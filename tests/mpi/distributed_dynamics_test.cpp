@@ -29,17 +29,17 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "integrators/ida_dynamics.hpp"
 #include "analysis/reactions.hpp"
-#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
+#include "integrators/distributed_dynamics.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "mpi_support.hpp"
-#include "integrators/distributed_dynamics.hpp"
-#include "statics/distributed_statics.hpp"
 #include "petsc_fixture.hpp"
+#include "statics/distributed_statics.hpp"
+#include "statics/statics.hpp"
 
 using namespace catena;
 using namespace catena::test;
@@ -61,6 +61,24 @@ IdaOptions options(double t_end) {
   o.assemble_initial_state = false;  // the 'V' at rest is assembled; the same start for both
   return o;
 }
+
+/// The N-link chain distributed over the ranks: this rank's part, and the distributed model and
+/// assembly over it (they keep references to the part, so the whole is neither copied nor moved).
+struct DistributedChain {
+  explicit DistributedChain(int links)
+      : part(buildCatenaryChainPart(chainOptions(links), worldRank(), worldSize())),
+        dm(part),
+        as(dm) {}
+  DistributedChain(const DistributedChain&) = delete;
+  DistributedChain& operator=(const DistributedChain&) = delete;
+  /// integrateDistributedIda from the chain's initial state.
+  DistributedDynamicsResult run(const IdaOptions& o) const {
+    return integrateDistributedIda(as, initialState(part.model), o);
+  }
+  const ModelPart part;
+  const DistributedModel dm;
+  const DistributedAssembly as;
+};
 
 /// What is compared: the start of link N/2 (the mid-chain joint point), the support reactions
 /// (world frame), the energy drift, IDA's counters.
@@ -194,11 +212,9 @@ double chainWeight() {
 BOOST_AUTO_TEST_CASE(released_chain_equals_the_serial_run) {
   const int N = 40;
   const IdaOptions o = options(0.3);
-  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
-  const DistributedModel dm(part);
-  const DistributedAssembly as(dm);
+  const DistributedChain chain(N);
   DistributedDynamicsResult r;
-  const Answer d = distributedAnswer(as, initialState(part.model), o, &r);
+  const Answer d = distributedAnswer(chain.as, initialState(chain.part.model), o, &r);
   const Answer s = serialAnswer(N, o);
   BOOST_REQUIRE(d.ok && s.ok);
   const Comparison c = compare(d, s, chainWeight());
@@ -292,10 +308,8 @@ BOOST_AUTO_TEST_CASE(long_chain_starts_as_the_serial_run) {
   const int N = 2000;
   IdaOptions o = options(1e-3);
   o.multiplier_atol = 1e-5;
-  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
-  const DistributedModel dm(part);
-  const DistributedAssembly as(dm);
-  const Answer d = distributedAnswer(as, initialState(part.model), o);
+  const DistributedChain chain(N);
+  const Answer d = distributedAnswer(chain.as, initialState(chain.part.model), o);
   const Answer s = serialAnswer(N, o);
   BOOST_REQUIRE(d.ok && s.ok);
   const Comparison c = compare(d, s, chainWeight());
@@ -317,15 +331,13 @@ BOOST_AUTO_TEST_CASE(long_chain_starts_as_the_serial_run) {
 BOOST_AUTO_TEST_CASE(dynamics_is_bitwise_identical_for_any_thread_count) {
   const int N = std::max(1024, 512 * worldSize());
   const IdaOptions o = options(3e-4);
-  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
-  const DistributedModel dm(part);
-  const DistributedAssembly as(dm);
+  const DistributedChain chain(N);
   const int threads = omp_get_max_threads();
   std::vector<std::vector<double>> runs;
   std::vector<long> steps;
   for (int t : {1, 2}) {
     omp_set_num_threads(t);
-    const DistributedDynamicsResult r = integrateDistributedIda(as, initialState(part.model), o);
+    const DistributedDynamicsResult r = chain.run(o);
     BOOST_TEST(r.status.ok(), r.status.message);
     std::vector<double> v(r.state.q.data(), r.state.q.data() + r.state.q.size());
     v.insert(v.end(), r.state.v.data(), r.state.v.data() + r.state.v.size());
@@ -345,7 +357,7 @@ BOOST_AUTO_TEST_CASE(dynamics_is_bitwise_identical_for_any_thread_count) {
     // Positions (the first entries) in m and quaternion components, as in the comparison with
     // the serial run.
     double diff = 0.0;
-    for (Index i = 0; i < part.model.nq; ++i)
+    for (Index i = 0; i < chain.part.model.nq; ++i)
       diff = std::max(diff, std::abs(runs[0][i] - runs[1][i]));
     diff = allMax(diff);
     if (worldRank() == 0) BOOST_TEST_MESSAGE("positions differ by " << diff);
@@ -369,12 +381,10 @@ void checkSameStatusOnEveryRank(const Status& s) {
 // with a status that says so, on every rank alike, with the time reached.
 BOOST_AUTO_TEST_CASE(max_steps_stops_with_a_clear_status_on_every_rank) {
   const int N = 40;
-  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
-  const DistributedModel dm(part);
-  const DistributedAssembly as(dm);
+  const DistributedChain chain(N);
   IdaOptions o = options(0.3);
   o.max_steps = 5;
-  const DistributedDynamicsResult r = integrateDistributedIda(as, initialState(part.model), o);
+  const DistributedDynamicsResult r = chain.run(o);
   BOOST_TEST(!r.status.ok());
   BOOST_TEST(r.status.message.find("max_steps = 5") != std::string::npos, r.status.message);
   BOOST_TEST(r.status.message.find("t = ") != std::string::npos, r.status.message);
@@ -388,14 +398,12 @@ BOOST_AUTO_TEST_CASE(max_steps_stops_with_a_clear_status_on_every_rank) {
 // flag and the time, on every rank alike.
 BOOST_AUTO_TEST_CASE(ida_failure_stops_with_a_clear_status_on_every_rank) {
   const int N = 40;
-  const ModelPart part = buildCatenaryChainPart(chainOptions(N), worldRank(), worldSize());
-  const DistributedModel dm(part);
-  const DistributedAssembly as(dm);
+  const DistributedChain chain(N);
   IdaOptions o = options(0.3);
   o.min_step = 0.1;
   o.max_step = 0.1;
   o.initial_step = 0.1;
-  const DistributedDynamicsResult r = integrateDistributedIda(as, initialState(part.model), o);
+  const DistributedDynamicsResult r = chain.run(o);
   BOOST_TEST(!r.status.ok());
   BOOST_TEST(r.status.message.find("IDA") != std::string::npos, r.status.message);
   BOOST_TEST(r.status.message.find("t = ") != std::string::npos, r.status.message);

@@ -17,6 +17,7 @@
 
 #include <Eigen/Dense>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -94,6 +95,35 @@ inline Eigen::MatrixXd mechanism0ThetaRPhi(const Mechanism0Params& P, const Eige
     X.col(k) << x.A, x.B, x.Ad, x.Bd;
   }
   return X;
+}
+
+/// The reference of the paper's IVP (Fig. 3: hanging, spring at rest length, A' = (1, 0),
+/// B' = 0), i.e. (theta, r, phi) = (0, ell, 0) with rates (1/L, 0, -1/ell); as
+/// mechanism0ThetaRPhi.
+inline Eigen::MatrixXd mechanism0PaperReference(const Mechanism0Params& P,
+                                                const std::vector<double>& times,
+                                                Eigen::MatrixXd* angles = nullptr) {
+  return mechanism0ThetaRPhi(P, Eigen::Vector3d(0.0, P.ell, 0.0),
+                             Eigen::Vector3d(1.0 / P.L, 0.0, -1.0 / P.ell), times, {}, angles);
+}
+
+/// Largest |(A, B) - reference| (m) and |(A', B') - reference| (m/s) over a run of the paper's
+/// IVP: q[k], v[k] = (A_x, A_y, B_x, B_y) and their rates at times[k].
+struct Mechanism0Errors {
+  double x = 0.0, v = 0.0;
+};
+inline Mechanism0Errors mechanism0Errors(const Mechanism0Params& P,
+                                         const std::vector<double>& times,
+                                         const std::vector<Eigen::VectorXd>& q,
+                                         const std::vector<Eigen::VectorXd>& v) {
+  const Eigen::MatrixXd ref = mechanism0PaperReference(P, times);
+  Mechanism0Errors e;
+  for (std::size_t k = 0; k < times.size(); ++k) {
+    const Eigen::Index c = static_cast<Eigen::Index>(k);
+    e.x = std::max(e.x, (q[k] - ref.col(c).head(4)).norm());
+    e.v = std::max(e.v, (v[k] - ref.col(c).tail(4)).norm());
+  }
+  return e;
 }
 
 }  // namespace catena::reference

@@ -15,6 +15,11 @@
 
 namespace catena::test {
 
+/// Step of the central differences in the derivative tests, and the tolerance (relative to
+/// max(1, max |reference|), see checkClose) most of them are held to.
+inline constexpr double kFdStep = 1e-6;
+inline constexpr double kFdTol = 1e-6;
+
 /// Deterministic random source; each test seeds its own.
 class Random {
  public:
@@ -58,6 +63,47 @@ void checkClose(const A& a, const B& b, double tol, const std::string& what) {
        << MatX(b)(i, j) << ", |diff| = " << worst << " > " << tol << " * " << scale;
     BOOST_ERROR(os.str());
   }
+}
+
+/// The cubic Hermite interpolant through (x0, x0dot) and (x1, x1dot) on an interval of length h,
+/// at s in [0, 1] (0: the first sample, 1: the second).
+inline double cubicHermite(double x0, double x0dot, double x1, double x1dot, double h, double s) {
+  const double s2 = s * s, s3 = s2 * s;
+  return (2 * s3 - 3 * s2 + 1) * x0 + (s3 - 2 * s2 + s) * h * x0dot + (-2 * s3 + 3 * s2) * x1 +
+         (s3 - s2) * h * x1dot;
+}
+
+/// dF/dy + c_j dF/dy' of a DAE residual by central differences along the BDF direction
+/// (dy' = c_j dy): column k is (F(y + h e_k, y' + c_j h e_k) - F(y - h e_k, y' - c_j h e_k)) / 2h.
+/// residual(y, y', F) fills F (size of y).
+template <typename Residual>
+MatX newtonMatrixByDifferences(const VecX& y, const VecX& yp, double c_j, double h,
+                               Residual&& residual) {
+  const Eigen::Index N = y.size();
+  MatX fd(N, N);
+  VecX Fp(N), Fm(N);
+  for (Eigen::Index k = 0; k < N; ++k) {
+    VecX y1 = y, y2 = y, yp1 = yp, yp2 = yp;
+    y1(k) += h;
+    y2(k) -= h;
+    yp1(k) += c_j * h;
+    yp2(k) -= c_j * h;
+    residual(y1, yp1, Fp);
+    residual(y2, yp2, Fm);
+    fd.col(k) = (Fp - Fm) / (2 * h);
+  }
+  return fd;
+}
+
+/// The message of the exception E that f() throws, or "" if it throws none.
+template <typename E, typename F>
+std::string messageOf(F&& f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  return "";
 }
 
 /// Bitwise equality of two dense or sparse-as-dense arrays.

@@ -32,8 +32,9 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "integrators/ida_dynamics.hpp"
 #include "assembly/assemble.hpp"
+#include "ida_support.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "io/yaml_loader.hpp"
 #include "petsc_fixture.hpp"
 #include "test_support.hpp"
@@ -46,10 +47,7 @@ const std::string kInputs = std::string(CATENA_SOURCE_DIR) + "/inputs/";
 constexpr double kRtol = 1e-8, kAtol = 1e-10, kMultiplierAtol = 1e-2;
 constexpr std::size_t kSharedSteps = 15;
 
-struct Run {
-  DynamicsResult result;
-  std::vector<State> states;  ///< every accepted step
-};
+using Run = test::IdaRun;
 
 Run integrate(const Model& m, const AssemblyPlan& plan, IdaFormulation f, IdaLinearSolver solver,
               const std::string& prefix = "ida_") {
@@ -61,11 +59,7 @@ Run integrate(const Model& m, const AssemblyPlan& plan, IdaFormulation f, IdaLin
   o.multiplier_atol = kMultiplierAtol;
   o.linear_solver = solver;
   o.petsc_prefix = prefix;
-  Run r;
-  r.result = integrateIda(m, plan, initialState(m), o, [&](const State& s) {
-    r.states.push_back(s);
-    return true;
-  });
+  const Run r = test::recordIda(m, plan, o);
   const DynamicsStats& st = r.result.stats;
   BOOST_TEST_MESSAGE("  " << m.name << ", " << r.result.method << ": " << st.steps << " steps ("
                           << st.rejected_steps << " rejected), " << st.newton_iterations

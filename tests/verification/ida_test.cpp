@@ -15,9 +15,10 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "integrators/ida_dynamics.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
+#include "ida_support.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/generators.hpp"
 #include "model/model_builder.hpp"
@@ -29,21 +30,11 @@ using namespace catena;
 namespace {
 
 const std::string kInputs = std::string(CATENA_SOURCE_DIR) + "/inputs/";
-const IdaFormulation kFormulations[] = {IdaFormulation::kIndex3, IdaFormulation::kIndex2,
-                                        IdaFormulation::kIndex1};
-
-struct Run {
-  DynamicsResult result;
-  std::vector<State> states;  ///< every observed state
-};
+const auto& kFormulations = test::kIdaFormulations;
+using Run = test::IdaRun;
 
 Run integrate(const Model& m, const IdaOptions& o) {
-  const AssemblyPlan plan = buildAssemblyPlan(m);
-  Run r;
-  r.result = integrateIda(m, plan, initialState(m), o, [&](const State& s) {
-    r.states.push_back(s);
-    return true;
-  });
+  const Run r = test::recordIda(m, buildAssemblyPlan(m), o);
   const DynamicsStats& st = r.result.stats;
   BOOST_TEST_MESSAGE("  " << m.name << ", " << r.result.method << ": " << st.steps << " steps ("
                           << st.rejected_steps << " rejected), " << st.newton_iterations
@@ -61,11 +52,7 @@ std::vector<double> zeroCrossings(const std::vector<double>& t, const std::vecto
   for (std::size_t i = 0; i + 1 < t.size(); ++i) {
     if (x[i] == 0.0 || (x[i] < 0.0) == (x[i + 1] < 0.0)) continue;
     const double h = t[i + 1] - t[i];
-    auto p = [&](double s) {
-      const double s2 = s * s, s3 = s2 * s;
-      return (2 * s3 - 3 * s2 + 1) * x[i] + (s3 - 2 * s2 + s) * h * xd[i] +
-             (-2 * s3 + 3 * s2) * x[i + 1] + (s3 - s2) * h * xd[i + 1];
-    };
+    auto p = [&](double s) { return test::cubicHermite(x[i], xd[i], x[i + 1], xd[i + 1], h, s); };
     double a = 0.0, b = 1.0;
     for (int it = 0; it < 80; ++it) {
       const double c = 0.5 * (a + b);

@@ -25,11 +25,12 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
+#include "assembly/assemble.hpp"
+#include "core/check.hpp"
+#include "driven_chain.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "integrators/initial_state.hpp"
 #include "integrators/mcs_dynamics.hpp"
-#include "assembly/assemble.hpp"
-#include "core/check.hpp"
 #include "io/yaml_loader.hpp"
 #include "kernels/pose.hpp"
 #include "model/model_builder.hpp"
@@ -448,39 +449,8 @@ BOOST_AUTO_TEST_CASE(rheonomic_chain_against_ida) {
   // Two bodies hanging from the ground, the first on a driven revolute (0.5 sin(2 pi 0.7 t)
   // about x), the second on a free revolute: C_t and gamma carry the drive (p', p'', eqs. 11,
   // 14), and the driven joint does work, so energy is no witness here; IDA (GGL) is.
-  ModelBuilder b(3, "driven_chain");
-  b.setGravity(Vec3(0, 0, -9.81));
-  auto body = [&](const char* name, double mass, double z) {
-    Body x;
-    x.name = name;
-    x.mass = mass;
-    x.inertia = Mat3(Vec3(0.1, 0.2, 0.3).asDiagonal());
-    x.position = Vec3(0, 0, z);
-    return b.addBody(x);
-  };
-  auto marker = [&](const char* name, Index on, double z) {
-    Marker x;
-    x.name = name;
-    x.body = on;
-    x.position = Vec3(0, 0, z);
-    return b.addMarker(x);
-  };
-  const Index a = body("a", 1.0, -0.5), c = body("c", 2.0, -1.5);
-  Joint drive;
-  drive.name = "drive";
-  drive.type = JointType::kDrivenRevolute;
-  drive.marker1 = marker("a/top", a, 0.5);
-  drive.marker2 = marker("ground/o", kGround, 0.0);
-  drive.motion.active = true;
-  drive.motion.angle = TimeFunction::sine(0.0, 0.5, 0.7, 0.0);
-  b.addJoint(drive);
-  Joint hinge;
-  hinge.name = "hinge";
-  hinge.type = JointType::kRevolute;
-  hinge.marker1 = marker("c/top", c, 0.5);
-  hinge.marker2 = marker("a/tip", a, -0.5);
-  b.addJoint(hinge);
-  const Model m = b.finalize();
+  const Model m = test::drivenChain(3);
+  const Index a = m.findBody("a"), c = m.findBody("c");
   const double t_end = 2.0, dt = 0.01;
   const Run cont = runMcs(m, tight(t_end, dt, true));
   const std::vector<State> ida = runIda(m, t_end, dt);

@@ -15,11 +15,11 @@
 #include <string>
 #include <vector>
 
-#include "integrators/ida_dynamics.hpp"
 #include "assembly/plan.hpp"
 #include "formulations/rotation_matrix/rm_assembly.hpp"
 #include "formulations/rotation_matrix/rm_dae_ida.hpp"
 #include "formulations/rotation_matrix/rm_two_step.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "io/yaml_loader.hpp"
 #include "petsc_fixture.hpp"
 #include "reference_odes.hpp"
@@ -113,38 +113,48 @@ const RmModel& model() {
   return m;
 }
 
-Comparison runTwoStep(RmRunResult* out = nullptr) {
-  RmTwoStepOptions o;
+/// Options of every run here: to kTEnd, output every kInterval, rtol 1e-10, atol 1e-12.
+template <typename Options>
+Options accurate() {
+  Options o;
   o.t_end = kTEnd;
   o.output_interval = kInterval;
   o.rtol = 1e-10;
   o.atol = 1e-12;
+  return o;
+}
+
+/// The double pendulum by integrate(model, initial, options, observer) against the reference.
+template <typename Options, typename Integrate>
+Comparison run(const std::string& what, Integrate&& integrate, RmRunResult* out) {
   Comparison c;
   double E0 = 0.0, kinetic = 0.0;
-  const RmRunResult r =
-      integrateRmTwoStep(model(), initialRmState(model()), o, comparer(model(), c, E0, kinetic));
+  const RmRunResult r = integrate(model(), initialRmState(model()), accurate<Options>(),
+                                  comparer(model(), c, E0, kinetic));
   BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
   c.energy_error /= kinetic;
-  report("two-step", r, c);
+  report(what, r, c);
   if (out) *out = r;
   return c;
 }
 
+Comparison runTwoStep(RmRunResult* out = nullptr) {
+  return run<RmTwoStepOptions>("two-step", integrateRmTwoStep, out);
+}
+
 Comparison runIda(RmRunResult* out = nullptr) {
-  RmIdaOptions o;
-  o.t_end = kTEnd;
-  o.output_interval = kInterval;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
-  Comparison c;
-  double E0 = 0.0, kinetic = 0.0;
-  const RmRunResult r =
-      integrateRmIda(model(), initialRmState(model()), o, comparer(model(), c, E0, kinetic));
-  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
-  c.energy_error /= kinetic;
-  report("IDA", r, c);
-  if (out) *out = r;
-  return c;
+  return run<RmIdaOptions>("IDA", integrateRmIda, out);
+}
+
+/// The bounds both integrators meet against the two-angle reference, and their drift.
+void checkAgainstReference(const Comparison& c, const RmRunResult& r) {
+  BOOST_TEST(c.points.size() == outputTimes().size());
+  BOOST_TEST(c.centre_error < 1e-7);
+  BOOST_TEST(c.angle_error < 1e-6);
+  BOOST_TEST(c.out_of_plane < 1e-14);
+  BOOST_TEST(c.energy_error < 1e-7);
+  BOOST_TEST(r.stats.max_drift.orthogonality < 1e-9);
+  BOOST_TEST(r.stats.max_drift.joints < 1e-9 * kLength);
 }
 
 }  // namespace
@@ -152,25 +162,13 @@ Comparison runIda(RmRunResult* out = nullptr) {
 BOOST_AUTO_TEST_CASE(two_step_matches_the_two_angle_reference) {
   RmRunResult r;
   const Comparison c = runTwoStep(&r);
-  BOOST_TEST(c.points.size() == outputTimes().size());
-  BOOST_TEST(c.centre_error < 1e-7);
-  BOOST_TEST(c.angle_error < 1e-6);
-  BOOST_TEST(c.out_of_plane < 1e-14);
-  BOOST_TEST(c.energy_error < 1e-7);
-  BOOST_TEST(r.stats.max_drift.orthogonality < 1e-9);
-  BOOST_TEST(r.stats.max_drift.joints < 1e-9 * kLength);
+  checkAgainstReference(c, r);
 }
 
 BOOST_AUTO_TEST_CASE(ida_matches_the_two_angle_reference) {
   RmRunResult r;
   const Comparison c = runIda(&r);
-  BOOST_TEST(c.points.size() == outputTimes().size());
-  BOOST_TEST(c.centre_error < 1e-7);
-  BOOST_TEST(c.angle_error < 1e-6);
-  BOOST_TEST(c.out_of_plane < 1e-14);
-  BOOST_TEST(c.energy_error < 1e-7);
-  BOOST_TEST(r.stats.max_drift.orthogonality < 1e-9);
-  BOOST_TEST(r.stats.max_drift.joints < 1e-9 * kLength);
+  checkAgainstReference(c, r);
 }
 
 BOOST_AUTO_TEST_CASE(stays_in_its_plane_when_the_plane_is_tilted) {
@@ -204,19 +202,9 @@ BOOST_AUTO_TEST_CASE(stays_in_its_plane_when_the_plane_is_tilted) {
     };
     RmRunResult r;
     if (method == 0) {
-      RmTwoStepOptions o;
-      o.t_end = kTEnd;
-      o.output_interval = kInterval;
-      o.rtol = 1e-10;
-      o.atol = 1e-12;
-      r = integrateRmTwoStep(m, initialRmState(m), o, observe);
+      r = integrateRmTwoStep(m, initialRmState(m), accurate<RmTwoStepOptions>(), observe);
     } else {
-      RmIdaOptions o;
-      o.t_end = kTEnd;
-      o.output_interval = kInterval;
-      o.rtol = 1e-10;
-      o.atol = 1e-12;
-      r = integrateRmIda(m, initialRmState(m), o, observe);
+      r = integrateRmIda(m, initialRmState(m), accurate<RmIdaOptions>(), observe);
     }
     BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
     BOOST_TEST_MESSAGE("tilted plane, " << r.method << ": out of plane " << out_of_plane
@@ -229,11 +217,7 @@ BOOST_AUTO_TEST_CASE(stays_in_its_plane_when_the_plane_is_tilted) {
 BOOST_AUTO_TEST_CASE(rotation_matrix_agrees_with_the_mixed_basis_ida) {
   const Model qm = loadMechanismFile(kInputs + "double_pendulum.yaml").model;
   const RmModel rm = rmModelFromCatenaModel(qm);
-  IdaOptions o;
-  o.t_end = kTEnd;
-  o.output_interval = kInterval;
-  o.rtol = 1e-10;
-  o.atol = 1e-12;
+  const IdaOptions o = accurate<IdaOptions>();
   std::vector<State> states;
   const DynamicsResult r =
       integrateIda(qm, buildAssemblyPlan(qm), initialState(qm), o, [&](const State& s) {
@@ -243,11 +227,7 @@ BOOST_AUTO_TEST_CASE(rotation_matrix_agrees_with_the_mixed_basis_ida) {
   BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
   BOOST_REQUIRE_EQUAL(states.size(), outputTimes().size());
   // The rotation-matrix model converted from the same input (rounded inertia), two-step.
-  RmTwoStepOptions to;
-  to.t_end = kTEnd;
-  to.output_interval = kInterval;
-  to.rtol = 1e-10;
-  to.atol = 1e-12;
+  const RmTwoStepOptions to = accurate<RmTwoStepOptions>();
   double worst = 0.0;
   std::size_t k = 0;
   const RmRunResult rr = integrateRmTwoStep(rm, initialRmState(rm), to, [&](const RmState& s) {

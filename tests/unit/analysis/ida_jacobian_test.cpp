@@ -1,17 +1,18 @@
 #define BOOST_TEST_MODULE ida_jacobian
-// The Newton matrix dF/dy + c_j dF/dy' of the three IDA formulations (formulations/mixed_basis/multibody_dae.hpp)
-// against central differences of the residual, at seeded random states: random q with unit
-// (and, separately, non-unit) quaternions, random v, v', lambda, mu, nu, t and c_j. Models: the
-// spatial pendulum (universal joint), a 3-body chain with spherical and revolute joints, random
-// rheonomic mechanisms with every joint type, springs and loads (3D and 2D, the 2D one with
-// distance joints), and the double four-bar.
+// The Newton matrix dF/dy + c_j dF/dy' of the three IDA formulations
+// (formulations/mixed_basis/multibody_dae.hpp) against central differences of the residual, at
+// seeded random states: random q with unit (and, separately, non-unit) quaternions, random v, v',
+// lambda, mu, nu, t and c_j. Models: the spatial pendulum (universal joint), a 3-body chain with
+// spherical and revolute joints, random rheonomic mechanisms with every joint type, springs and
+// loads (3D and 2D, the 2D one with distance joints), and the double four-bar.
 #include <omp.h>
 
 #include <string>
 
+#include "assembly/assemble.hpp"
 #include "formulations/mixed_basis/constraint_derivatives.hpp"
 #include "formulations/mixed_basis/multibody_dae.hpp"
-#include "assembly/assemble.hpp"
+#include "ida_support.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/generators.hpp"
 #include "random_model.hpp"
@@ -22,8 +23,7 @@ using namespace catena;
 namespace {
 
 const std::string kInputs = std::string(CATENA_SOURCE_DIR) + "/inputs/";
-const IdaFormulation kFormulations[] = {IdaFormulation::kIndex3, IdaFormulation::kIndex2,
-                                        IdaFormulation::kIndex1};
+const auto& kFormulations = test::kIdaFormulations;
 
 /// Compares J with central differences at one random point; rho_scale multiplies every
 /// quaternion (the residual must see rho / |rho| and the norm row |rho|^2 - 1).

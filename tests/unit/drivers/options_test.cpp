@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
+
 using namespace catena::cli;
 
 namespace {
@@ -15,12 +17,7 @@ namespace {
 /// The message of the UsageError that `f` throws, or "" if it throws none.
 template <typename F>
 std::string refusal(F&& f) {
-  try {
-    f();
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
+  return catena::test::messageOf<UsageError>(f);
 }
 
 /// A command line as main receives it.

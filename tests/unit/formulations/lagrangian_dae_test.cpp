@@ -28,20 +28,12 @@ void checkNewtonMatrix(const LagrangianSystem& sys, LagrangianForm form, unsigne
       yp(k) = rnd.uniform();
     }
     const double c_j = rnd.uniform(10.0, 1000.0);
-    MatX J(N, N), fd(N, N);
+    MatX J(N, N);
     computeLagrangianDaeJacobian(sys, ly, ws, y, c_j, J);
-    VecX Fp(N), Fm(N);
-    const double h = 1e-6;
-    for (Index k = 0; k < N; ++k) {
-      VecX y1 = y, y2 = y, yp1 = yp, yp2 = yp;
-      y1(k) += h;
-      y2(k) -= h;
-      yp1(k) += c_j * h;
-      yp2(k) -= c_j * h;
-      computeLagrangianDaeResidual(sys, ly, ws, y1, yp1, Fp);
-      computeLagrangianDaeResidual(sys, ly, ws, y2, yp2, Fm);
-      fd.col(k) = (Fp - Fm) / (2 * h);
-    }
+    const MatX fd = test::newtonMatrixByDifferences(
+        y, yp, c_j, 1e-6, [&](const VecX& y1, const VecX& yp1, VecX& F) {
+          computeLagrangianDaeResidual(sys, ly, ws, y1, yp1, F);
+        });
     test::checkClose(J, fd, 1e-7,
                      sys.name + (ly.stabilized() ? " (GGL)" : " (index 3)") + ": Newton matrix");
   }

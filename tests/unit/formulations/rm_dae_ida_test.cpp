@@ -9,6 +9,7 @@
 #include "formulations/rotation_matrix/rm_dae_ida.hpp"
 #include "formulations/rotation_matrix/rm_two_step.hpp"
 #include "rm_random_model.hpp"
+#include "rm_short_run.hpp"
 #include "test_support.hpp"
 
 using namespace catena;
@@ -30,19 +31,9 @@ void checkNewtonMatrix(const RmModel& m, unsigned seed, bool orthogonal) {
   RmGglWorkspace ws(m);
   MatX J(N, N);
   computeRmGglJacobian(m, ws, y, c_j, J);
-  MatX fd(N, N);
-  VecX Fp(N), Fm(N);
-  const double h = 1e-6;
-  for (Index k = 0; k < N; ++k) {
-    VecX y1 = y, y2 = y, yp1 = yp, yp2 = yp;
-    y1(k) += h;
-    y2(k) -= h;
-    yp1(k) += c_j * h;  // along the BDF direction: dy' = c_j dy
-    yp2(k) -= c_j * h;
-    computeRmGglResidual(m, ws, y1, yp1, Fp);
-    computeRmGglResidual(m, ws, y2, yp2, Fm);
-    fd.col(k) = (Fp - Fm) / (2 * h);
-  }
+  const MatX fd = test::newtonMatrixByDifferences(
+      y, yp, c_j, 1e-6,
+      [&](const VecX& y1, const VecX& yp1, VecX& F) { computeRmGglResidual(m, ws, y1, yp1, F); });
   test::checkClose(J, fd, 1e-7, "dF/dy + c_j dF/dy'");
 }
 
@@ -57,12 +48,12 @@ BOOST_AUTO_TEST_CASE(newton_matrix_matches_central_differences_on_random_chains)
 }
 
 BOOST_AUTO_TEST_CASE(newton_matrix_matches_central_differences_on_the_double_pendulum) {
-  const RmModel m = buildRmDoublePendulum(0.108, 0.20, 0.02, 0.01, M_PI / 9, M_PI / 18, 9.81);
+  const RmModel m = test::paperDoublePendulum();
   for (unsigned k = 0; k < 3; ++k) checkNewtonMatrix(m, 600 + k, true);
 }
 
 BOOST_AUTO_TEST_CASE(residual_vanishes_at_the_consistent_initial_state) {
-  const RmModel m = buildRmDoublePendulum(0.108, 0.20, 0.02, 0.01, M_PI / 9, M_PI / 18, 9.81);
+  const RmModel m = test::paperDoublePendulum();
   const RmState s = initialRmState(m);
   VecX qdd, lambda;
   BOOST_REQUIRE(computeRmAccelerationsKkt(m, s.q, s.v, qdd, lambda).ok());
@@ -82,19 +73,12 @@ BOOST_AUTO_TEST_CASE(residual_vanishes_at_the_consistent_initial_state) {
 // sanitizers): the double pendulum for 0.1 s keeps its constraints and energy; bad options are
 // reported, not thrown.
 BOOST_AUTO_TEST_CASE(short_run_of_the_integrator) {
-  const RmModel m = buildRmDoublePendulum(0.108, 0.20, 0.02, 0.01, M_PI / 9, M_PI / 18, 9.81);
-  const RmState s0 = initialRmState(m);
   RmIdaOptions o;
-  o.t_end = 0.1;
-  o.output_interval = 0.05;
-  int calls = 0;
-  const RmRunResult r = integrateRmIda(m, s0, o, [&](const RmState&) { return ++calls > 0; });
-  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
-  BOOST_TEST(calls == 3);
+  const test::RmShortRun run = test::shortRmRun(o, integrateRmIda);
+  const RmRunResult& r = run.result;
   BOOST_TEST(std::abs(r.state.t - 0.1) <= 1e-14);
-  const double E0 = computeRmEnergy(m, s0.q, s0.v).total();
-  BOOST_TEST(std::abs(computeRmEnergy(m, r.state.q, r.state.v).total() - E0) <= 1e-8);
+  BOOST_TEST(run.energy_change <= 1e-8);
   BOOST_TEST(r.stats.max_drift.orthogonality <= 1e-9);
   o.t_end = -1.0;
-  BOOST_TEST(!integrateRmIda(m, s0, o, nullptr).status.ok());
+  BOOST_TEST(!integrateRmIda(run.model, run.initial, o, nullptr).status.ok());
 }

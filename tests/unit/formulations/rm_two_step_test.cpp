@@ -11,6 +11,7 @@
 #include "formulations/rotation_matrix/rm_assembly.hpp"
 #include "formulations/rotation_matrix/rm_two_step.hpp"
 #include "rm_random_model.hpp"
+#include "rm_short_run.hpp"
 #include "test_support.hpp"
 
 using namespace catena;
@@ -98,18 +99,13 @@ BOOST_AUTO_TEST_CASE(projection_restores_the_constraints) {
 // sanitizers): the double pendulum for 0.1 s keeps its constraints and energy; bad options and
 // an observer that stops are reported, not thrown.
 BOOST_AUTO_TEST_CASE(short_run_of_the_integrator) {
-  const RmModel m = buildRmDoublePendulum(0.108, 0.20, 0.02, 0.01, M_PI / 9, M_PI / 18, 9.81);
-  const RmState s0 = initialRmState(m);
   RmTwoStepOptions o;
-  o.t_end = 0.1;
-  o.output_interval = 0.05;
-  int calls = 0;
-  const RmRunResult r = integrateRmTwoStep(m, s0, o, [&](const RmState&) { return ++calls > 0; });
-  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
-  BOOST_TEST(calls == 3);
+  const test::RmShortRun run = test::shortRmRun(o, integrateRmTwoStep);
+  const RmModel& m = run.model;
+  const RmState& s0 = run.initial;
+  const RmRunResult& r = run.result;
   BOOST_TEST(r.state.t == 0.1);
-  const double E0 = computeRmEnergy(m, s0.q, s0.v).total();
-  BOOST_TEST(std::abs(computeRmEnergy(m, r.state.q, r.state.v).total() - E0) <= 1e-9);
+  BOOST_TEST(run.energy_change <= 1e-9);
   BOOST_TEST(r.stats.max_drift.orthogonality <= 1e-9);
   o.t_end = 0.0;
   BOOST_TEST(!integrateRmTwoStep(m, s0, o, nullptr).status.ok());

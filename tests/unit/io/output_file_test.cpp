@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "core/check.hpp"
+#include "test_support.hpp"
 
 using namespace catena;
 namespace fs = std::filesystem;
@@ -48,12 +49,7 @@ void put(const fs::path& p, const std::string& text) {
 /// The message of the catena::Error that f throws ("" if none).
 template <typename F>
 std::string errorOf(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+  return test::messageOf<Error>(f);
 }
 
 /// Files in `folder` whose name contains ".tmp.".

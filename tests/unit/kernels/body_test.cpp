@@ -5,13 +5,9 @@
 
 #include "test_support.hpp"
 
-using namespace catena;
-using catena::test::checkClose;
-
-namespace {
+namespace catena::test {
 
 constexpr int kSamples = 20;
-constexpr double kH = 1e-6;
 
 struct Cloud {
   std::vector<double> m;
@@ -19,7 +15,7 @@ struct Cloud {
 };
 
 /// A random cloud and the Body (mass, com, inertia about the com) it defines.
-Body cloudBody(test::Random& rnd, Cloud& cloud, bool planar) {
+Body cloudBody(Random& rnd, Cloud& cloud, bool planar) {
   Body b;
   b.name = "cloud";
   for (int i = 0; i < 7; ++i) {
@@ -53,10 +49,8 @@ Vec6 cloudForces3(const Cloud& c, const Mat3& R, const Vec3& w, const Vec6& a, c
   return f;
 }
 
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(spatial_body_matches_point_cloud) {
-  test::Random rnd(301);
+  Random rnd(301);
   for (int s = 0; s < kSamples; ++s) {
     Cloud cloud;
     const Body b = cloudBody(rnd, cloud, false);
@@ -73,7 +67,7 @@ BOOST_AUTO_TEST_CASE(spatial_body_matches_point_cloud) {
 }
 
 BOOST_AUTO_TEST_CASE(spatial_body_derivatives) {
-  test::Random rnd(302);
+  Random rnd(302);
   for (int s = 0; s < kSamples; ++s) {
     Cloud cloud;
     const Body b = cloudBody(rnd, cloud, false);
@@ -89,8 +83,10 @@ BOOST_AUTO_TEST_CASE(spatial_body_derivatives) {
     for (int k = 0; k < 3; ++k) {
       const Vec3 e = Vec3::Unit(k);
       Kfd.col(3 + k) =
-          (residual(boxPlus(rho, kH * e), w) - residual(boxPlus(rho, -kH * e), w)) / (2 * kH);
-      Dfd.col(3 + k) = (residual(rho, w + kH * e) - residual(rho, w - kH * e)) / (2 * kH);
+          (residual(boxPlus(rho, kFdStep * e), w) - residual(boxPlus(rho, -kFdStep * e), w)) /
+          (2 * kFdStep);
+      Dfd.col(3 + k) =
+          (residual(rho, w + kFdStep * e) - residual(rho, w - kFdStep * e)) / (2 * kFdStep);
     }
     const Mat3 R = rho.toRotationMatrix();
     checkClose(computeBodyStiffness3(b, R, w, a, g), Kfd, 1e-6, "d(Ma + f_g - weight)/dq");
@@ -99,7 +95,7 @@ BOOST_AUTO_TEST_CASE(spatial_body_derivatives) {
 }
 
 BOOST_AUTO_TEST_CASE(planar_body_matches_point_cloud_and_differences) {
-  test::Random rnd(303);
+  Random rnd(303);
   for (int s = 0; s < kSamples; ++s) {
     Cloud cloud;
     const Body b = cloudBody(rnd, cloud, true);
@@ -122,9 +118,11 @@ BOOST_AUTO_TEST_CASE(planar_body_matches_point_cloud_and_differences) {
     }
     checkClose(residual(th, w), ref, 1e-12, "planar M a + f_g - gravity");
     Mat3 Kfd = Mat3::Zero(), Dfd = Mat3::Zero();
-    Kfd.col(2) = (residual(th + kH, w) - residual(th - kH, w)) / (2 * kH);
-    Dfd.col(2) = (residual(th, w + kH) - residual(th, w - kH)) / (2 * kH);
+    Kfd.col(2) = (residual(th + kFdStep, w) - residual(th - kFdStep, w)) / (2 * kFdStep);
+    Dfd.col(2) = (residual(th, w + kFdStep) - residual(th, w - kFdStep)) / (2 * kFdStep);
     checkClose(computeBodyStiffness2(b, R, w, a, g), Kfd, 1e-6, "planar stiffness");
     checkClose(computeBodyInertialDamping2(b, R, w), Dfd, 1e-6, "planar damping");
   }
 }
+
+}  // namespace catena::test

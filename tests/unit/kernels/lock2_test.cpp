@@ -3,36 +3,15 @@
 // configurations, velocities and multipliers, scleronomic and rheonomic.
 #include "kernels/lock2.hpp"
 
-#include "test_support.hpp"
+#include "kernel_test_support.hpp"
 
-using namespace catena;
-using catena::test::checkClose;
-
-namespace {
+namespace catena::test {
 
 constexpr int kSamples = 25;
-constexpr double kH = 1e-6;
-constexpr double kTol = 1e-6;
 
-struct Case {
-  Pose2 b1, b2;
-  Twist2 t1, t2;
-  MarkerFrame f1, f2;
-  JointMotion motion;
-  TimeFunction length;
-  Vec3 lambda;
-  double t;
-};
+using Case = JointCase<Pose2, Twist2, Vec3>;
 
-Pose2 makePose(const Vec2& r, double th) {
-  Pose2 p;
-  p.r = r;
-  p.theta = th;
-  p.R = rot2(th);
-  return p;
-}
-
-Case randomCase(test::Random& rnd, bool rheonomic) {
+Case randomCase(Random& rnd, bool rheonomic) {
   Case c;
   c.b1 = makePose(rnd.vec2(2.0), rnd.uniform(-3, 3));
   c.b2 = makePose(rnd.vec2(2.0), rnd.uniform(-3, 3));
@@ -54,31 +33,6 @@ Case randomCase(test::Random& rnd, bool rheonomic) {
   c.lambda = 10.0 * Vec3(rnd.uniform(), rnd.uniform(), rnd.uniform());
   c.t = rnd.uniform(0.0, 3.0);
   return c;
-}
-
-Case perturbed(const Case& c, int k, double h) {
-  Case p = c;
-  Pose2& b = k < 3 ? p.b1 : p.b2;
-  const int i = k % 3;
-  if (i < 2)
-    b.r(i) += h;
-  else
-    b = makePose(b.r, b.theta + h);
-  return p;
-}
-
-Case advanced(const Case& c, double h) {
-  Case p = c;
-  p.b1 = makePose(c.b1.r + h * c.t1.v, c.b1.theta + h * c.t1.w);
-  p.b2 = makePose(c.b2.r + h * c.t2.v, c.b2.theta + h * c.t2.w);
-  p.t = c.t + h;
-  return p;
-}
-
-Vec6 twistVector(const Case& c) {
-  Vec6 v;
-  v << c.t1.v, c.t1.w, c.t2.v, c.t2.w;
-  return v;
 }
 
 // -- 2D lock --
@@ -112,50 +66,44 @@ double distVel(const Case& c) {
 void checkLock(const Case& c, const std::string& tag) {
   const LockFrames2 k = computeLockFrames2(c.b1, c.b2, c.f1, c.f2);
   const LockMotion2 mo = evaluateLockMotion2(c.motion, c.t);
-  Mat3x6 fd;
-  for (int i = 0; i < 6; ++i)
-    fd.col(i) = (lockC(perturbed(c, i, kH)) - lockC(perturbed(c, i, -kH))) / (2 * kH);
-  checkClose(lockJ(c), fd, kTol, tag + " lock C_q");
-  Case cp = c, cm = c;
-  cp.t += kH;
-  cm.t -= kH;
-  checkClose(computeLockTimeDerivative2(mo), Vec3((lockC(cp) - lockC(cm)) / (2 * kH)), kTol,
+  checkClose(lockJ(c), coordinateDerivative<Mat3x6>(c, lockC), kFdTol, tag + " lock C_q");
+  checkClose(computeLockTimeDerivative2(mo), Vec3(timeDerivative(c, lockC)), kFdTol,
              tag + " lock C_t");
-  checkClose(computeLockGamma2(k, mo, c.t1, c.t2),
-             Vec3(-(lockVel(advanced(c, kH)) - lockVel(advanced(c, -kH))) / (2 * kH)), kTol,
-             tag + " lock gamma");
+  checkClose(
+      computeLockGamma2(k, mo, c.t1, c.t2),
+      Vec3(-(lockVel(advanced(c, kFdStep)) - lockVel(advanced(c, -kFdStep))) / (2 * kFdStep)),
+      kFdTol, tag + " lock gamma");
   Mat6_2 Kc, kfd;
   computeLockStiffness2(k, c.lambda, Kc);
   for (int i = 0; i < 6; ++i)
-    kfd.col(i) = (lockJ(perturbed(c, i, kH)).transpose() * c.lambda -
-                  lockJ(perturbed(c, i, -kH)).transpose() * c.lambda) /
-                 (2 * kH);
-  checkClose(Kc, kfd, kTol, tag + " lock K_c");
+    kfd.col(i) = (lockJ(perturbed(c, i, kFdStep)).transpose() * c.lambda -
+                  lockJ(perturbed(c, i, -kFdStep)).transpose() * c.lambda) /
+                 (2 * kFdStep);
+  checkClose(Kc, kfd, kFdTol, tag + " lock K_c");
 }
 
 void checkDistance(const Case& c, const std::string& tag) {
   const DistanceFrames2 k = computeDistanceFrames2(c.b1, c.b2, c.f1, c.f2);
   Eigen::Matrix<double, 1, 6> fd;
   for (int i = 0; i < 6; ++i)
-    fd(i) = (distC(perturbed(c, i, kH)) - distC(perturbed(c, i, -kH))) / (2 * kH);
-  checkClose(distJ(c), fd, kTol, tag + " distance C_q");
+    fd(i) = (distC(perturbed(c, i, kFdStep)) - distC(perturbed(c, i, -kFdStep))) / (2 * kFdStep);
+  checkClose(distJ(c), fd, kFdTol, tag + " distance C_q");
   const double g = computeDistanceGamma2(k, c.length.evaluate(c.t), c.t1, c.t2);
-  const double gfd = -(distVel(advanced(c, kH)) - distVel(advanced(c, -kH))) / (2 * kH);
-  BOOST_TEST(std::abs(g - gfd) <= kTol * std::max(1.0, std::abs(gfd)),
+  const double gfd =
+      -(distVel(advanced(c, kFdStep)) - distVel(advanced(c, -kFdStep))) / (2 * kFdStep);
+  BOOST_TEST(std::abs(g - gfd) <= kFdTol * std::max(1.0, std::abs(gfd)),
              tag << " distance gamma " << g << " vs " << gfd);
   Mat6_2 Kc, kfd;
   computeDistanceStiffness2(k, c.lambda(0), Kc);
   for (int i = 0; i < 6; ++i)
-    kfd.col(i) = (distJ(perturbed(c, i, kH)).transpose() * c.lambda(0) -
-                  distJ(perturbed(c, i, -kH)).transpose() * c.lambda(0)) /
-                 (2 * kH);
-  checkClose(Kc, kfd, kTol, tag + " distance K_c");
+    kfd.col(i) = (distJ(perturbed(c, i, kFdStep)).transpose() * c.lambda(0) -
+                  distJ(perturbed(c, i, -kFdStep)).transpose() * c.lambda(0)) /
+                 (2 * kFdStep);
+  checkClose(Kc, kfd, kFdTol, tag + " distance K_c");
 }
 
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(planar_lock_derivatives) {
-  test::Random rnd(201);
+  Random rnd(201);
   for (int s = 0; s < kSamples; ++s) {
     checkLock(randomCase(rnd, false), "scleronomic");
     checkLock(randomCase(rnd, true), "rheonomic");
@@ -163,9 +111,11 @@ BOOST_AUTO_TEST_CASE(planar_lock_derivatives) {
 }
 
 BOOST_AUTO_TEST_CASE(planar_distance_derivatives) {
-  test::Random rnd(202);
+  Random rnd(202);
   for (int s = 0; s < kSamples; ++s) {
     checkDistance(randomCase(rnd, false), "scleronomic");
     checkDistance(randomCase(rnd, true), "rheonomic");
   }
 }
+
+}  // namespace catena::test

@@ -6,35 +6,15 @@
 // C_q^T lambda. The generalized joint force must equal C_q^T lambda.
 #include "kernels/lock3.hpp"
 
-#include "test_support.hpp"
+#include "kernel_test_support.hpp"
 
-using namespace catena;
-using catena::test::checkClose;
+namespace catena::test {
 
-namespace {
+using Case = JointCase<Pose3, Twist3, Vec6>;
 
 constexpr int kSamples = 25;
-constexpr double kH = 1e-6;
-constexpr double kTol = 1e-6;
 
-struct Case {
-  Pose3 b1, b2;
-  Twist3 t1, t2;
-  MarkerFrame f1, f2;
-  JointMotion motion;
-  Vec6 lambda;
-  double t;
-};
-
-Pose3 makePose(const Vec3& r, const Quat& rho) {
-  Pose3 p;
-  p.r = r;
-  p.rho = rho;
-  p.R = rho.toRotationMatrix();
-  return p;
-}
-
-Case randomCase(test::Random& rnd, bool rheonomic) {
+Case randomCase(Random& rnd, bool rheonomic) {
   Case c;
   c.b1 = makePose(rnd.vec3(2.0), rnd.quat());
   c.b2 = makePose(rnd.vec3(2.0), rnd.quat());
@@ -60,27 +40,6 @@ Case randomCase(test::Random& rnd, bool rheonomic) {
   return c;
 }
 
-/// The case moved by h along coordinate direction k (0..11: dr1, theta1, dr2, theta2).
-Case perturbed(const Case& c, int k, double h) {
-  Case p = c;
-  Pose3& b = k < 6 ? p.b1 : p.b2;
-  const int i = k % 6;
-  if (i < 3)
-    b.r(i) += h;
-  else
-    b = makePose(b.r, boxPlus(b.rho, h * Vec3::Unit(i - 3)));
-  return p;
-}
-
-/// The case advanced by time h along its twists with zero accelerations.
-Case advanced(const Case& c, double h) {
-  Case p = c;
-  p.b1 = makePose(c.b1.r + h * c.t1.v, boxPlus(c.b1.rho, h * c.t1.w));
-  p.b2 = makePose(c.b2.r + h * c.t2.v, boxPlus(c.b2.rho, h * c.t2.w));
-  p.t = c.t + h;
-  return p;
-}
-
 struct Eval {
   LockMotion3 motion;
   LockFrames3 frames;
@@ -104,12 +63,6 @@ Mat6x12 jacobian(const Case& c) {
   return J;
 }
 
-Eigen::Matrix<double, 12, 1> twistVector(const Case& c) {
-  Eigen::Matrix<double, 12, 1> v;
-  v << c.t1.v, c.t1.w, c.t2.v, c.t2.w;
-  return v;
-}
-
 /// Velocity-level constraint C_q v + C_t.
 Vec6 velocityConstraint(const Case& c) {
   const Eval e = eval(c);
@@ -119,21 +72,16 @@ Vec6 velocityConstraint(const Case& c) {
 void checkCase(const Case& c, const std::string& tag) {
   const Eval e = eval(c);
   // C_q
-  Mat6x12 fd;
-  for (int k = 0; k < 12; ++k)
-    fd.col(k) = (residual(perturbed(c, k, kH)) - residual(perturbed(c, k, -kH))) / (2 * kH);
-  checkClose(jacobian(c), fd, kTol, tag + " C_q");
+  checkClose(jacobian(c), coordinateDerivative<Mat6x12>(c, residual), kFdTol, tag + " C_q");
   // C_t
-  Case cp = c, cm = c;
-  cp.t += kH;
-  cm.t -= kH;
-  checkClose(computeLockTimeDerivative3(e.frames, e.motion),
-             Vec6((residual(cp) - residual(cm)) / (2 * kH)), kTol, tag + " C_t");
+  checkClose(computeLockTimeDerivative3(e.frames, e.motion), Vec6(timeDerivative(c, residual)),
+             kFdTol, tag + " C_t");
   // gamma = -d/dt (C_q v + C_t) along the motion with zero accelerations
   const Vec6 gamma = computeLockGamma3(e.frames, e.motion, c.t1, c.t2);
   const Vec6 gfd =
-      -(velocityConstraint(advanced(c, kH)) - velocityConstraint(advanced(c, -kH))) / (2 * kH);
-  checkClose(gamma, gfd, kTol, tag + " gamma");
+      -(velocityConstraint(advanced(c, kFdStep)) - velocityConstraint(advanced(c, -kFdStep))) /
+      (2 * kFdStep);
+  checkClose(gamma, gfd, kFdTol, tag + " gamma");
   // generalized force = C_q^T lambda
   checkClose(computeLockForces3(e.frames, e.motion, c.lambda),
              Eigen::Matrix<double, 12, 1>(jacobian(c).transpose() * c.lambda), 1e-13,
@@ -142,27 +90,25 @@ void checkCase(const Case& c, const std::string& tag) {
   Mat12 Kc, kfd;
   computeLockStiffness3(e.frames, e.motion, c.lambda, Kc);
   for (int k = 0; k < 12; ++k)
-    kfd.col(k) = (jacobian(perturbed(c, k, kH)).transpose() * c.lambda -
-                  jacobian(perturbed(c, k, -kH)).transpose() * c.lambda) /
-                 (2 * kH);
-  checkClose(Kc, kfd, kTol, tag + " K_c");
+    kfd.col(k) = (jacobian(perturbed(c, k, kFdStep)).transpose() * c.lambda -
+                  jacobian(perturbed(c, k, -kFdStep)).transpose() * c.lambda) /
+                 (2 * kFdStep);
+  checkClose(Kc, kfd, kFdTol, tag + " K_c");
 }
 
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(scleronomic_lock_derivatives) {
-  test::Random rnd(101);
+  Random rnd(101);
   for (int s = 0; s < kSamples; ++s) checkCase(randomCase(rnd, false), "scleronomic");
 }
 
 BOOST_AUTO_TEST_CASE(rheonomic_lock_derivatives) {
-  test::Random rnd(102);
+  Random rnd(102);
   for (int s = 0; s < kSamples; ++s) checkCase(randomCase(rnd, true), "rheonomic");
 }
 
 // Near the satisfied configuration, where joints actually operate: F1 almost on F2.
 BOOST_AUTO_TEST_CASE(derivatives_near_assembled_configuration) {
-  test::Random rnd(103);
+  Random rnd(103);
   for (int s = 0; s < kSamples; ++s) {
     Case c = randomCase(rnd, s % 2 == 1);
     const Eval e = eval(c);
@@ -180,7 +126,7 @@ BOOST_AUTO_TEST_CASE(derivatives_near_assembled_configuration) {
 // Markers aligned with their bodies (A1 = A2 = I, as the chain generator makes them) take the
 // kernel's shortcuts for identity rotations; they must give the same derivatives.
 BOOST_AUTO_TEST_CASE(aligned_marker_derivatives) {
-  test::Random rnd(105);
+  Random rnd(105);
   for (int s = 0; s < kSamples; ++s) {
     for (bool rheonomic : {false, true}) {
       Case c = randomCase(rnd, rheonomic);
@@ -195,7 +141,7 @@ BOOST_AUTO_TEST_CASE(aligned_marker_derivatives) {
 
 // At F1 = F2 the paper's special values hold: P = I/2, G = -lambda_m~/4 (section 3.1).
 BOOST_AUTO_TEST_CASE(coincident_frames_special_values) {
-  test::Random rnd(104);
+  Random rnd(104);
   Case c = randomCase(rnd, false);
   c.b1 = c.b2;
   c.f1 = c.f2;
@@ -203,3 +149,5 @@ BOOST_AUTO_TEST_CASE(coincident_frames_special_values) {
   checkClose(computeLockResidual3(e.frames, e.motion), Vec6::Zero(), 1e-15, "C at coincidence");
   checkClose(e.frames.P, 0.5 * Mat3::Identity(), 1e-15, "P at coincidence");
 }
+
+}  // namespace catena::test

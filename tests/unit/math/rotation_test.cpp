@@ -3,17 +3,13 @@
 
 #include "test_support.hpp"
 
-using namespace catena;
-using catena::test::checkClose;
+namespace catena::test {
 
-namespace {
 constexpr int kSamples = 50;
-constexpr double kH = 1e-6;
-}  // namespace
 
 // Appendix C identities of the tangent-stiffness paper, at random unit quaternions.
 BOOST_AUTO_TEST_CASE(projection_matrix_identities) {
-  test::Random rnd(11);
+  Random rnd(11);
   for (int k = 0; k < kSamples; ++k) {
     const Quat rho = rnd.quat();
     const Mat3 R = rho.toRotationMatrix();
@@ -35,16 +31,16 @@ BOOST_AUTO_TEST_CASE(identity_quaternion_special_values) {
 // C.2: Im(delta rho) = P(rho) theta_l, and C.12: delta(P) g = G(rho, g) theta_l, by central
 // differences along rho exp(h theta).
 BOOST_AUTO_TEST_CASE(projection_variations_match_finite_differences) {
-  test::Random rnd(12);
+  Random rnd(12);
   for (int k = 0; k < kSamples; ++k) {
     const Quat rho = rnd.quat();
     const Vec3 g = rnd.vec3(3.0);
     Mat3 dIm, dPg;
     for (int c = 0; c < 3; ++c) {
       const Vec3 e = Vec3::Unit(c);
-      const Quat qp = boxPlus(rho, kH * e), qm = boxPlus(rho, -kH * e);
-      dIm.col(c) = (qp.vec() - qm.vec()) / (2 * kH);
-      dPg.col(c) = (projectionP(qp) * g - projectionP(qm) * g) / (2 * kH);
+      const Quat qp = boxPlus(rho, kFdStep * e), qm = boxPlus(rho, -kFdStep * e);
+      dIm.col(c) = (qp.vec() - qm.vec()) / (2 * kFdStep);
+      dPg.col(c) = (projectionP(qp) * g - projectionP(qm) * g) / (2 * kFdStep);
     }
     checkClose(projectionP(rho), dIm, 1e-8, "C.2 Im(delta rho) = P theta");
     checkClose(projectionG(rho, g), dPg, 1e-8, "C.12 delta(P) g = G theta");
@@ -52,7 +48,7 @@ BOOST_AUTO_TEST_CASE(projection_variations_match_finite_differences) {
 }
 
 BOOST_AUTO_TEST_CASE(exp_log_round_trip_and_small_angles) {
-  test::Random rnd(13);
+  Random rnd(13);
   for (int k = 0; k < kSamples; ++k) {
     const Vec3 phi = rnd.vec3(1.7);
     checkClose(quatLog(quatExp(phi)), phi, 1e-13, "log(exp(phi)) = phi");
@@ -72,15 +68,18 @@ BOOST_AUTO_TEST_CASE(exp_log_round_trip_and_small_angles) {
 }
 
 BOOST_AUTO_TEST_CASE(inverse_right_jacobian_matches_finite_differences) {
-  test::Random rnd(14);
+  Random rnd(14);
   for (int k = 0; k < kSamples; ++k) {
     const Vec3 phi = k == 0 ? Vec3(1e-6, 0, 0) : rnd.vec3(1.5);
     const Quat q = quatExp(phi);
     Mat3 fd;
     for (int c = 0; c < 3; ++c) {
       const Vec3 e = Vec3::Unit(c);
-      fd.col(c) = (quatLog(q * quatExp(kH * e)) - quatLog(q * quatExp(-kH * e))) / (2 * kH);
+      fd.col(c) =
+          (quatLog(q * quatExp(kFdStep * e)) - quatLog(q * quatExp(-kFdStep * e))) / (2 * kFdStep);
     }
     checkClose(inverseRightJacobian(phi), fd, 1e-8, "Jr^-1");
   }
 }
+
+}  // namespace catena::test

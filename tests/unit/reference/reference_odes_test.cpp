@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "reference_odes.hpp"
+#include "test_support.hpp"
 
 namespace ref = catena::reference;
 using Eigen::Vector3d;
@@ -38,9 +39,7 @@ std::vector<double> upwardCrossings(const std::vector<double>& t, const VectorXd
     if (!(x[k] < 0.0 && x[k + 1] >= 0.0)) continue;
     const double h = t[k + 1] - t[k];
     const auto p = [&](double s) {
-      const double s2 = s * s, s3 = s2 * s;
-      return (2 * s3 - 3 * s2 + 1) * x[k] + (s3 - 2 * s2 + s) * h * xdot[k] +
-             (-2 * s3 + 3 * s2) * x[k + 1] + (s3 - s2) * h * xdot[k + 1];
+      return catena::test::cubicHermite(x[k], xdot[k], x[k + 1], xdot[k + 1], h, s);
     };
     double lo = 0.0, hi = 1.0;
     for (int it = 0; it < 60; ++it) {

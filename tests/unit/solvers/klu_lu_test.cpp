@@ -10,25 +10,26 @@
 #include <vector>
 
 #include "solvers/klu_lu.hpp"
+#include "sparse_support.hpp"
 #include "test_support.hpp"
 
 using namespace catena;
 
 namespace {
 
-using Csr = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+using test::Csr;
+using test::Triplets;
 
 /// [A B^T; B 0] with A = diag(d) + small random coupling (n x n) and B (m x n) with its first m
 /// columns dominant; `tilt` rotates which entries of B are large, so new values can make the
 /// pivots chosen for the old ones poor.
 Csr saddlePoint(int n, int m, test::Random& rnd, double tilt) {
-  std::vector<Eigen::Triplet<double>> t;
+  Triplets t;
   for (int i = 0; i < n; ++i) {
     t.emplace_back(i, i, 2.0 + rnd.uniform());
     if (i + 1 < n) {
       const double c = 0.3 * rnd.uniform();
-      t.emplace_back(i, i + 1, c);
-      t.emplace_back(i + 1, i, c);
+      test::addSymmetric(t, i, i + 1, c);
     }
   }
   for (int r = 0; r < m; ++r) {
@@ -36,14 +37,10 @@ Csr saddlePoint(int n, int m, test::Random& rnd, double tilt) {
     const double b = std::sin(tilt) * (1.0 + 0.1 * rnd.uniform());
     for (auto [col, v] :
          {std::pair{r, a}, std::pair{(r + 1) % n, b}, std::pair{m + r % (n - m), 0.1}}) {
-      t.emplace_back(n + r, col, v);
-      t.emplace_back(col, n + r, v);
+      test::addSymmetric(t, n + r, col, v);
     }
   }
-  Csr K(n + m, n + m);
-  K.setFromTriplets(t.begin(), t.end());
-  K.makeCompressed();
-  return K;
+  return test::compressedCsr(n + m, n + m, t);
 }
 
 double solveError(KluLu& klu, const Csr& K, test::Random& rnd) {

@@ -16,18 +16,20 @@
 #include "core/check.hpp"
 #include "petsc_fixture.hpp"
 #include "solvers/sparse_linear_solver.hpp"
+#include "sparse_support.hpp"
 #include "test_support.hpp"
 
 using namespace catena;
 
 namespace {
 
-using Csr = Eigen::SparseMatrix<double, Eigen::RowMajor, int>;
+using test::Csr;
+using test::Triplets;
 
 /// n x n, about `per_row` random off-diagonal entries per row, diagonal dominant by a factor 2:
 /// well conditioned (condition number ~ 3), nonsymmetric in pattern and values.
 Csr randomNonsymmetric(int n, int per_row, test::Random& rnd) {
-  std::vector<Eigen::Triplet<double>> t;
+  Triplets t;
   std::uniform_int_distribution<int> col(0, n - 1);
   for (int i = 0; i < n; ++i) {
     double sum = 0.0;
@@ -40,16 +42,13 @@ Csr randomNonsymmetric(int n, int per_row, test::Random& rnd) {
     }
     t.emplace_back(i, i, (rnd.uniform() < 0 ? -1.0 : 1.0) * (2.0 * sum + 1.0));
   }
-  Csr A(n, n);
-  A.setFromTriplets(t.begin(), t.end());
-  A.makeCompressed();
-  return A;
+  return test::compressedCsr(n, n, t);
 }
 
 /// [A B^T; B 0]: A (n x n) symmetric positive definite, B (m x n) of full row rank (its first m
 /// columns are diagonally dominant), and no diagonal entries at all in the (2,2) block.
 Csr randomSaddlePoint(int n, int m, test::Random& rnd) {
-  std::vector<Eigen::Triplet<double>> t;
+  Triplets t;
   std::uniform_int_distribution<int> col(0, n - 1);
   std::vector<double> row_sum(n, 0.0);
   for (int i = 0; i < n; ++i)
@@ -57,8 +56,7 @@ Csr randomSaddlePoint(int n, int m, test::Random& rnd) {
       const int j = col(rnd.engine());
       if (j == i) continue;
       const double v = rnd.uniform();
-      t.emplace_back(i, j, v);
-      t.emplace_back(j, i, v);
+      test::addSymmetric(t, i, j, v);
       row_sum[i] += std::abs(v);
       row_sum[j] += std::abs(v);
     }
@@ -68,18 +66,13 @@ Csr randomSaddlePoint(int n, int m, test::Random& rnd) {
     for (int k = 0; k < 3; ++k) {
       const int j = m + col(rnd.engine()) % (n - m);
       const double v = rnd.uniform();
-      t.emplace_back(n + r, j, v);
-      t.emplace_back(j, n + r, v);
+      test::addSymmetric(t, n + r, j, v);
       sum += std::abs(v);
     }
     const double d = 2.0 * sum + 1.0;
-    t.emplace_back(n + r, r, d);
-    t.emplace_back(r, n + r, d);
+    test::addSymmetric(t, n + r, r, d);
   }
-  Csr K(n + m, n + m);
-  K.setFromTriplets(t.begin(), t.end());
-  K.makeCompressed();
-  return K;
+  return test::compressedCsr(n + m, n + m, t);
 }
 
 std::span<const int> rowStart(const Csr& A) {
