@@ -40,25 +40,17 @@ target_link_libraries(natural_examples_test PRIVATE catena_natural catena_refere
 # Lagrangian DAE; the massless robot kinematically under its drivers), an option that does not
 # apply there, and the mixed-basis commands refusing the natural format with a pointer to it.
 foreach(stem mechanism0 mechanism0_torque free_top rscr bar_double_pendulum)
-  add_test(NAME sample_simulate_natural_${stem}
-           COMMAND ${CMAKE_COMMAND}
-                   "-DCOMMAND=$<TARGET_FILE:catena_cli>;simulate;--terse;--csv;${CMAKE_CURRENT_BINARY_DIR}/natural_${stem}.trajectory.csv;--json;${CMAKE_CURRENT_BINARY_DIR}/natural_${stem}.simulate.json;${PROJECT_SOURCE_DIR}/inputs/natural/${stem}.yaml"
-                   -DANSWER=${CMAKE_CURRENT_SOURCE_DIR}/regression/simulate_pendulum.expected -P ${catena_compare})
-  set_tests_properties(sample_simulate_natural_${stem} PROPERTIES LABELS regression)
+  catena_cli_test(sample_simulate_natural_${stem} simulate_pendulum.expected
+                  ARGS simulate --terse
+                       --csv ${CMAKE_CURRENT_BINARY_DIR}/natural_${stem}.trajectory.csv
+                       --json ${CMAKE_CURRENT_BINARY_DIR}/natural_${stem}.simulate.json
+                       ${PROJECT_SOURCE_DIR}/inputs/natural/${stem}.yaml)
 endforeach()
-add_test(NAME sample_simulate_natural_closed_chain_robot
-         COMMAND ${CMAKE_COMMAND}
-                 "-DCOMMAND=$<TARGET_FILE:catena_cli>;simulate;--terse;--csv;${CMAKE_CURRENT_BINARY_DIR}/natural_robot.trajectory.csv;--json;${CMAKE_CURRENT_BINARY_DIR}/natural_robot.simulate.json;${PROJECT_SOURCE_DIR}/inputs/natural/closed_chain_robot.yaml"
-                 -DANSWER=${CMAKE_CURRENT_SOURCE_DIR}/regression/simulate_natural_kinematics.expected -P ${catena_compare})
-add_test(NAME sample_simulate_natural_bad_option
-         COMMAND ${CMAKE_COMMAND}
-                 "-DCOMMAND=$<TARGET_FILE:catena_cli>;simulate;--vtk;out;${PROJECT_SOURCE_DIR}/inputs/natural/rscr.yaml"
-                 -DANSWER=${CMAKE_CURRENT_SOURCE_DIR}/regression/simulate_natural_bad_option.expected
-                 -DEXPECT_FAIL=1 -P ${catena_compare})
-add_test(NAME sample_check_natural_input
-         COMMAND ${CMAKE_COMMAND}
-                 "-DCOMMAND=$<TARGET_FILE:catena_cli>;check;${PROJECT_SOURCE_DIR}/inputs/natural/rscr.yaml"
-                 -DANSWER=${CMAKE_CURRENT_SOURCE_DIR}/regression/check_natural_input.expected
-                 -DEXPECT_FAIL=1 -P ${catena_compare})
-set_tests_properties(sample_simulate_natural_closed_chain_robot sample_simulate_natural_bad_option
-                     sample_check_natural_input PROPERTIES LABELS regression)
+catena_cli_test(sample_simulate_natural_closed_chain_robot simulate_natural_kinematics.expected
+                ARGS simulate --terse --csv ${CMAKE_CURRENT_BINARY_DIR}/natural_robot.trajectory.csv
+                     --json ${CMAKE_CURRENT_BINARY_DIR}/natural_robot.simulate.json
+                     ${PROJECT_SOURCE_DIR}/inputs/natural/closed_chain_robot.yaml)
+catena_cli_test(sample_simulate_natural_bad_option simulate_natural_bad_option.expected FAIL
+                ARGS simulate --vtk out ${PROJECT_SOURCE_DIR}/inputs/natural/rscr.yaml)
+catena_cli_test(sample_check_natural_input check_natural_input.expected FAIL
+                ARGS check ${PROJECT_SOURCE_DIR}/inputs/natural/rscr.yaml)

@@ -4,8 +4,10 @@ WorkDirTest.work_root (the folder under the build tree that every test case's fo
 WorkDirTest.inputs (the repository's inputs/) are set by each script's main() from its
 arguments before the tests run. Nothing is written outside `work_root`.
 """
+import argparse
 import os
 import shutil
+import sys
 import tempfile
 import unittest
 
@@ -26,3 +28,15 @@ class WorkDirTest(unittest.TestCase):
 
     def path(self, *parts):
         return os.path.join(self.dir, *parts)
+
+
+def parse_arguments(programs=("catena",)):
+    """The arguments of every script here: --NAME BIN for each of `programs`, --inputs DIR and
+    --work DIR (any others are unittest's). Sets WorkDirTest's folders from them; returns the
+    parsed arguments and the argv for unittest.main."""
+    parser = argparse.ArgumentParser()
+    for name in tuple(programs) + ("inputs", "work"):
+        parser.add_argument("--" + name, required=True)
+    args, rest = parser.parse_known_args()
+    WorkDirTest.work_root, WorkDirTest.inputs = args.work, args.inputs
+    return args, [sys.argv[0]] + rest

@@ -25,7 +25,6 @@ Run by CTest (tests/CMakeLists.txt, label regression), one test class per CTest 
 
 Usage: output_test.py --catena BIN --scale BIN --inputs DIR --work DIR [unittest arguments]
 """
-import argparse
 import contextlib
 import glob
 import json
@@ -39,7 +38,7 @@ import time
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from cli_support import WorkDirTest  # noqa: E402
+from cli_support import WorkDirTest, parse_arguments  # noqa: E402
 
 ARGS = None
 
@@ -291,13 +290,7 @@ class Scale(CatenaTest):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--catena", required=True)
-    parser.add_argument("--scale", required=True)
-    parser.add_argument("--inputs", required=True)
-    parser.add_argument("--work", required=True)
-    ARGS, rest = parser.parse_known_args()
-    WorkDirTest.work_root, WorkDirTest.inputs = ARGS.work, ARGS.inputs
+    ARGS, argv = parse_arguments(("catena", "scale"))
     for name in ("catena", "scale", "inputs", "work"):  # the runs start in their own folders
         setattr(ARGS, name, os.path.abspath(getattr(ARGS, name)))
-    unittest.main(argv=[sys.argv[0]] + rest, verbosity=2)
+    unittest.main(argv=argv, verbosity=2)

@@ -24,7 +24,6 @@ cli_simulate_outputs_CLASS; everything is written under --work (the build tree):
 
 Usage: simulate_outputs_test.py --catena BIN --inputs DIR --work DIR [unittest arguments]
 """
-import argparse
 import csv
 import json
 import math
@@ -36,7 +35,7 @@ import tempfile
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from cli_support import WorkDirTest  # noqa: E402
+from cli_support import WorkDirTest, parse_arguments  # noqa: E402
 import xml.etree.ElementTree as ET
 
 ARGS = None
@@ -307,10 +306,5 @@ class Vtk(CatenaTest):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--catena", required=True)
-    parser.add_argument("--inputs", required=True)
-    parser.add_argument("--work", required=True)
-    ARGS, rest = parser.parse_known_args()
-    WorkDirTest.work_root, WorkDirTest.inputs = ARGS.work, ARGS.inputs
-    unittest.main(argv=[sys.argv[0]] + rest)
+    ARGS, argv = parse_arguments()
+    unittest.main(argv=argv)

@@ -33,7 +33,6 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
 
 Usage: trust_test.py --catena BIN --inputs DIR --work DIR [unittest arguments]
 """
-import argparse
 import os
 import re
 import subprocess
@@ -41,7 +40,7 @@ import sys
 import unittest
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
-from cli_support import WorkDirTest  # noqa: E402
+from cli_support import WorkDirTest, parse_arguments  # noqa: E402
 
 ARGS = None
 REGRESSION = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "regression")
@@ -310,10 +309,5 @@ class RedundantHint(CatenaTest):
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--catena", required=True)
-    parser.add_argument("--inputs", required=True)
-    parser.add_argument("--work", required=True)
-    ARGS, rest = parser.parse_known_args()
-    WorkDirTest.work_root, WorkDirTest.inputs = ARGS.work, ARGS.inputs
-    unittest.main(argv=[sys.argv[0]] + rest)
+    ARGS, argv = parse_arguments()
+    unittest.main(argv=argv)
