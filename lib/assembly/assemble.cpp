@@ -340,8 +340,15 @@ auto pairState(const Model& model, const PairSlots& ps, const VecX& q, const Vec
                       bodyTwist2(model, v.data(), ps.body1), bodyTwist2(model, v.data(), ps.body2)};
 }
 
-/// Two-body forces colour by colour; f(is_spring, index into springs or rotational_springs,
-/// its slots, its marker frames f1 and f2).
+/// A spring or rotational spring as the assembly loops see it.
+struct PairForce {
+  bool is_spring;  ///< a spring; else a rotational spring
+  Index index;     ///< into springs or rotational_springs
+  const PairSlots& slots;
+  const MarkerFrame &f1, &f2;
+};
+
+/// Two-body forces colour by colour; f(PairForce).
 template <typename F>
 void forEachPairForceColoured(const Model& model, const AssemblyPlan& plan, F&& f) {
   const Index ns = static_cast<Index>(model.springs.size());
@@ -349,7 +356,7 @@ void forEachPairForceColoured(const Model& model, const AssemblyPlan& plan, F&& 
     const PairSlots& ps = is_spring ? plan.springs[i] : plan.rotational_springs[i];
     const Index m1 = is_spring ? model.springs[i].marker1 : model.rotational_springs[i].marker1;
     const Index m2 = is_spring ? model.springs[i].marker2 : model.rotational_springs[i].marker2;
-    f(is_spring, i, ps, plan.markers[m1], plan.markers[m2]);
+    f(PairForce{is_spring, i, ps, plan.markers[m1], plan.markers[m2]});
   };
   for (const std::vector<Index>& colour : plan.force_colours) {
     const Long n = static_cast<Long>(colour.size());
@@ -557,24 +564,23 @@ void assembleForceTerms(const Model& model, const AssemblyPlan& plan, const VecX
         f.segment<3>(model.vOffset(b)) = g - i;
     }
   });
-  forEachPairForceColoured(
-      model, plan,
-      [&](bool is_spring, Index i, const PairSlots& ps, const MarkerFrame& f1,
-          const MarkerFrame& f2) {
-        if (d3) {
-          const auto [p1, p2, t1, t2] = pairState<3>(model, ps, q, v);
-          const Vec12 g = is_spring ? computeSpring3(model.springs[i], f1, f2, p1, t1, p2, t2)
-                                    : computeRotationalSpring3(model.rotational_springs[i], f1, f2,
-                                                               p1, t1, p2, t2);
-          addPairVector<6>(model, ps, term(g), f);
-        } else {
-          const auto [p1, p2, t1, t2] = pairState<2>(model, ps, q, v);
-          const Vec6 g = is_spring ? computeSpring2(model.springs[i], f1, f2, p1, t1, p2, t2)
-                                   : computeRotationalSpring2(model.rotational_springs[i], f1, f2,
-                                                              p1, t1, p2, t2);
-          addPairVector<3>(model, ps, term(g), f);
-        }
-      });
+  forEachPairForceColoured(model, plan, [&](const PairForce& e) {
+    if (d3) {
+      const auto [p1, p2, t1, t2] = pairState<3>(model, e.slots, q, v);
+      const Vec12 g = e.is_spring
+                          ? computeSpring3(model.springs[e.index], e.f1, e.f2, p1, t1, p2, t2)
+                          : computeRotationalSpring3(model.rotational_springs[e.index], e.f1, e.f2,
+                                                     p1, t1, p2, t2);
+      addPairVector<6>(model, e.slots, term(g), f);
+    } else {
+      const auto [p1, p2, t1, t2] = pairState<2>(model, e.slots, q, v);
+      const Vec6 g = e.is_spring
+                         ? computeSpring2(model.springs[e.index], e.f1, e.f2, p1, t1, p2, t2)
+                         : computeRotationalSpring2(model.rotational_springs[e.index], e.f1, e.f2,
+                                                    p1, t1, p2, t2);
+      addPairVector<3>(model, e.slots, term(g), f);
+    }
+  });
   // Marker loads are few; a serial pass keeps their summation order fixed.
   for (const MarkerLoad& l : model.loads) {
     const Index b = model.markerBody(l.marker);
@@ -626,31 +632,28 @@ void forceJacobians(const Model& model, const AssemblyPlan& plan, const VecX& q,
       if (dv) addBlock<3>(dv, s, computeBodyInertialDamping2(body, p.R, w.w), 0, 0);
     }
   });
-  forEachPairForceColoured(
-      model, plan,
-      [&](bool is_spring, Index i, const PairSlots& ps, const MarkerFrame& f1,
-          const MarkerFrame& f2) {
-        if (d3) {
-          const auto [p1, p2, t1, t2] = pairState<3>(model, ps, q, v);
-          ForceJacobians3 J;
-          if (is_spring)
-            computeSpringJacobians3(model.springs[i], f1, f2, p1, t1, p2, t2, J);
-          else
-            computeRotationalSpringJacobians3(model.rotational_springs[i], f1, f2, p1, t1, p2, t2,
-                                              J);
-          addPair<6>(kv, ps, J.K);
-          if (dv) addPair<6>(dv, ps, J.D);
-        } else {
-          const auto [p1, p2, t1, t2] = pairState<2>(model, ps, q, v);
-          ForceJacobians2 J;
-          if (is_spring)
-            computeSpringJacobians2(model.springs[i], f1, f2, p1, t1, p2, t2, J);
-          else
-            computeRotationalSpringJacobians2(model.rotational_springs[i], J);
-          addPair<3>(kv, ps, J.K);
-          if (dv) addPair<3>(dv, ps, J.D);
-        }
-      });
+  forEachPairForceColoured(model, plan, [&](const PairForce& e) {
+    if (d3) {
+      const auto [p1, p2, t1, t2] = pairState<3>(model, e.slots, q, v);
+      ForceJacobians3 J;
+      if (e.is_spring)
+        computeSpringJacobians3(model.springs[e.index], e.f1, e.f2, p1, t1, p2, t2, J);
+      else
+        computeRotationalSpringJacobians3(model.rotational_springs[e.index], e.f1, e.f2, p1, t1, p2,
+                                          t2, J);
+      addPair<6>(kv, e.slots, J.K);
+      if (dv) addPair<6>(dv, e.slots, J.D);
+    } else {
+      const auto [p1, p2, t1, t2] = pairState<2>(model, e.slots, q, v);
+      ForceJacobians2 J;
+      if (e.is_spring)
+        computeSpringJacobians2(model.springs[e.index], e.f1, e.f2, p1, t1, p2, t2, J);
+      else
+        computeRotationalSpringJacobians2(model.rotational_springs[e.index], J);
+      addPair<3>(kv, e.slots, J.K);
+      if (dv) addPair<3>(dv, e.slots, J.D);
+    }
+  });
   for (const MarkerLoad& l : model.loads) {
     const Index b = model.markerBody(l.marker);
     const BlockSlot& s = plan.body_diagonal[b];
