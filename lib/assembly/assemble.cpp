@@ -348,6 +348,19 @@ struct PairForce {
   const MarkerFrame &f1, &f2;
 };
 
+/// The generalized force of pair force e at (q, v): 12 entries in 3D (D = 3), 6 in 2D.
+template <int D>
+auto pairForceVector(const Model& model, const PairForce& e, const VecX& q, const VecX& v) {
+  const auto [p1, p2, t1, t2] = pairState<D>(model, e.slots, q, v);
+  if constexpr (D == 3) {
+    if (e.is_spring) return computeSpring3(model.springs[e.index], e.f1, e.f2, p1, t1, p2, t2);
+    return computeRotationalSpring3(model.rotational_springs[e.index], e.f1, e.f2, p1, t1, p2, t2);
+  } else {
+    if (e.is_spring) return computeSpring2(model.springs[e.index], e.f1, e.f2, p1, t1, p2, t2);
+    return computeRotationalSpring2(model.rotational_springs[e.index], e.f1, e.f2, p1, t1, p2, t2);
+  }
+}
+
 /// Two-body forces colour by colour; f(PairForce).
 template <typename F>
 void forEachPairForceColoured(const Model& model, const AssemblyPlan& plan, F&& f) {
@@ -565,21 +578,10 @@ void assembleForceTerms(const Model& model, const AssemblyPlan& plan, const VecX
     }
   });
   forEachPairForceColoured(model, plan, [&](const PairForce& e) {
-    if (d3) {
-      const auto [p1, p2, t1, t2] = pairState<3>(model, e.slots, q, v);
-      const Vec12 g = e.is_spring
-                          ? computeSpring3(model.springs[e.index], e.f1, e.f2, p1, t1, p2, t2)
-                          : computeRotationalSpring3(model.rotational_springs[e.index], e.f1, e.f2,
-                                                     p1, t1, p2, t2);
-      addPairVector<6>(model, e.slots, term(g), f);
-    } else {
-      const auto [p1, p2, t1, t2] = pairState<2>(model, e.slots, q, v);
-      const Vec6 g = e.is_spring
-                         ? computeSpring2(model.springs[e.index], e.f1, e.f2, p1, t1, p2, t2)
-                         : computeRotationalSpring2(model.rotational_springs[e.index], e.f1, e.f2,
-                                                    p1, t1, p2, t2);
-      addPairVector<3>(model, e.slots, term(g), f);
-    }
+    if (d3)
+      addPairVector<6>(model, e.slots, term(pairForceVector<3>(model, e, q, v)), f);
+    else
+      addPairVector<3>(model, e.slots, term(pairForceVector<2>(model, e, q, v)), f);
   });
   // Marker loads are few; a serial pass keeps their summation order fixed.
   for (const MarkerLoad& l : model.loads) {
