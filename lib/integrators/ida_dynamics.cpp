@@ -357,20 +357,34 @@ class KktSolves {
   SaddlePointSolver kkt_;
 };
 
-/// First step size: the BDF1 local error of the positions, h^2/2 |q''|, at a tenth of the
-/// tolerance, q'' from v' (r'' = v'_lin, rho'' = 1/2 rho (0, w') - |w|^2/4 rho). IDA's own
-/// estimate, 0.5 / |y'|_WRMS, takes the first-order change of y to half the tolerance, which at
-/// rtol 1e-8 means ~1e-9 s: below the step where index-3 multipliers drown in round-off
-/// (their Newton corrections carry ~ eps m L / h^2), and costly after every index-1 restart.
-/// At most 1e-3 of the run's span, like IDA's.
+/// First step size of a whole model in one process (initialIdaStep).
 double initialStep(const Model& m, const State& s, const VecX& vdot, const IdaOptions& o,
                    double span) {
-  double sum = 0.0;
+  return initialIdaStep(m, static_cast<Index>(m.bodies.size()), s, vdot, o, span,
+                        static_cast<double>(m.nq), [](const std::vector<double>& squares) {
+                          double sum = 0.0;
+                          for (double x : squares) sum += x;
+                          return sum;
+                        });
+}
+
+}  // namespace
+
+// The BDF1 local error of the positions, h^2/2 |q''|, at a tenth of the tolerance, q'' from v'
+// (r'' = v'_lin, rho'' = 1/2 rho (0, w') - |w|^2/4 rho). IDA's own estimate, 0.5 / |y'|_WRMS,
+// takes the first-order change of y to half the tolerance, which at rtol 1e-8 means ~1e-9 s:
+// below the step where index-3 multipliers drown in round-off (their Newton corrections carry
+// ~ eps m L / h^2), and costly after every index-1 restart. At most 1e-3 of the run's span,
+// like IDA's.
+double initialIdaStep(const Model& m, Index bodies, const State& s, const VecX& vdot,
+                      const IdaOptions& o, double span, double coordinates,
+                      const std::function<double(const std::vector<double>&)>& total) {
+  std::vector<double> squares;
   auto add = [&](double value, double x) {
     const double e = x / (o.rtol * std::abs(value) + o.atol);
-    sum += e * e;
+    squares.push_back(e * e);
   };
-  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b) {
+  for (Index b = 0; b < bodies; ++b) {
     const Index qo = m.qOffset(b), vo = m.vOffset(b);
     for (int k = 0; k < 3; ++k) add(s.q(qo + k), vdot(vo + k));
     if (m.dimension != 3) continue;
@@ -383,14 +397,12 @@ double initialStep(const Model& m, const State& s, const VecX& vdot, const IdaOp
     add(rho.y(), half.y() + c * rho.y());
     add(rho.z(), half.z() + c * rho.z());
   }
-  const double norm = std::sqrt(sum / std::max<Index>(m.nq, 1));
+  const double norm = std::sqrt(total(squares) / std::max(coordinates, 1.0));
   double h = 1e-3 * span;
   if (norm > 0.0) h = std::min(h, std::sqrt(0.2 / norm));
   if (o.max_step > 0.0) h = std::min(h, o.max_step);
   return h;
 }
-
-}  // namespace
 
 std::string idaFormulationName(IdaFormulation f) {
   switch (f) {

@@ -27,10 +27,12 @@
 /// (SUNDIALS' SUNLinSol_KLU) or solved through PETSc (IdaOptions::linear_solver).
 /// No SUNDIALS type appears in this header (DESIGN.md: only the adapter sees SUNDIALS).
 
+#include <functional>
 #include <string>
+#include <vector>
 
-#include "integrators/dynamics.hpp"
 #include "assembly/plan.hpp"
+#include "integrators/dynamics.hpp"
 
 namespace catena {
 
@@ -95,5 +97,13 @@ struct IdaOptions {
 /// catena::Error on invalid options, or when PETSc is not initialized.
 DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const State& initial,
                             const IdaOptions& options, const TrajectoryObserver& observer);
+
+/// The first step of an IDA integration (serial and distributed), s: the BDF1 local error of
+/// the positions, h^2/2 |q''|, at a tenth of the tolerance (q'' from vdot), at most 1e-3 of span
+/// (s) and o.max_step. The weighted squares of the first `bodies` bodies' coordinates go to
+/// `total`, which sums them (over the ranks too); coordinates: how many there are in all.
+double initialIdaStep(const Model& m, Index bodies, const State& s, const VecX& vdot,
+                      const IdaOptions& o, double span, double coordinates,
+                      const std::function<double(const std::vector<double>&)>& total);
 
 }  // namespace catena
