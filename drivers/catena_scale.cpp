@@ -59,23 +59,23 @@
 
 #include "analysis/reactions.hpp"
 #include "core/check.hpp"
+#include "integrators/distributed_dynamics.hpp"
+#include "integrators/segmented_dynamics.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
 #include "io/memory_estimate.hpp"
 #include "io/output_file.hpp"
 #include "io/scaling_study.hpp"
 #include "kernels/pose.hpp"
+#include "modal/distributed_modal.hpp"
 #include "model/generators.hpp"
 #include "options.hpp"
-#include "integrators/distributed_dynamics.hpp"
-#include "modal/distributed_modal.hpp"
-#include "statics/distributed_statics.hpp"
 #include "parallel/lattice_part.hpp"
 #include "parallel/petsc_session.hpp"
-#include "solvers/redundant_klu.hpp"
 #include "parallel/reproducible_sum.hpp"
-#include "integrators/segmented_dynamics.hpp"
 #include "solvers/blas_threads.hpp"
+#include "solvers/redundant_klu.hpp"
+#include "statics/distributed_statics.hpp"
 
 using namespace catena;
 

@@ -8,12 +8,13 @@
 ///
 /// - Unknowns: an MPI-parallel N_Vector (NVECTOR_PARALLEL) in a numbering that does not depend
 ///   on the rank count, body by body: the body's q, v and nu, then the lambda rows and the mu
-///   rows of the joints it holds as body 1. A rank owns the contiguous range of its bodies.
-/// - Residual and Newton matrix: formulations/mixed_basis/multibody_dae.hpp on the rank's local model (owned
-///   bodies, ghost bodies, owned joints) with its own_bodies argument, so the formulas are the
-///   serial ones. Before each evaluation the ghost bodies' q and v come from their owners; after
-///   it, the joint terms that the owned joints put on ghost rows (C_q^T lambda, N C_q^T mu) are
-///   added to the owners' rows: a reverse ghost update for the residual, COO sums for the matrix.
+///   rows of the joints it holds (holdingBody). A rank owns the contiguous range of its bodies.
+/// - Residual and Newton matrix: formulations/mixed_basis/multibody_dae.hpp on the rank's
+///   local model (owned bodies, ghost bodies, owned joints) with its own_bodies argument, so the
+///   formulas are the serial ones. Before each evaluation the ghost bodies' q and v come from their
+///   owners; after it, the joint terms that the owned joints put on ghost rows (C_q^T lambda, N
+///   C_q^T mu) are added to the owners' rows: a reverse ghost update for the residual, COO sums for
+///   the matrix.
 /// - Newton systems: the column-scaled matrix J S of the serial ScaledPetsc (lambda by c_j m, mu
 ///   and nu by c_j) as one MatMPIAIJ, solved by KSP preonly + LU with MUMPS inside a custom
 ///   SUNLinearSolver; PETSc options under IdaOptions::petsc_prefix (default -ida_).

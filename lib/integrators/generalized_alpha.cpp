@@ -4,12 +4,12 @@
 #include <cmath>
 #include <sstream>
 
-#include "integrators/branch_watch.hpp"
-#include "mobility/constraint_rank.hpp"
 #include "analysis/energy.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "integrators/branch_watch.hpp"
+#include "mobility/constraint_rank.hpp"
 #include "solvers/saddle_point.hpp"
 
 namespace catena {

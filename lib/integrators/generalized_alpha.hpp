@@ -33,8 +33,8 @@
 /// without any failure (benchmarks/results/chain_dynamics.md), which is why error control is
 /// the default.
 
-#include "integrators/dynamics.hpp"
 #include "assembly/plan.hpp"
+#include "integrators/dynamics.hpp"
 
 namespace catena {
 

@@ -42,9 +42,9 @@
 #include <Eigen/Cholesky>
 #include <Eigen/LU>
 
+#include "assembly/plan.hpp"
 #include "integrators/dynamics.hpp"
 #include "mobility/tangent_continuation.hpp"
-#include "assembly/plan.hpp"
 
 namespace catena {
 

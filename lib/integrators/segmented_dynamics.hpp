@@ -30,8 +30,8 @@
 #include <string>
 #include <vector>
 
-#include "io/checkpoint.hpp"
 #include "integrators/distributed_dynamics.hpp"
+#include "io/checkpoint.hpp"
 
 namespace catena {
 

@@ -14,19 +14,19 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "integrators/ida_dynamics.hpp"
-#include "modal/modal.hpp"
 #include "analysis/reactions.hpp"
-#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
+#include "integrators/distributed_dynamics.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "modal/distributed_modal.hpp"
+#include "modal/modal.hpp"
 #include "model/state.hpp"
 #include "mpi_support.hpp"
-#include "integrators/distributed_dynamics.hpp"
-#include "modal/distributed_modal.hpp"
-#include "statics/distributed_statics.hpp"
 #include "parallel/lattice_part.hpp"
-#include "solvers/redundant_klu.hpp"
 #include "petsc_fixture.hpp"
+#include "solvers/redundant_klu.hpp"
+#include "statics/distributed_statics.hpp"
+#include "statics/statics.hpp"
 
 using namespace catena;
 using namespace catena::test;

@@ -20,11 +20,11 @@
 #include <string>
 #include <vector>
 
-#include "mpi_support.hpp"
 #include "integrators/distributed_dynamics.hpp"
-#include "solvers/redundant_klu.hpp"
+#include "mpi_support.hpp"
 #include "parallel/reproducible_sum.hpp"
 #include "petsc_fixture.hpp"
+#include "solvers/redundant_klu.hpp"
 
 using namespace catena;
 using namespace catena::test;

@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "integrators/generalized_alpha.hpp"
-#include "modal/modal.hpp"
-#include "statics/statics.hpp"
 #include "io/yaml_loader.hpp"
+#include "modal/modal.hpp"
 #include "petsc_fixture.hpp"
+#include "statics/statics.hpp"
 
 using namespace catena;
 

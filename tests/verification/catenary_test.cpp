@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "modal/modal.hpp"
 #include "analysis/reactions.hpp"
-#include "statics/statics.hpp"
+#include "modal/modal.hpp"
 #include "model/generators.hpp"
 #include "petsc_fixture.hpp"
+#include "statics/statics.hpp"
 #include "test_support.hpp"
 
 using namespace catena;

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
-#include "integrators/ida_dynamics.hpp"
 #include "assembly/assemble.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "model/four_bar_lattice.hpp"
 #include "model/state.hpp"
 #include "petsc_fixture.hpp"

@@ -5,11 +5,11 @@
 
 #include <cmath>
 
-#include "statics/statics.hpp"
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/generators.hpp"
 #include "model/model_builder.hpp"
+#include "statics/statics.hpp"
 
 #include <Eigen/Eigenvalues>
 #include <Eigen/SVD>

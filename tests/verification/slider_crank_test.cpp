@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
+#include "assembly/assemble.hpp"
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "integrators/initial_state.hpp"
-#include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
 #include "kernels/pose.hpp"
 #include "petsc_fixture.hpp"

@@ -1,10 +1,10 @@
 #pragma once
 /// @file constraint_derivatives.hpp
 /// Position and velocity derivatives of the velocity- and acceleration-level constraints, which
-/// the Newton matrices of the DAE formulations need (formulations/mixed_basis/multibody_dae.hpp) and assembly
-/// does not provide. All are in velocity space (variations (delta r, theta_B) per body,
-/// NOTATION.md) and written into the pattern of C_q: a joint's rows depend only on its two bodies.
-/// Pure refills, no allocation, OpenMP over joints (each joint writes its own rows).
+/// the Newton matrices of the DAE formulations need (formulations/mixed_basis/multibody_dae.hpp)
+/// and assembly does not provide. All are in velocity space (variations (delta r, theta_B) per
+/// body, NOTATION.md) and written into the pattern of C_q: a joint's rows depend only on its two
+/// bodies. Pure refills, no allocation, OpenMP over joints (each joint writes its own rows).
 ///
 /// - d(C_q x)/dq for a fixed vector x (nv): row i is x^T K_c(e_i), K_c of the unit multiplier of
 ///   row i (K_c(lambda)[k, l] = d C_q[i, k] / dq_l summed with lambda_i, so the same tensor

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "formulations/mixed_basis/constraint_derivatives.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "formulations/mixed_basis/constraint_derivatives.hpp"
 #include "math/rotation.hpp"
 
 namespace catena {

@@ -22,8 +22,8 @@
 
 #include <vector>
 
-#include "integrators/ida_dynamics.hpp"
 #include "assembly/plan.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "model/state.hpp"
 
 namespace catena {

@@ -12,10 +12,10 @@
 
 #include <sstream>
 
-#include "mobility/constraint_rank.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
 #include "io/mobility_report.hpp"
+#include "mobility/constraint_rank.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "random_model.hpp"

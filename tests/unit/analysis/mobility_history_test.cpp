@@ -4,8 +4,8 @@
 // the cranks horizontal) that passes its singular configuration.
 #include <boost/test/unit_test.hpp>
 
-#include "mobility/mobility_history.hpp"
 #include "io/yaml_loader.hpp"
+#include "mobility/mobility_history.hpp"
 
 using namespace catena;
 
