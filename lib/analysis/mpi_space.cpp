@@ -15,6 +15,10 @@ MpiSpace::MpiSpace(DistributedAssembly& as, const SaddlePointSolverOptions& line
     : as_(as), dm_(as.distributedModel()), linear_(linear) {}
 
 std::vector<RankedText> MpiSpace::largest(std::vector<RankedText> local, int count) const {
+  return largestOverRanks(std::move(local), count);
+}
+
+std::vector<RankedText> largestOverRanks(std::vector<RankedText> local, int count) {
   // Every rank's entries, in rank order, as values and NUL-terminated texts.
   std::vector<double> values;
   std::string texts;
@@ -23,7 +27,8 @@ std::vector<RankedText> MpiSpace::largest(std::vector<RankedText> local, int cou
     texts += r.text;
     texts.push_back('\0');
   }
-  const int p = dm_.size();
+  int p = 1;
+  MPI_Comm_size(PETSC_COMM_WORLD, &p);
   const auto gather = [&](const auto& mine, auto& all, MPI_Datatype type) {
     int n = static_cast<int>(mine.size());
     std::vector<int> counts(p), displs(p, 0);

@@ -9,6 +9,10 @@
 
 namespace catena {
 
+/// The `count` entries of largest value over all ranks' `local` (Space::largest), on
+/// PETSC_COMM_WORLD. Collective.
+std::vector<RankedText> largestOverRanks(std::vector<RankedText> local, int count);
+
 class MpiSpace : public Space {
  public:
   /// Keeps a reference to assembly; linear: how its KKT solvers solve.

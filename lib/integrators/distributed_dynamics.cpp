@@ -11,6 +11,8 @@
 #include <sstream>
 #include <vector>
 
+#include "analysis/mpi_space.hpp"
+#include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "assembly/plan.hpp"
 #include "formulations/mixed_basis/multibody_dae.hpp"
@@ -270,6 +272,15 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
     out.state = at;
     return out;
   };
+  // A failure that every rank reaches together also names the rows with the largest |C| over
+  // the ranks at the state it returns (ghosts current), as the serial integrateIda does.
+  auto withWorstRows = [&](DistributedDynamicsResult r) {
+    VecX C(model.nc);
+    assembleConstraints(model, as.plan(), r.state.q, r.state.t, &C, nullptr);
+    for (RankedText& w : largestOverRanks(rankedWorstRows(model, C, 5), 5))
+      r.worst_rows.push_back(std::move(w.text));
+    return r;
+  };
 
   // 1. The start: consistent positions and velocities (checked), then v' and lambda.
   VecX vdot;
@@ -286,7 +297,7 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
       os << "distributed IDA: the initial state is not consistent (|C| = " << pos
          << ", |C_q v + C_t| = " << vel << "; tolerances " << pos_tol << ", " << vel_tol
          << "): start from an assembled configuration, such as the static equilibrium";
-      return fail(Status::Code::kInvalidInput, os.str(), s);
+      return withWorstRows(fail(Status::Code::kInvalidInput, os.str(), s));
     }
     const Status st = initialAccelerations(as, s, o.petsc_prefix, vdot, s.lambda);
     if (!st.ok())
@@ -389,7 +400,7 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
       os << "distributed IDA stopped at t = " << t << " s after max_steps = " << o.max_steps
          << " accepted steps (t_end = " << o.t_end << " s): raise max_steps, or loosen rtol/atol";
       dae.unpack(t, N_VGetArrayPointer(sun.y.get()), current);
-      return fail(Status::Code::kNotConverged, os.str(), current);
+      return withWorstRows(fail(Status::Code::kNotConverged, os.str(), current));
     }
     realtype tret = t;
     flag = IDASolve(mem, o.t_end, &tret, sun.y.get(), sun.yp.get(), IDA_ONE_STEP);
@@ -397,12 +408,13 @@ DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& as,
       finish(false);
       realtype tcur = t;
       IDAGetCurrentTime(mem, &tcur);
-      return fail(flag == IDA_MEM_FAIL || data.log.linear_solver.code == Status::Code::kResources
-                      ? Status::Code::kResources
-                      : Status::Code::kNotConverged,
-                  data.log.failure("distributed IDA " + idaFormulationName(o.formulation), tcur,
-                                   o.t_end, sundials::idaFlagName(flag)),
-                  current);
+      return withWorstRows(
+          fail(flag == IDA_MEM_FAIL || data.log.linear_solver.code == Status::Code::kResources
+                   ? Status::Code::kResources
+                   : Status::Code::kNotConverged,
+               data.log.failure("distributed IDA " + idaFormulationName(o.formulation), tcur,
+                                o.t_end, sundials::idaFlagName(flag)),
+               current));
     }
     ++stats.steps;
     realtype h = 0.0;

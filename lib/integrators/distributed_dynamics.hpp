@@ -37,6 +37,7 @@
 /// Every function here is collective over PETSC_COMM_WORLD.
 
 #include <string>
+#include <vector>
 
 #include "analysis/energy.hpp"
 #include "integrators/ida_dynamics.hpp"
@@ -63,6 +64,9 @@ struct DistributedDynamicsResult {
   std::string method;         ///< "IDA index-2 GGL (distributed, PETSc mumps)"
   std::string linear_solver;  ///< the factorization package of the Newton systems
   long unknowns = 0;          ///< global size of the DAE
+  /// On a failure in the run: the rows with the largest |C| over the ranks at `state`
+  /// (Model::rowName: value), the same on every rank, as DynamicsResult::worst_rows.
+  std::vector<std::string> worst_rows;
   DistributedDynamicsTimings timings;
 };
 

@@ -392,6 +392,12 @@ BOOST_AUTO_TEST_CASE(max_steps_stops_with_a_clear_status_on_every_rank) {
   BOOST_TEST(r.state.t > 0.0);
   BOOST_TEST(r.state.t < 0.3);
   checkSameStatusOnEveryRank(r.status);
+  // Issue 27: the worst rows as the serial run reports them, the same on every rank.
+  BOOST_TEST(r.worst_rows.size() == 5u);
+  std::string rows;
+  for (const std::string& w : r.worst_rows) rows += w + "\n";
+  BOOST_TEST(rows.find("joint '") == 0u, rows);
+  checkSameStatusOnEveryRank(Status::failure(Status::Code::kNotConverged, rows));
 }
 
 // An IDA failure (here: a smallest step far above what the motion needs) stops with IDA's
