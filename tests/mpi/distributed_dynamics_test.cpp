@@ -303,7 +303,8 @@ BOOST_AUTO_TEST_CASE(swinging_chain_equals_the_serial_run) {
 // A long chain starts: with fixed Newton weights on GGL's mu the run failed at t = 0 (the
 // serial one from 15000 links at the default multiplier_atol, from 2000 at 1e-5, used here to
 // keep the chain small; ida_test, long_chain_starts_in_every_formulation). The weights of mu
-// are scaled by h (ida_glue::ErrorWeights). Bounds as in the file's header.
+// are scaled by h (sundials::ErrorWeights, integrators/sundials/ida.hpp). Bounds as in the file's
+// header.
 BOOST_AUTO_TEST_CASE(long_chain_starts_as_the_serial_run) {
   const int N = 2000;
   IdaOptions o = options(1e-3);
