@@ -4,7 +4,7 @@
 //   - rotation-matrix DAE (T*, R; 9 elements of R as coordinates), IDA GGL index 2, dense;
 //   - rotation-matrix two-step elimination (the paper's sec. 5), ARKODE ERKStep
 //     Dormand-Prince 5(4) with projection;
-//   - catena's mixed basis (position, quaternion), IDA GGL index 2, KLU (analysis/ida_dynamics).
+//   - catena's mixed basis (position, quaternion), IDA GGL index 2, KLU (integrators/ida_dynamics).
 // For each rtol (atol = 1e-2 rtol): sizes, steps, Newton iterations, RHS/residual evaluations,
 // median wall time of --repeats runs, and the largest centre-of-mass error against the
 // two-angle reference ODE (26) (ARKODE Fehlberg 7(8), rtol 1e-12), sampled every 0.01 s.
