@@ -82,7 +82,10 @@ void MpiSpace::constraintForces(const VecX& lambda, VecX& cforce, VecX& terms) {
 }
 
 double MpiSpace::assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc) {
-  identity_ = false;
+  if (identity_) {
+    I_ = SparseMatrixCSR();  // used once, for the least-squares multipliers: no copy kept
+    identity_ = false;
+  }
   as_.assembleTangent(q, t, lambda, with_kc);
   return as_.maxAbsTangent();
 }

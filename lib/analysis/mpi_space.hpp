@@ -45,7 +45,7 @@ class MpiSpace : public Space {
   DistributedAssembly& as_;
   const DistributedModel& dm_;
   SaddlePointSolverOptions linear_;
-  SparseMatrixCSR I_;  // the identity of setTangentToIdentity (made on its first call)
+  SparseMatrixCSR I_;  // the identity of setTangentToIdentity, until the next tangent
   bool identity_ = false;
 };
 

@@ -1,7 +1,7 @@
 #pragma once
 /// @file phase_timer.hpp
 /// Adds the wall time (MPI_Wtime) of its scope to a phase's seconds: the phase timings of the
-/// distributed analyses (DistributedStaticsTimings, DistributedDynamicsTimings).
+/// distributed analyses (DistributedDynamicsTimings).
 
 #include <mpi.h>
 

@@ -19,12 +19,7 @@ DistributedStaticsResult solveDistributedStatics(DistributedAssembly& as, State 
                                                  const SaddlePointSolverOptions& linear) {
   as.distributedModel().updateGhosts(start.q);
   MpiSpace space(as, linear);
-  DistributedStaticsResult out;
-  static_cast<StaticsResult&>(out) = solveStatics(space, std::move(start), o);
-  out.q = out.state.q;
-  out.lambda = out.state.lambda;
-  out.timings = {out.setup_seconds, out.assembly_seconds, out.factor_seconds, out.solve_seconds};
-  return out;
+  return solveStatics(space, std::move(start), o);
 }
 
 double lowestMarkerHeight(const DistributedModel& dm, const VecX& q) {

@@ -17,22 +17,10 @@
 
 namespace catena {
 
-/// Wall seconds of this rank in the phases of solveDistributedStatics (StaticsResult's). The phases
-/// are collective, so the ranks' times differ only by load imbalance and waiting.
-struct DistributedStaticsTimings {
-  double setup = 0.0;          ///< saddle-point patterns, COO preallocation, KSP set-up
-  double assembly = 0.0;       ///< residuals, C, C_q, f, tangents (assembly + PETSc refill)
-  double factorization = 0.0;  ///< numeric LU (MUMPS: analysis and factorization)
-  double solve = 0.0;          ///< triangular solves
-};
-
-/// StaticsResult (status and reports the same on every rank; state: the local model's) with the
-/// rank's positions and multipliers at hand and its phase times.
-struct DistributedStaticsResult : StaticsResult {
-  VecX q;       ///< local positions (owned bodies, then ghosts): equilibrium or last iterate
-  VecX lambda;  ///< owned multipliers
-  DistributedStaticsTimings timings;
-};
+/// The one StaticsResult: status and reports the same on every rank, `state` the local model's
+/// (positions of the owned bodies then the ghosts, multipliers of the owned rows), phase times
+/// this rank's.
+using DistributedStaticsResult = StaticsResult;
 
 /// solveStatics (statics.hpp) on the rank's MpiSpace (analysis/mpi_space.hpp), from `start` (a
 /// State of the local model; the ghosts are updated here). Collective.

@@ -47,14 +47,23 @@ double naturalNorm(const Space& sp, const VecX& dq, double ls) {
   return std::sqrt(sp.sum(local * local));
 }
 
-/// Evaluates C, C_q, f and C_q^T lambda at s, r = f - C_q^T lambda; returns the residuals, each
+/// The vectors of the last evaluation (owned entries), kept for the Newton right-hand side and
+/// the conditioning check (no second C_q^T lambda for the check).
+struct Evaluation {
+  VecX r;       ///< f - C_q^T lambda
+  VecX cforce;  ///< C_q^T lambda
+  VecX terms;   ///< the magnitudes of the terms of r (forceTermMagnitudes)
+};
+
+/// Evaluates C, C_q, f and C_q^T lambda at s into the space and e; returns the residuals, each
 /// body's and joint's against its own scale (analysis/scales.hpp), maxima over the ranks.
-Residual evaluate(Space& sp, const State& s, const Scales& sc, VecX& r) {
+Residual evaluate(Space& sp, const State& s, const Scales& sc, Evaluation& e) {
   sp.assembleConstraints(s.q, s.t);
   sp.assembleForces(s.q, s.t);
-  VecX cforce, terms;
-  sp.constraintForces(s.lambda, cforce, terms);
-  r = sp.f() - cforce;
+  sp.constraintForces(s.lambda, e.cforce, e.terms);
+  VecX& r = e.r;
+  const VecX& terms = e.terms;
+  r = sp.f() - e.cforce;
   if (sp.max(r.allFinite() && sp.C().allFinite() ? 0.0 : 1.0) > 0.0) return {INFINITY, INFINITY};
   const Model& m = sp.model();
   return {
@@ -64,17 +73,15 @@ Residual evaluate(Space& sp, const State& s, const Scales& sc, VecX& r) {
 
 /// Bodies whose applied forces change, when their coordinates move by one unit of round-off,
 /// by more than kResolvedForces of the forces on them: there the equilibrium and the reactions
-/// are resolved no better than that (docs/statics.md). K = -df/dq at s (the space's last
-/// evaluation must be at s); at most `count` warnings over all ranks, the worst first.
+/// are resolved no better than that (docs/statics.md). K = -df/dq at s; terms: of the last
+/// evaluation, which must be at s; at most `count` warnings over all ranks, the worst first.
 constexpr double kResolvedForces = 1e-6;
 std::vector<std::string> conditioningWarnings(Space& sp, const State& s, const Scales& sc,
-                                              int count) {
+                                              const VecX& terms, int count) {
   const Model& m = sp.model();
   const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
   sp.assembleTangent(s.q, s.t, s.lambda, false);
   const SparseMatrixCSR& K = sp.tangent();
-  VecX cforce, terms;
-  sp.constraintForces(s.lambda, cforce, terms);
   const Index owned = sp.ownedVelocities();
   VecX roundoff = VecX::Zero(owned);
   constexpr double eps = 2.220446049250313e-16;
@@ -136,7 +143,8 @@ StaticsResult solveStatics(Space& sp, State s, const StaticsOptions& o) {
   StaticsResult out;
   s.v.setZero();
   if (s.lambda.size() != m.nc) s.lambda = VecX::Zero(m.nc);
-  VecX r;  // f - C_q^T lambda at the last evaluation
+  Evaluation e;  // at the last evaluation
+  const VecX& r = e.r;
 
   // 1. Scales, and multipliers that balance the applied forces in the least-squares sense
   //    (without them K_c would be zero at the first iteration).
@@ -203,7 +211,7 @@ StaticsResult solveStatics(Space& sp, State s, const StaticsOptions& o) {
   Residual res{};
   {
     ScopedSeconds timer(out.assembly_seconds);
-    res = evaluate(sp, s, sc, r);
+    res = evaluate(sp, s, sc, e);
   }
   out.history.push_back({res.force, res.position, 0.0});
   if (o.on_iteration) o.on_iteration(0, out.history.back());
@@ -258,7 +266,7 @@ StaticsResult solveStatics(Space& sp, State s, const StaticsOptions& o) {
       trial.lambda = s.lambda + alpha * lam;
       {
         ScopedSeconds timer(out.assembly_seconds);
-        tres = evaluate(sp, trial, sc, r);
+        tres = evaluate(sp, trial, sc, e);
       }
       if (!std::isfinite(tres.force)) {
         alpha *= 0.5;
@@ -293,7 +301,7 @@ StaticsResult solveStatics(Space& sp, State s, const StaticsOptions& o) {
   if (out.status.ok()) {
     if (converged(res)) {
       out.state = s;
-      out.warnings = conditioningWarnings(sp, s, sc, 5);
+      out.warnings = conditioningWarnings(sp, s, sc, e.terms, 5);
       addCost(*kkt, out);
       return out;
     }
@@ -303,10 +311,10 @@ StaticsResult solveStatics(Space& sp, State s, const StaticsOptions& o) {
        << ", each relative to its body's or joint's own scale)";
     out.status = Status::failure(Status::Code::kNotConverged, os.str());
   }
-  evaluate(sp, s, sc, r);  // the workspace at the last iterate
+  evaluate(sp, s, sc, e);  // the workspace at the last iterate
   out.worst_rows = worstRows(sp, 5);
   // A body whose forces round-off cannot resolve may be why Newton stalled: say so.
-  out.warnings = conditioningWarnings(sp, s, sc, 5);
+  out.warnings = conditioningWarnings(sp, s, sc, e.terms, 5);
   if (!out.warnings.empty())
     out.status.message += "; round-off may be the cause: " + out.warnings.front();
   out.state = s;

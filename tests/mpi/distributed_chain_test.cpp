@@ -217,23 +217,24 @@ StaticsComparison compareStatics(int N, const SaddlePointSolverOptions& linear =
 
   // Positions relative to the chain's size (coordinates in m, quaternions of norm 1).
   const double ls = d.length_scale;
-  out.q =
-      allMax((d.q.head(dm.ownedPositions()) - q.segment(part.first_body * 7, dm.ownedPositions()))
-                 .cwiseAbs()
-                 .maxCoeff()) /
-      std::max(ls, 1.0);
+  out.q = allMax((d.state.q.head(dm.ownedPositions()) -
+                  q.segment(part.first_body * 7, dm.ownedPositions()))
+                     .cwiseAbs()
+                     .maxCoeff()) /
+          std::max(ls, 1.0);
   out.lambda =
-      allMax((d.lambda - lambda.segment(dm.firstRow(), dm.ownedRows())).cwiseAbs().maxCoeff()) /
+      allMax(
+          (d.state.lambda - lambda.segment(dm.firstRow(), dm.ownedRows())).cwiseAbs().maxCoeff()) /
       lambda.cwiseAbs().maxCoeff();
   double lowest = INFINITY;
   for (Index k = 0; k < static_cast<Index>(whole.markers.size()); ++k)
     if (whole.markers[k].body >= 0)
       lowest = std::min(lowest, markerPosition(whole, q.data(), k).z());
-  const double sag = -lowestMarkerHeight(dm, d.q);
+  const double sag = -lowestMarkerHeight(dm, d.state.q);
   out.sag = std::abs(sag + lowest) / std::abs(lowest);
   const std::vector<JointReaction> R = computeJointReactions(whole, plan, q, 0.0, lambda);
-  const JointReaction a = distributedJointReaction(as, d.q, 0.0, d.lambda, 0);
-  const JointReaction b = distributedJointReaction(as, d.q, 0.0, d.lambda, N);
+  const JointReaction a = distributedJointReaction(as, d.state.q, 0.0, d.state.lambda, 0);
+  const JointReaction b = distributedJointReaction(as, d.state.q, 0.0, d.state.lambda, N);
   const double H = std::abs(R.front().force_world.x());
   out.reaction = std::max((a.force_world - R.front().force_world).norm(),
                           (b.force_world - R.back().force_world).norm()) /
@@ -297,8 +298,8 @@ BOOST_AUTO_TEST_CASE(iterative_statics_out_of_iterations_says_so) {
   const std::string& why = d.status.message;
   BOOST_TEST(why.find("least-squares estimate of the multipliers") != std::string::npos, why);
   BOOST_TEST(why.find("DIVERGED_ITS after 2 Krylov iterations") != std::string::npos, why);
-  BOOST_TEST(d.q.size() == dm.local().nq);
-  BOOST_TEST(d.q.allFinite());
+  BOOST_TEST(d.state.q.size() == dm.local().nq);
+  BOOST_TEST(d.state.q.allFinite());
 }
 
 // Within a rank the whole statics is bitwise identical for 1 and 2 OpenMP threads (the
@@ -319,8 +320,8 @@ BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
       const DistributedStaticsResult d = solveDistributedStatics(as, o);
       BOOST_TEST(d.status.ok(), d.status.message);
       BOOST_TEST(d.linear_solver == (o.petsc_prefix == "statics_" ? "mumps" : "redundant klu"));
-      std::vector<double> v(d.q.data(), d.q.data() + d.q.size());
-      v.insert(v.end(), d.lambda.data(), d.lambda.data() + d.lambda.size());
+      std::vector<double> v(d.state.q.data(), d.state.q.data() + d.state.q.size());
+      v.insert(v.end(), d.state.lambda.data(), d.state.lambda.data() + d.state.lambda.size());
       runs.push_back(std::move(v));
     }
     omp_set_num_threads(threads);
@@ -362,7 +363,7 @@ BOOST_AUTO_TEST_CASE(statics_that_does_not_converge_says_so_on_every_rank) {
   BOOST_TEST(why.find("did not converge in 2 iterations") != std::string::npos, why);
   BOOST_TEST(why.find("force residual") != std::string::npos, why);
   BOOST_TEST(d.history.size() == 3u);
-  BOOST_TEST(d.q.allFinite());
+  BOOST_TEST(d.state.q.allFinite());
   double sum = 0.0;
   for (const char c : why) sum += static_cast<unsigned char>(c);
   BOOST_TEST(allMax(sum) == -allMax(-sum));
@@ -453,7 +454,7 @@ BOOST_AUTO_TEST_CASE(distributed_statics_starts_from_a_given_state) {
   BOOST_TEST(off.history.size() > 2u);
   double diff = 0.0;
   for (Index b = 0; b < part.owned_bodies; ++b)
-    diff = std::max(diff, (off.q.segment(local.qOffset(b), 3) -
+    diff = std::max(diff, (off.state.q.segment(local.qOffset(b), 3) -
                            s.state.q.segment(whole.qOffset(part.globalBody(b)), 3))
                               .cwiseAbs()
                               .maxCoeff());

@@ -254,7 +254,7 @@ BOOST_AUTO_TEST_CASE(swinging_chain_equals_the_serial_run) {
     DistributedAssembly as(dm);
     const DistributedStaticsResult eq = solveDistributedStatics(as);
     BOOST_REQUIRE(eq.status.ok());
-    start.q = eq.q;
+    start.q = eq.state.q;
   }
   const double g = 9.81, turn = M_PI / 6.0;
   const Vec3 side(0.0, g * std::sin(turn), -g * std::cos(turn));

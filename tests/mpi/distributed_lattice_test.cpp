@@ -108,7 +108,7 @@ void checkStatics(const SaddlePointSolverOptions& linear, int L = 6) {
   BOOST_REQUIRE_MESSAGE(s->serial.status.ok(), s->serial.status.message);
   const Model& m = s->d.part.model;
   const Model& w = s->whole;
-  const VecX &q = s->statics.q, &qs = s->serial.state.q;
+  const VecX &q = s->statics.state.q, &qs = s->serial.state.q;
   double dq = 0.0, dlambda = 0.0, hang = 0.0, lambda_scale = 0.0;
   for (Index b = 0; b < s->d.part.owned_bodies; ++b) {
     const Index k = w.findBody(m.bodies[b].name);
@@ -127,11 +127,11 @@ void checkStatics(const SaddlePointSolverOptions& linear, int L = 6) {
   lambda_scale = ls.cwiseAbs().maxCoeff();
   double vertical = 0.0;
   const std::vector<JointReaction> R =
-      computeJointReactions(m, s->as->plan(), q, 0.0, s->statics.lambda);
+      computeJointReactions(m, s->as->plan(), q, 0.0, s->statics.state.lambda);
   for (Index j = 0; j < static_cast<Index>(m.joints.size()); ++j) {
     const Index k = joint.at(m.joints[j].name);
     for (Index r = 0; r < m.joint_row_offset[j + 1] - m.joint_row_offset[j]; ++r)
-      dlambda = std::max(dlambda, std::abs(s->statics.lambda(m.joint_row_offset[j] + r) -
+      dlambda = std::max(dlambda, std::abs(s->statics.state.lambda(m.joint_row_offset[j] + r) -
                                            ls(w.joint_row_offset[k] + r)));
     if (m.markers[m.joints[j].marker2].body == kGround) vertical += R[j].force_world.y();
   }
@@ -192,7 +192,7 @@ BOOST_AUTO_TEST_CASE(modes_equal_the_hanging_lattice_closed_form) {
   ModalOptions mo;
   mo.modes = count;
   const DistributedModalResult dr =
-      solveDistributedModal(*s->as, s->statics.q, s->statics.lambda, mo);
+      solveDistributedModal(*s->as, s->statics.state.q, s->statics.state.lambda, mo);
   BOOST_REQUIRE_MESSAGE(dr.status.ok(), dr.status.message);
   BOOST_REQUIRE_EQUAL(static_cast<int>(dr.modes.size()), count);
   const ModalResult sr = solveModal(s->whole, buildAssemblyPlan(s->whole), s->serial.state, mo);
@@ -233,8 +233,8 @@ BOOST_AUTO_TEST_CASE(statics_is_bitwise_identical_for_any_thread_count) {
       omp_set_num_threads(t);
       const DistributedStaticsResult r = solveDistributedStatics(as, options);
       BOOST_TEST(r.status.ok(), r.status.message);
-      VecX v(r.q.size() + r.lambda.size());
-      v << r.q, r.lambda;
+      VecX v(r.state.q.size() + r.state.lambda.size());
+      v << r.state.q, r.state.lambda;
       runs.push_back(v);
     }
     omp_set_num_threads(threads);

@@ -66,7 +66,7 @@ ModalComparison compareModal(int N, int modes) {
   DistributedAssembly as(dm);
   const DistributedStaticsResult d = solveDistributedStatics(as);
   BOOST_REQUIRE_MESSAGE(d.status.ok(), d.status.message);
-  const DistributedModalResult dr = solveDistributedModal(as, d.q, d.lambda, o);
+  const DistributedModalResult dr = solveDistributedModal(as, d.state.q, d.state.lambda, o);
   BOOST_REQUIRE_MESSAGE(dr.status.ok(), dr.status.message);
   BOOST_REQUIRE_EQUAL(static_cast<int>(dr.modes.size()), modes);
 
@@ -149,7 +149,7 @@ namespace {
 std::vector<double> modalRun(DistributedAssembly& as, bool with_shapes) {
   const DistributedStaticsResult d = solveDistributedStatics(as);
   BOOST_TEST(d.status.ok(), d.status.message);
-  const DistributedModalResult r = solveDistributedModal(as, d.q, d.lambda);
+  const DistributedModalResult r = solveDistributedModal(as, d.state.q, d.state.lambda);
   BOOST_TEST(r.status.ok(), r.status.message);
   std::vector<double> v;
   for (const DistributedMode& m : r.modes) {
@@ -220,7 +220,7 @@ BOOST_AUTO_TEST_CASE(unconverged_modes_are_a_failure_on_every_rank) {
   o.modes = 12;
   PetscOptionsSetValue(nullptr, "-modal_eps_max_it", "1");
   PetscOptionsSetValue(nullptr, "-modal_eps_ncv", "13");
-  const DistributedModalResult r = solveDistributedModal(as, d.q, d.lambda, o);
+  const DistributedModalResult r = solveDistributedModal(as, d.state.q, d.state.lambda, o);
   PetscOptionsClearValue(nullptr, "-modal_eps_max_it");
   PetscOptionsClearValue(nullptr, "-modal_eps_ncv");
   if (worldRank() == 0) BOOST_TEST_MESSAGE(worldSize() << " ranks: " << r.status.message);
@@ -253,7 +253,7 @@ BothModal bothModal(int N, int modes, bool limit_to_dof = true, bool damped = fa
   DistributedAssembly as(dm);
   const DistributedStaticsResult d = solveDistributedStatics(as);
   BOOST_REQUIRE(d.status.ok());
-  out.distributed = solveDistributedModal(as, d.q, d.lambda, o);
+  out.distributed = solveDistributedModal(as, d.state.q, d.state.lambda, o);
   const Model whole = wholeChain(N);
   const AssemblyPlan plan = buildAssemblyPlan(whole);
   const StaticsResult s = solveStatics(whole, plan, initialState(whole));

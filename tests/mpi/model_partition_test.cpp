@@ -46,9 +46,9 @@ Agreement compareWithSerial(const Model& whole) {
   const Model& local = dm.local();
   double diff = 0.0;
   for (Index b = 0; b < pm.part.owned_bodies; ++b)
-    diff = std::max(
-        diff, (d.q.segment(local.qOffset(b), 3) - s.state.q.segment(whole.qOffset(pm.body[b]), 3))
-                  .norm());
+    diff = std::max(diff, (d.state.q.segment(local.qOffset(b), 3) -
+                           s.state.q.segment(whole.qOffset(pm.body[b]), 3))
+                              .norm());
   Agreement a;
   a.position = allMax(diff);
   a.iterations = static_cast<int>(d.history.size()) - 1;
