@@ -1,7 +1,8 @@
 #pragma once
 /// @file distributed_dynamics.hpp
 /// Time integration of a DistributedModel with SUNDIALS IDA in the stabilized index-2 (GGL)
-/// formulation of integrators/ida_dynamics.hpp (docs/dynamics-ida.md, docs/parallel.md):
+/// formulation of integrators/ida_dynamics.hpp (docs/dynamics-ida.md, docs/parallel.md), by the
+/// same driver as the serial integrateIda (ida_driver.hpp) over the rank's MpiIdaSystem:
 ///
 ///   q' = N(q) (v - C_q^T mu) + nu rho,  M v' + C_q^T lambda = f,  C = 0,  C_q v + C_t = 0,
 ///   |rho|^2 = 1 per body.
@@ -15,9 +16,9 @@
 ///   owners; after it, the joint terms that the owned joints put on ghost rows (C_q^T lambda, N
 ///   C_q^T mu) are added to the owners' rows: a reverse ghost update for the residual, COO sums for
 ///   the matrix.
-/// - Newton systems: the column-scaled matrix J S of the serial ScaledPetsc (lambda by c_j m, mu
-///   and nu by c_j) as one MatMPIAIJ, solved by KSP preonly + LU with MUMPS inside a custom
-///   SUNLinearSolver; PETSc options under IdaOptions::petsc_prefix (default -ida_).
+/// - Newton systems: the column-scaled matrix J S of the serial run (lambda by c_j m, mu and nu
+///   by c_j) as one MatMPIAIJ, solved by KSP preonly + LU with MUMPS; PETSc options under
+///   IdaOptions::petsc_prefix (default -ida_).
 /// - Initial state: the given state must be consistent (C = 0, C_q v + C_t = 0), such as a
 ///   chain at rest in its assembled 'V' or at its static equilibrium: positions are not
 ///   assembled here. v' and lambda come from the distributed KKT system
@@ -45,30 +46,11 @@
 
 namespace catena {
 
-/// Wall seconds of this rank in the phases of integrateDistributedIda (MPI_Wtime).
-struct DistributedDynamicsTimings {
-  double setup = 0.0;          ///< numbering, DAE pattern, COO patterns, KSP, IDA objects
-  double initial = 0.0;        ///< the KKT solve for v' and lambda at t0 (assembly + LU)
-  double assembly = 0.0;       ///< residuals and Newton matrices, ghost updates included
-  double factorization = 0.0;  ///< numeric LU of the Newton matrices (MUMPS)
-  double solve = 0.0;          ///< triangular solves of the Newton systems
-  double integration = 0.0;    ///< the whole step loop (contains the three above)
-};
-
-struct DistributedDynamicsResult {
-  Status status;  ///< the same on every rank
-  /// The last state reached, of the local model (model/state.hpp): q and v of the owned bodies
-  /// then the ghosts (up to date), lambda of the owned joints, quaternions normalized.
-  State state;
-  DynamicsStats stats;
-  std::string method;         ///< "IDA index-2 GGL (distributed, PETSc mumps)"
-  std::string linear_solver;  ///< the factorization package of the Newton systems
-  long unknowns = 0;          ///< global size of the DAE
-  /// On a failure in the run: the rows with the largest |C| over the ranks at `state`
-  /// (Model::rowName: value), the same on every rank, as DynamicsResult::worst_rows.
-  std::vector<std::string> worst_rows;
-  DistributedDynamicsTimings timings;
-};
+/// The result of integrateDistributedIda: state is of the local model (q and v of the owned
+/// bodies then the ghosts, up to date; lambda of the owned joints; quaternions normalized);
+/// status, stats and worst_rows are the same on every rank; timings are this rank's.
+using DistributedDynamicsResult = IdaResult;
+using DistributedDynamicsTimings = IdaTimings;
 
 /// Integrates from `initial` (a State of the local model, ghosts included; lambda is computed)
 /// to options.t_end. Options as for integrateIda; only IdaFormulation::kIndex2 is distributed,

@@ -32,14 +32,10 @@
 #include <vector>
 
 #include "assembly/plan.hpp"
+#include "formulations/mixed_basis/dae_formulation.hpp"
 #include "integrators/dynamics.hpp"
 
 namespace catena {
-
-enum class IdaFormulation { kIndex3, kIndex2, kIndex1 };
-
-/// "index-3", "index-2 GGL", "index-1 with projection".
-std::string idaFormulationName(IdaFormulation f);
 
 /// Who solves the Newton systems (docs/dynamics-ida.md, "Linear solvers"). Both solve the same
 /// column-scaled matrix; they differ by round-off only.
@@ -88,6 +84,23 @@ struct IdaOptions {
   std::string petsc_prefix = "ida_";
 };
 
+/// Wall seconds of the phases of an IDA run, this rank's (MPI_Wtime).
+struct IdaTimings {
+  double setup = 0.0;          ///< the DAE, its pattern, the Newton solver, the IDA objects
+  double initial = 0.0;        ///< the consistent start and the KKT solve for v' and lambda
+  double assembly = 0.0;       ///< residuals and Newton matrices (ghost updates included)
+  double factorization = 0.0;  ///< numeric LU of the Newton matrices
+  double solve = 0.0;          ///< triangular solves of the Newton systems
+  double integration = 0.0;    ///< the whole step loop (contains the three above)
+};
+
+/// DynamicsResult with what an IDA run adds.
+struct IdaResult : DynamicsResult {
+  std::string linear_solver;  ///< the package of the Newton systems ("KLU", "mumps", ...)
+  long unknowns = 0;          ///< global size of the DAE
+  IdaTimings timings;
+};
+
 /// Integrates from `initial` (t0 = initial.t) to options.t_end. v' and lambda at t0 come from
 /// [M C_q^T; C_q 0] [v'; lambda] = [f; gamma] (SaddlePointSolver: PETSc must be initialized,
 /// parallel/petsc_session.hpp, for either linear_solver). The observer gets t0 and every output
@@ -95,8 +108,8 @@ struct IdaOptions {
 /// an IDA error, max_steps or a failed projection ends the run with a Status naming the time
 /// reached, IDA's flag and message, and DynamicsResult::worst_rows (largest |C| rows). Throws
 /// catena::Error on invalid options, or when PETSc is not initialized.
-DynamicsResult integrateIda(const Model& model, const AssemblyPlan& plan, const State& initial,
-                            const IdaOptions& options, const TrajectoryObserver& observer);
+IdaResult integrateIda(const Model& model, const AssemblyPlan& plan, const State& initial,
+                       const IdaOptions& options, const TrajectoryObserver& observer);
 
 /// The first step of an IDA integration (serial and distributed), s: the BDF1 local error of
 /// the positions, h^2/2 |q''|, at a tenth of the tolerance (q'' from vdot), at most 1e-3 of span

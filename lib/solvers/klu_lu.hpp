@@ -72,7 +72,7 @@ inline constexpr double kPivotTolerance = 0.1;
 /// Cap on the work of the maximum transversal in KLU's block triangular form (klu_common::
 /// maxwork), in units of nnz(A); past it KLU factors without a complete transversal, which only
 /// costs the block structure (Davis, KLU user guide). Uncapped, the transversal of a 10^4-link
-/// chain's GGL Newton matrix cost 81 s (integrators/ida_dynamics.cpp).
+/// chain's GGL Newton matrix cost 81 s (integrators/serial_ida_system.cpp).
 inline constexpr double kMaxTransversalWork = 10.0;
 
 /// A refactorization whose rcond falls below the last full factorization's divided by this is

@@ -9,6 +9,19 @@
 #include "math/rotation.hpp"
 
 namespace catena {
+
+std::string idaFormulationName(IdaFormulation f) {
+  switch (f) {
+    case IdaFormulation::kIndex3:
+      return "index-3";
+    case IdaFormulation::kIndex2:
+      return "index-2 GGL";
+    case IdaFormulation::kIndex1:
+      return "index-1 with projection";
+  }
+  return "unknown";
+}
+
 namespace {
 
 using Mat4 = Eigen::Matrix4d;

@@ -1,0 +1,308 @@
+#include "integrators/ida_system.hpp"
+
+#include <sunlinsol/sunlinsol_klu.h>
+#include <sunmatrix/sunmatrix_sparse.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <optional>
+#include <span>
+
+#include "analysis/scales.hpp"
+#include "assembly/assemble.hpp"
+#include "integrators/branch_watch.hpp"
+#include "integrators/initial_state.hpp"
+#include "integrators/sundials/error_log.hpp"
+#include "mobility/constraint_rank.hpp"
+#include "solvers/klu_lu.hpp"
+#include "solvers/saddle_point.hpp"
+#include "solvers/sparse_linear_solver.hpp"
+
+namespace catena {
+namespace {
+
+/// Column scales of the Newton matrix at c_j: with a mass scale m, the corrections of an index-3
+/// system behave as dv ~ c_j dq, dlambda ~ c_j^2 m dq (GGL: dlambda ~ c_j m dv, dmu ~ c_j dq;
+/// index 1: dlambda ~ m dv'), and a multiplier in a kinematic equation (mu, nu) as c_j dq.
+/// Solving for the scaled corrections keeps the blocks of J O(1) for any c_j, where the
+/// unscaled matrix's condition number grows like c_j^2 (index 3) or c_j (GGL) and the
+/// multipliers' corrections lose digits (GGL, 150 deg pendulum at rtol 1e-8: period error
+/// 1.2e-6 unscaled, 5.5e-7 scaled).
+void columnScale(const DaeLayout& L, IdaFormulation f, double m, double cj, VecX& s) {
+  s.setOnes(L.size);
+  switch (f) {
+    case IdaFormulation::kIndex3:
+      s.segment(L.v, L.nv).setConstant(cj);
+      s.segment(L.lambda, L.nc).setConstant(cj * cj * m);
+      break;
+    case IdaFormulation::kIndex2:
+      s.segment(L.lambda, L.nc).setConstant(cj * m);
+      s.segment(L.mu, L.nmu).setConstant(cj);
+      break;
+    case IdaFormulation::kIndex1:
+      s.segment(L.lambda, L.nc).setConstant(m);
+      break;
+  }
+  s.segment(L.nu, L.nnu).setConstant(cj);
+}
+
+/// The KKT solves around IDA: consistent accelerations and multipliers
+/// [M C_q^T; C_q 0] [v'; lambda] = [f; gamma], and the mass-weighted projection of q and v
+/// onto C = 0 and C_q v + C_t = 0 (index 1). One factorization per configuration.
+class KktSolves {
+ public:
+  KktSolves(const Model& m, const AssemblyPlan& plan, const std::string& prefix)
+      : m_(m),
+        plan_(plan),
+        Cq_(makeConstraintMatrix(plan)),
+        M_(makeBodyMatrix(plan)),
+        kkt_(M_, Cq_, prefix) {
+    for (VecX* x : {&C_, &Ct_, &rate_, &gamma_}) x->resize(m.nc);
+    f_.resize(m.nv);
+  }
+
+  /// v' and lambda at the state s (positions and velocities consistent).
+  Status accelerations(const State& s, VecX& vdot, VecX& lambda) {
+    Status st = factorAt(s.q, s.t);
+    if (!st.ok()) return st;
+    return solveAccelerations(s, vdot, lambda);
+  }
+
+  /// Projects s.q onto C = 0 (simplified Newton, minimum M-norm corrections, until
+  /// |C|_inf <= position_tolerance) and s.v onto C_q v + C_t = 0 (one minimum M-norm
+  /// correction), then computes v' and lambda there.
+  Status project(State& s, double position_tolerance, VecX& vdot) {
+    Status st = factorAt(s.q, s.t);
+    if (!st.ok()) return st;
+    const VecX zero_v = VecX::Zero(m_.nv);
+    VecX dq, y;
+    for (int it = 0;; ++it) {
+      assembleConstraints(m_, plan_, s.q, s.t, &C_, nullptr);
+      if (maxAbs(C_) <= position_tolerance) break;
+      if (it == 20)
+        return Status::failure(Status::Code::kNotConverged,
+                               "the projection onto the position constraints did not converge "
+                               "(|C| = " +
+                                   std::to_string(maxAbs(C_)) + " m after 20 iterations)");
+      st = kkt_.solve(zero_v, VecX(-C_), dq, y);
+      if (!st.ok()) return st;
+      applyVariation(m_, dq, 1.0, s.q);
+    }
+    st = factorAt(s.q, s.t);
+    if (!st.ok()) return st;
+    assembleConstraintTimeDerivative(m_, plan_, s.q, s.t, Ct_);
+    const VecX residual = Cq_ * s.v + Ct_;
+    VecX dv;
+    st = kkt_.solve(zero_v, VecX(-residual), dv, y);
+    if (!st.ok()) return st;
+    s.v += dv;
+    return solveAccelerations(s, vdot, s.lambda);
+  }
+
+  /// |C|_inf and |C_q v + C_t|_inf at s.
+  std::pair<double, double> drift(const State& s) {
+    assembleConstraints(m_, plan_, s.q, s.t, &C_, &Cq_);
+    assembleConstraintTimeDerivative(m_, plan_, s.q, s.t, Ct_);
+    rate_.noalias() = Cq_ * s.v;
+    rate_ += Ct_;
+    return {maxAbs(C_), maxAbs(rate_)};
+  }
+
+ private:
+  Status factorAt(const VecX& q, double t) {
+    assembleConstraints(m_, plan_, q, t, nullptr, &Cq_);
+    assembleMass(m_, plan_, q, M_);
+    double a = 0.0, c = 0.0;
+    for (int k = 0; k < M_.nonZeros(); ++k) a = std::max(a, std::abs(M_.valuePtr()[k]));
+    for (int k = 0; k < Cq_.nonZeros(); ++k) c = std::max(c, std::abs(Cq_.valuePtr()[k]));
+    return kkt_.factor(M_, Cq_, (a > 0.0 && c > 0.0) ? a / c : 1.0);
+  }
+  Status solveAccelerations(const State& s, VecX& vdot, VecX& lambda) {
+    assembleForces(m_, plan_, s.q, s.v, s.t, f_);
+    assembleGamma(m_, plan_, s.q, s.v, s.t, gamma_);
+    return kkt_.solve(f_, gamma_, vdot, lambda);
+  }
+
+  const Model& m_;
+  const AssemblyPlan& plan_;
+  SparseMatrixCSR Cq_, M_;
+  VecX C_, Ct_, rate_, f_, gamma_;
+  SaddlePointSolver kkt_;
+};
+
+bool allFinite(const double* x, Index n) {
+  for (Index i = 0; i < n; ++i)
+    if (!std::isfinite(x[i])) return false;
+  return true;
+}
+
+/// The whole model in one process: MultibodyDae in any formulation, its Newton systems
+/// column-scaled (columnScale) and solved by SUNDIALS' KLU or by PETSc (SparseLinearSolver on
+/// the DAE's fixed pattern), the KKT solves of KktSolves.
+class SerialIdaSystem final : public IdaSystem {
+ public:
+  SerialIdaSystem(const Model& m, const AssemblyPlan& plan, const IdaOptions& o)
+      : m_(m),
+        plan_(plan),
+        petsc_(o.linear_solver == IdaLinearSolver::kPetsc),
+        kkt_(m, plan, o.petsc_prefix),
+        branch_(m) {}
+
+  std::string name() const override { return "IDA"; }
+  std::string solverName() const override {
+    if (!petsc_) return "KLU";
+    return petsc_solver_ ? "PETSc " + petsc_solver_->description() : "PETSc";
+  }
+  std::string package() const override { return solverName(); }
+  void requireFormulation(IdaFormulation) const override {}
+  const Model& model() const override { return m_; }
+  sundials::Context makeContext() const override { return sundials::Context(); }
+
+  Status consistentStart(State& s, const IdaOptions& o,
+                         std::vector<std::string>& worst_rows) override {
+    if (!o.assemble_initial_state) return Status::success();
+    InitialStateResult r = assembleInitialState(m_, plan_, s);
+    s = r.state;
+    worst_rows = r.worst_rows;
+    return r.status;
+  }
+  Status accelerations(const State& s, VecX& vdot, VecX& lambda) override {
+    return kkt_.accelerations(s, vdot, lambda);
+  }
+  std::string diagnoseSingular(const State& s) override {
+    return diagnoseSingularSaddlePoint(m_, plan_, s.q, s.t);
+  }
+  double initialStep(const State& s, const VecX& vdot, const IdaOptions& o, double span) override {
+    return initialIdaStep(m_, static_cast<Index>(m_.bodies.size()), s, vdot, o, span,
+                          static_cast<double>(m_.nq), [](const std::vector<double>& squares) {
+                            double sum = 0.0;
+                            for (double x : squares) sum += x;
+                            return sum;
+                          });
+  }
+
+  Status setup(const IdaOptions& o, const sundials::Context& ctx) override {
+    formulation_ = o.formulation;
+    dae_.emplace(m_, plan_, o.formulation);
+    const SparseMatrixCSR& pattern = dae_->jacobian();
+    const Index n = dae_->layout().size;
+    J_.reset(SUNSparseMatrix(n, n, pattern.nonZeros(), CSR_MAT, ctx.get()));
+    if (!J_)
+      return Status::failure(Status::Code::kResources, "out of memory for the Newton matrix");
+    if (petsc_) {
+      petsc_solver_ = std::make_unique<SparseLinearSolver>(
+          std::span<const int>(pattern.outerIndexPtr(), pattern.rows() + 1),
+          std::span<const int>(pattern.innerIndexPtr(), pattern.nonZeros()), o.petsc_prefix);
+      return Status::success();
+    }
+    sundials::Vector y = sundials::serialVector(n, ctx);
+    if (y) klu_.reset(SUNLinSol_KLU(y.get(), J_.get(), ctx.get()));
+    if (!klu_) return Status::failure(Status::Code::kResources, "SUNLinSol_KLU failed");
+    // The maximum transversal of KLU's block triangular form is superlinear on the GGL Newton
+    // matrix of a long chain: 64 % of a 5000-link chain's run, and 81 s of a 10^4-link run that
+    // takes 8 s capped (hand runs, docs/dynamics-ida.md). Its work is capped at
+    // kMaxTransversalWork nnz: small models still finish it (their results are unchanged), long
+    // chains stop it early.
+    SUNLinSol_KLUGetCommon(klu_.get())->maxwork = kMaxTransversalWork;
+    return Status::success();
+  }
+  void release() override {
+    klu_.reset();
+    J_.reset();
+  }
+  Index localSize() const override { return dae_->layout().size; }
+  long globalSize() const override { return static_cast<long>(dae_->layout().size); }
+  sundials::Vector makeVector(const sundials::Context& ctx) const override {
+    return sundials::serialVector(localSize(), ctx);
+  }
+  const DaeLayout& layout() const override { return dae_->layout(); }
+  void ownedEntries(const VecX& whole, double* out) const override {
+    std::copy(whole.data(), whole.data() + whole.size(), out);
+  }
+  VecX errorTestIds() const override { return dae_->errorTestIds(); }
+  void pack(const State& s, const VecX& vdot, double* y, double* yp) override {
+    dae_->pack(s, vdot, y_, yp_);
+    std::copy(y_.data(), y_.data() + y_.size(), y);
+    std::copy(yp_.data(), yp_.data() + yp_.size(), yp);
+  }
+  void unpack(double t, const double* y, State& s) override { dae_->unpack(t, y, s); }
+
+  int residual(double t, const double* y, const double* yp, double* F, Status&) override {
+    dae_->residual(t, y, yp, F);
+    return allFinite(F, localSize()) ? 0 : 1;
+  }
+  int newtonMatrix(double t, const double* y, const double* yp, double cj, Status&) override {
+    const SparseMatrixCSR& A = dae_->newtonMatrix(t, y, yp, cj);
+    columnScale(dae_->layout(), formulation_, dae_->massScale(), cj, scale_);
+    sunindextype* ptr = SUNSparseMatrix_IndexPointers(J_.get());
+    sunindextype* idx = SUNSparseMatrix_IndexValues(J_.get());
+    realtype* val = SUNSparseMatrix_Data(J_.get());
+    const int n = static_cast<int>(A.rows()), nnz = static_cast<int>(A.nonZeros());
+    for (int i = 0; i <= n; ++i) ptr[i] = A.outerIndexPtr()[i];
+    for (int k = 0; k < nnz; ++k) {
+      const int col = A.innerIndexPtr()[k];
+      idx[k] = col;
+      val[k] = A.valuePtr()[k] * scale_[col];
+    }
+    return allFinite(val, nnz) ? 0 : 1;
+  }
+  int initializeSolver() override {
+    return petsc_ ? SUNLS_SUCCESS : SUNLinSolInitialize(klu_.get());
+  }
+  int factor(Status& error) override {
+    if (!petsc_) return SUNLinSolSetup(klu_.get(), J_.get());
+    const auto nnz = static_cast<std::size_t>(dae_->jacobian().nonZeros());
+    error = petsc_solver_->factor({SUNSparseMatrix_Data(J_.get()), nnz});
+    return sundials::linearSolverFlag(error);
+  }
+  int solve(N_Vector b, N_Vector x, double tol, Status& error) override {
+    if (petsc_) {
+      const auto n = static_cast<std::size_t>(N_VGetLength(b));
+      error = petsc_solver_->solve({N_VGetArrayPointer(b), n}, {N_VGetArrayPointer(x), n});
+      if (!error.ok()) return sundials::linearSolverFlag(error);
+    } else {
+      const int flag = SUNLinSolSolve(klu_.get(), J_.get(), x, b, tol);
+      if (flag != SUNLS_SUCCESS) return flag;
+    }
+    double* xv = N_VGetArrayPointer(x);
+    for (Index i = 0; i < scale_.size(); ++i) xv[i] *= scale_[i];
+    return SUNLS_SUCCESS;
+  }
+
+  std::vector<std::string> worstRows(const State& s) override {
+    VecX C(m_.nc);
+    assembleConstraints(m_, plan_, s.q, s.t, &C, nullptr);
+    return catena::worstRows(m_, C, 5);
+  }
+  bool watchBranch(const State& s) override { return branch_.add(s); }
+  Status branchStatus() const override { return branch_.status(); }
+
+  std::pair<double, double> drift(const State& s) override { return kkt_.drift(s); }
+  Status project(State& s, double position_tolerance, VecX& vdot) override {
+    return kkt_.project(s, position_tolerance, vdot);
+  }
+  double lengthScale() const override { return catena::lengthScale(m_); }
+
+ private:
+  const Model& m_;
+  const AssemblyPlan& plan_;
+  const bool petsc_;
+  KktSolves kkt_;
+  BranchWatch branch_;
+  IdaFormulation formulation_ = IdaFormulation::kIndex2;
+  std::optional<MultibodyDae> dae_;
+  VecX scale_, y_, yp_;
+  sundials::Matrix J_;  ///< J S, CSR, in the DAE's fixed pattern
+  sundials::LinearSolver klu_;
+  std::unique_ptr<SparseLinearSolver> petsc_solver_;
+};
+
+}  // namespace
+
+std::unique_ptr<IdaSystem> makeSerialIdaSystem(const Model& model, const AssemblyPlan& plan,
+                                               const IdaOptions& o) {
+  return std::make_unique<SerialIdaSystem>(model, plan, o);
+}
+
+}  // namespace catena
