@@ -56,21 +56,25 @@ std::vector<RankedText> largestOverRanks(std::vector<RankedText> local, int coun
 }
 
 double MpiSpace::lengthScale() const {
+  return distributedLengthScale(dm_);
+}
+
+double distributedLengthScale(const DistributedModel& dm) {
   // analysis/scales.hpp's lengthScale over the ranks: the bodies' start positions and the ground
   // markers (each held by one part) about their centroid.
-  const Model& m = dm_.local();
+  const Model& m = dm.local();
   std::vector<Vec3> points;
-  for (Index b = 0; b < dm_.part().owned_bodies; ++b) points.push_back(m.bodies[b].position);
+  for (Index b = 0; b < dm.part().owned_bodies; ++b) points.push_back(m.bodies[b].position);
   for (const Marker& k : m.markers)
     if (k.body == kGround) points.push_back(k.position);
-  const double count = dm_.sum(static_cast<double>(points.size()));
+  const double count = dm.sum(static_cast<double>(points.size()));
   if (count == 0.0) return 1.0;
   Vec3 c = Vec3::Zero();
   for (const Vec3& x : points) c += x;
-  c = dm_.sum(c) / count;
+  c = dm.sum(c) / count;
   double r = 0.0;
   for (const Vec3& x : points) r = std::max(r, (x - c).norm());
-  r = dm_.max(r);
+  r = dm.max(r);
   return r > 0.0 ? r : 1.0;
 }
 

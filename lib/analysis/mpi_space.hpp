@@ -13,6 +13,10 @@ namespace catena {
 /// PETSC_COMM_WORLD. Collective.
 std::vector<RankedText> largestOverRanks(std::vector<RankedText> local, int count);
 
+/// analysis/scales.hpp's lengthScale of the whole distributed model (m), the same on every rank.
+/// Collective.
+double distributedLengthScale(const DistributedModel& dm);
+
 class MpiSpace : public Space {
  public:
   /// Keeps a reference to assembly; linear: how its KKT solvers solve.

@@ -8,27 +8,48 @@
 
 namespace catena {
 
-BranchWatch::BranchWatch(const Model& m) : weights_(m.nv), v_prev_(m.nv) {
-  const int per = m.nv_body, lin = m.dimension == 3 ? 3 : 2;
-  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b) {
+BranchWatch::BranchWatch(const Model& m)
+    : BranchWatch(m, static_cast<Index>(m.bodies.size()), lengthScale(m), nullptr) {}
+
+BranchWatch::BranchWatch(const Model& m, Index owned_bodies, double length_scale, RankSum sum)
+    : per_(m.nv_body),
+      owned_(owned_bodies),
+      sum_(std::move(sum)),
+      weights_(VecX::Zero(m.nv)),
+      v_prev_(m.nv) {
+  const int lin = m.dimension == 3 ? 3 : 2;
+  for (Index b = 0; b < owned_; ++b) {
     const Body& body = m.bodies[b];
     const double rotation =
         m.dimension == 3 ? body.inertia.diagonal().maxCoeff() : body.inertia(2, 2);
-    for (int k = 0; k < per; ++k)
-      weights_(b * per + k) = std::sqrt(k < lin ? body.mass : std::max(rotation, 0.0));
+    for (int k = 0; k < per_; ++k)
+      weights_(b * per_ + k) = std::sqrt(k < lin ? body.mass : std::max(rotation, 0.0));
   }
   for (const MarkerLoad& l : m.loads)
     if (l.scale.kind == TimeFunction::Kind::kPulse) pulses_.emplace_back(l.scale.c, l.scale.d);
   double mass = 0.0;
-  for (const Body& body : m.bodies) mass += body.mass;
-  potential_scale_ = mass * m.gravity.norm() * lengthScale(m);
+  if (sum_)
+    mass = sum_(owned_, [&](Index b) { return m.bodies[b].mass; });
+  else
+    for (const Body& body : m.bodies) mass += body.mass;
+  potential_scale_ = mass * m.gravity.norm() * length_scale;
+}
+
+double BranchWatch::norm(const VecX& v) const {
+  if (!sum_) return weights_.cwiseProduct(v).norm();
+  return std::sqrt(sum_(owned_, [&](Index b) {
+    return weights_.segment(b * per_, per_).cwiseProduct(v.segment(b * per_, per_)).squaredNorm();
+  }));
 }
 
 bool BranchWatch::nearShortPulse(double t0, double t1) const {
   const double h = t1 - t0;
+  bool near = false;
   for (const auto& [start, end] : pulses_)
-    if (end - start < 2.0 * h && end > t0 - h && start < t1 + h) return true;
-  return false;
+    near = near || (end - start < 2.0 * h && end > t0 - h && start < t1 + h);
+  // A pulse that a rank's loads hold is near for every rank.
+  if (sum_) return sum_(1, [&](Index) { return near ? 1.0 : 0.0; }) > 0.0;
+  return near;
 }
 
 bool BranchWatch::add(const State& s) {

@@ -15,7 +15,11 @@
 /// round-off next to the mechanism's energy (the largest kinetic energy so far plus
 /// sum m |g| times the length scale): the speed of a model that cannot move is round-off, and
 /// so are its "jumps". No allocation after construction.
+///
+/// On a distributed model every rank watches its owned bodies and the norms, the mass and the
+/// short-pulse test are summed over the ranks: every rank sees the same jump at the same output.
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -32,17 +36,29 @@ class BranchWatch {
   static constexpr double kRoundoffEnergy = 1e-12;  ///< against the mechanism's energy
   static constexpr double kNegligibleEnergy = 1e-30;  ///< J, whatever the mechanism
 
+  /// sum(n, term): the sum over the ranks of term(b) for b < n on each rank, the same on every
+  /// rank (parallel/reproducible_sum.hpp).
+  using RankSum = std::function<double(Index, const std::function<double(Index)>&)>;
+
+  /// The whole model in one process.
   explicit BranchWatch(const Model& model);
+  /// A rank's part of a distributed model: its bodies [0, owned_bodies) are watched, sums over
+  /// the ranks by `sum`; length_scale (m): of the whole model (analysis/scales.hpp). add() is
+  /// then collective.
+  BranchWatch(const Model& model, Index owned_bodies, double length_scale, RankSum sum);
   /// The next output state (times increasing). false, with status() set, once a jump is seen.
   bool add(const State& s);
   /// Not ok after a jump: between which times, how large, what it means.
   const Status& status() const { return status_; }
 
  private:
-  double norm(const VecX& v) const { return weights_.cwiseProduct(v).norm(); }
+  double norm(const VecX& v) const;
   /// True if a short load pulse may have jumped the velocity in [t0, t1] by itself.
   bool nearShortPulse(double t0, double t1) const;
 
+  int per_ = 0;                   ///< velocity coordinates per body
+  Index owned_ = 0;               ///< bodies watched (a rank's owned ones)
+  RankSum sum_;                   ///< empty: one process
   VecX weights_;                  ///< sqrt of the kinetic-energy weight of each velocity coordinate
   double potential_scale_ = 0.0;  ///< J: sum m |g| times the length scale
   double kinetic_max_ = 0.0;      ///< J: the largest kinetic energy seen

@@ -13,6 +13,7 @@
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "integrators/branch_watch.hpp"
 #include "integrators/distributed_dae.hpp"
 #include "integrators/distributed_dynamics.hpp"
 #include "integrators/ida_system.hpp"
@@ -113,7 +114,13 @@ Status initialAccelerations(const DistributedAssembly& as, const State& s,
 class MpiIdaSystem final : public IdaSystem {
  public:
   MpiIdaSystem(const DistributedAssembly& as, const IdaOptions& o)
-      : as_(as), dm_(as.distributedModel()), prefix_(o.petsc_prefix) {}
+      : as_(as),
+        dm_(as.distributedModel()),
+        prefix_(o.petsc_prefix),
+        branch_(dm_.local(), dm_.part().owned_bodies, distributedLengthScale(dm_),
+                [](Index n, const std::function<double(Index)>& term) {
+                  return reproducibleSum(PETSC_COMM_WORLD, n, term);
+                }) {}
 
   std::string name() const override { return "distributed IDA"; }
   std::string solverName() const override {
@@ -206,8 +213,8 @@ class MpiIdaSystem final : public IdaSystem {
       rows.push_back(std::move(w.text));
     return rows;
   }
-  bool watchBranch(const State&) override { return true; }
-  Status branchStatus() const override { return Status::success(); }
+  bool watchBranch(const State& s) override { return branch_.add(s); }
+  Status branchStatus() const override { return branch_.status(); }
 
   std::pair<double, double> drift(const State& s) override {
     const ConstraintDrift d = distributedConstraintDrift(as_, s);
@@ -216,13 +223,14 @@ class MpiIdaSystem final : public IdaSystem {
   Status project(State&, double, VecX&) override {
     return Status::failure(Status::Code::kInvalidInput, "no projection in distributed IDA");
   }
-  double lengthScale() const override { return 1.0; }
+  double lengthScale() const override { return distributedLengthScale(dm_); }
 
  private:
   const DistributedAssembly& as_;
   const DistributedModel& dm_;
   const std::string prefix_;
   std::optional<DistributedDae> dae_;
+  BranchWatch branch_;
 };
 
 }  // namespace

@@ -29,14 +29,17 @@
 #include <vector>
 
 #include "analysis/energy.hpp"
+#include "analysis/mpi_space.hpp"
 #include "analysis/reactions.hpp"
 #include "assembly/assemble.hpp"
+#include "integrators/branch_watch.hpp"
 #include "integrators/distributed_dynamics.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "kernels/pose.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "mpi_support.hpp"
+#include "parallel/reproducible_sum.hpp"
 #include "petsc_fixture.hpp"
 #include "statics/distributed_statics.hpp"
 #include "statics/statics.hpp"
@@ -416,4 +419,55 @@ BOOST_AUTO_TEST_CASE(ida_failure_stops_with_a_clear_status_on_every_rank) {
   BOOST_TEST(r.status.message.find("t = ") != std::string::npos, r.status.message);
   checkSameStatusOnEveryRank(r.status);
   if (worldRank() == 0) BOOST_TEST_MESSAGE(worldSize() << " ranks: " << r.status.message);
+}
+
+// The branch watch of the distributed runs (integrators/branch_watch.hpp, issue 27: every
+// diagnostic of the serial run): the velocity of the first ten links, all on rank 0, reverses
+// between two outputs of a smooth motion. Every rank's watch sees the jump at the same output,
+// as the serial watch of the whole chain does, and names the same interval; without the jump
+// no watch says anything.
+BOOST_AUTO_TEST_CASE(branch_watch_sees_one_ranks_jump_on_every_rank) {
+  const int N = 40, jumping = 10, outputs = 12, jump_at = 6;
+  const DistributedChain chain(N);
+  const Model& local = chain.dm.local();
+  const Model whole = buildCatenaryChain(chainOptions(N));
+  BOOST_REQUIRE(chain.part.first_body + chain.part.owned_bodies <= N);
+  // Output k of a motion whose speed grows smoothly, the first `jumping` links reversed from
+  // output jump_at on if `jump`; body b of `m` is global body global(b).
+  auto state = [&](const Model& m, Index bodies, auto global, int k, bool jump) {
+    State s = initialState(m);
+    s.t = 0.1 * k;
+    for (Index b = 0; b < bodies; ++b) {
+      const double sign = jump && k >= jump_at && global(b) < jumping ? -1.0 : 1.0;
+      for (int c = 0; c < m.nv_body; ++c)
+        s.v(m.vOffset(b) + c) = sign * (0.1 + s.t) * (0.05 + 0.01 * c);
+    }
+    return s;
+  };
+  const auto local_global = [&](Index b) { return chain.part.first_body + b; };
+  const auto same = [](Index b) { return b; };
+  const BranchWatch::RankSum sum = [](Index n, const std::function<double(Index)>& term) {
+    return reproducibleSum(MPI_COMM_WORLD, n, term);
+  };
+  for (bool jump : {false, true}) {
+    BranchWatch distributed(local, chain.part.owned_bodies, distributedLengthScale(chain.dm), sum);
+    BranchWatch serial(whole);
+    int seen = -1, seen_serial = -1;
+    for (int k = 0; k < outputs; ++k) {
+      if (seen < 0 &&
+          !distributed.add(state(local, chain.part.owned_bodies, local_global, k, jump)))
+        seen = k;
+      if (seen_serial < 0 &&
+          !serial.add(state(whole, static_cast<Index>(whole.bodies.size()), same, k, jump)))
+        seen_serial = k;
+    }
+    BOOST_TEST(seen == (jump ? jump_at + 1 : -1), "jump " << jump << ": seen at output " << seen);
+    BOOST_TEST(seen == seen_serial);
+    checkSameStatusOnEveryRank(distributed.status());
+    if (jump) {
+      const std::string& message = distributed.status().message;
+      BOOST_TEST(message.find("between t = 0.5 s and 0.6 s") != std::string::npos, message);
+      BOOST_TEST(serial.status().message.find("between t = 0.5 s and 0.6 s") != std::string::npos);
+    }
+  }
 }
