@@ -2,8 +2,10 @@
 //
 // Description:
 //   Runs one analysis of one model family (the catenary chain, or the four-bar lattice of K x K
-//   cells partitioned by PT-Scotch) for each size, `repeats` times, on the ranks it was
-//   started with, and writes one JSON line per run: size, ranks, threads, wall time by phase,
+//   cells partitioned by PT-Scotch) for each size, or of one mechanism file (--input: family
+//   "model", loaded by every rank and partitioned, parallel/model_partition.hpp), `repeats`
+//   times, on the ranks it was started with, and writes one JSON line per run: size, ranks,
+//   threads, wall time by phase,
 //   peak memory per rank (max and sum over the ranks), iterations and the physical check values
 //   (sag, support reactions, and whether the vertical reactions carry the chain's weight; for
 //   the lattice, its lowest point and weight against the closed-form hanging lattice and, with
@@ -32,6 +34,7 @@
 //   mpirun -np 2 catena-scale --analysis dynamics --t-end 0.1 --sizes 1000 --json dyn.jsonl
 //   mpirun -np 2 catena-scale --family lattice --analysis modal --sizes 50,100 --json lat.jsonl
 //   mpirun -np 2 catena-scale --family lattice --analysis dynamics --t-end 1 --sizes 50
+//   mpirun -np 2 catena-scale --input inputs/anchor_chain.yaml --analysis modal --json m.jsonl
 //
 // Exit status: 0 every run done and its check passed, 1 a failed check (statics not converged,
 // reactions off the weight, modes not converged or with a large residual, dynamics failed or
@@ -58,6 +61,7 @@
 #include <vector>
 
 #include "analysis/reactions.hpp"
+#include "analysis/scales.hpp"
 #include "core/check.hpp"
 #include "integrators/distributed_dynamics.hpp"
 #include "integrators/segmented_dynamics.hpp"
@@ -72,7 +76,7 @@
 #include "options.hpp"
 #include "parallel/lattice_part.hpp"
 #include "parallel/petsc_session.hpp"
-#include "parallel/reproducible_sum.hpp"
+#include "scale_model.hpp"
 #include "solvers/blas_threads.hpp"
 #include "solvers/redundant_klu.hpp"
 #include "statics/distributed_statics.hpp"
@@ -89,6 +93,10 @@ constexpr const char* kUsage =
     "  --family chain|lattice     model family: the catenary chain (contiguous ranges of\n"
     "                             links per rank) or the four-bar lattice (graph partition,\n"
     "                             PT-Scotch)\n"
+    "  --input FILE.yaml          a mechanism file (family 'model'): every rank loads it,\n"
+    "                             its bodies are partitioned (PETSc options -model_...);\n"
+    "                             its size is its number of bodies (no --sizes); dynamics\n"
+    "                             starts from its initial state, which must be consistent\n"
     "  --sizes N,N,...            chain: links, even, 2 .. 10^8 (its 10 N unknowns are\n"
     "                             numbered by 32-bit integers); lattice: K for K x K cells\n"
     "                             (2 K (3 K + 1) constraints), 1 .. 20000\n"
@@ -135,9 +143,9 @@ struct Options {
 const std::vector<cli::CommandSpec>& program() {
   static const std::vector<cli::CommandSpec> p = [] {
     cli::CommandSpec c{"catena-scale", {}};
-    for (const char* name : {"--study", "--family", "--sizes", "--analysis", "--modes", "--t-end",
-                             "--rtol", "--segment", "--linear-solver", "--repeats", "--json",
-                             "--checkpoint", "--stop-after", "--stop-after-segments"})
+    for (const char* name : {"--study", "--family", "--input", "--sizes", "--analysis", "--modes",
+                             "--t-end", "--rtol", "--segment", "--linear-solver", "--repeats",
+                             "--json", "--checkpoint", "--stop-after", "--stop-after-segments"})
       c.options.push_back({name, true});
     for (const char* name : {"--reproducible", "--restart"}) c.options.push_back({name, false});
     return std::vector<cli::CommandSpec>{c};
@@ -157,8 +165,16 @@ Options readOptions(const cli::CommandLine& line) {
   Options o;
   for (const auto& [k, v] : line.options)
     if (k == "--study") o.study = readScalingStudy(v);
+  if (line.has("--input")) {  // an input replaces the study file's family and sizes
+    if (!line.has("--family")) o.study.family = "model";
+    if (line.has("--sizes"))
+      throw cli::UsageError(
+          "--sizes does not apply to --input: the model's size is its number of bodies");
+    o.study.sizes.clear();
+  }
   for (const auto& [k, v] : line.options) {
     if (k == "--family") o.study.family = v;
+    if (k == "--input") o.study.input = v;
     if (k == "--sizes") {
       o.study.sizes.clear();
       for (long long n : cli::parseIntegerList(k, v, 1, kMaxChainLinks)) o.study.sizes.push_back(n);
@@ -200,7 +216,9 @@ bool firstProcess() {
 std::string signature(const Options& o, int ranks, int threads) {
   const ScalingStudy& s = o.study;
   std::ostringstream os;
-  os << "family=" << s.family << " analysis=" << s.analysis << " sizes=";
+  os << "family=" << s.family;
+  if (!s.input.empty()) os << " input=" << s.input;
+  os << " analysis=" << s.analysis << " sizes=";
   for (std::size_t k = 0; k < s.sizes.size(); ++k) os << (k ? "," : "") << s.sizes[k];
   os << " repeats=" << s.repeats << " ranks=" << ranks << " threads=" << threads;
   if (s.analysis == "modal") os << " modes=" << s.modes;
@@ -241,18 +259,25 @@ void writeRunHead(JsonWriter& j, const std::string& family, const std::string& a
   j.key("ranks").value(ranks).key("threads").value(omp_get_max_threads());
 }
 
+/// The fields of an input model's run: the file, the seconds its loading took (once per study,
+/// the slowest rank), the model's counts. A failed status is said on stderr with the file.
+void writeInput(JsonWriter& j, const ScalingStudy& s, const InputModel& input, const Status& st) {
+  const Model& m = input.model;
+  j.key("input").value(s.input).key("model").value(m.name);
+  j.key("bodies").value(static_cast<long>(m.bodies.size()));
+  j.key("joints").value(static_cast<long>(m.joints.size()));
+  j.key("time_load_s").value(input.load_seconds);
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (!st.ok() && rank == 0) std::cerr << "catena-scale: " << s.input << ": " << st.message << "\n";
+}
+
 /// Peak resident set of the ranks so far (MiB): the largest and the sum. Collective.
 void writePeakMemory(JsonWriter& j) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double rss = usage.ru_maxrss / 1024.0;  // KiB on Linux
   j.key("max_rss_mib_max").value(maxOver(rss)).key("max_rss_mib_sum").value(sumOver(rss));
-}
-
-/// Mass of the whole model, kg: an exact sum over the bodies, the same bits on any rank count.
-double totalMass(const DistributedModel& dm) {
-  return reproducibleSum(MPI_COMM_WORLD, dm.part().owned_bodies,
-                         [&](Index k) { return dm.local().bodies[k].mass; });
 }
 
 /// A run's JSON line and whether its checks passed (both meaningful on rank 0).
@@ -291,12 +316,14 @@ FourBarLatticeOptions studyLattice(long K) {
   return leaningFourBarLattice(static_cast<int>(K), static_cast<int>(K), 0.02);
 }
 
-/// This rank's part of a study's model: the chain of `size` links (contiguous ranges; with its
-/// halo for bitwise dynamics) or the given lattice (PT-Scotch graph partition), and the
-/// partitioner's name.
-DistributedLatticePart buildStudyPart(bool chain, long size, const FourBarLatticeOptions& lattice,
-                                      int rank, int ranks, bool halo = false) {
-  if (!chain) return buildDistributedFourBarLattice(lattice);
+/// This rank's part of a study's model: the input model (input: not null; graph partition),
+/// the chain of `size` links (contiguous ranges; with its halo for bitwise dynamics) or the
+/// given lattice (PT-Scotch graph partition), and the partitioner's name.
+DistributedLatticePart buildStudyPart(const ScalingStudy& study, const InputModel* input, long size,
+                                      const FourBarLatticeOptions& lattice, int rank, int ranks,
+                                      bool halo = false) {
+  if (input) return partitionInputModel(input->model, study.input);
+  if (study.family == "lattice") return buildDistributedFourBarLattice(lattice);
   CatenaryChainOptions o;
   o.links = static_cast<int>(size);
   return {buildCatenaryChainPart(o, rank, ranks, halo), "contiguous"};
@@ -361,19 +388,21 @@ bool latticeMotionChecks(JsonWriter& j, const DistributedModel& dm, const State&
 }
 
 /// The family's model of the given size released at rest (the chain from its 'V', the lattice
-/// a little off hanging: both assembled, v = 0), integrated by distributed IDA (GGL) to t_end
-/// in the study's segments; the JSON line, or no line if a signal interrupted the run. inside:
-/// the run's checkpoints (integrators/segmented_dynamics.hpp), its `run` the study's signature, to
-/// which the size and repeat are added here.
-RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int ranks, int rank,
-                      SegmentOptions inside) {
-  const bool chain = study.family == "chain";
+/// a little off hanging: both assembled, v = 0), or the input model from its initial state
+/// (which must be consistent), integrated by distributed IDA (GGL) to t_end in the study's
+/// segments; the JSON line, or no line if a signal interrupted the run. inside: the run's
+/// checkpoints (integrators/segmented_dynamics.hpp), its `run` the study's signature, to which
+/// the size and repeat are added here.
+RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long size, int repeat,
+                      int ranks, int rank, SegmentOptions inside) {
+  const bool chain = study.family == "chain", lattice_family = study.family == "lattice";
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the model, its numbering and ghosts, the assembly plan.
-  const FourBarLatticeOptions lattice = chain ? FourBarLatticeOptions{} : releaseLattice(size);
+  const FourBarLatticeOptions lattice =
+      lattice_family ? releaseLattice(size) : FourBarLatticeOptions{};
   const auto [part, partitioner] =
-      buildStudyPart(chain, size, lattice, rank, ranks, study.reproducible);
+      buildStudyPart(study, input, size, lattice, rank, ranks, study.reproducible);
   const DistributedModel dm(part);
   const DistributedAssembly as(dm);
   const double setup = MPI_Wtime() - start;
@@ -410,8 +439,9 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
       std::abs(e1.total() - e0.total()) / std::max(kinetic_max, std::numeric_limits<double>::min());
   const ConstraintDrift c = distributedConstraintDrift(as, r.state);
   const double span =
-      chain ? (CatenaryChainOptions{}.end_b - CatenaryChainOptions{}.end_a).norm()  // as built
-            : std::max(lattice.cells * lattice.cell_width, lattice.levels * lattice.crank_length);
+      input   ? lengthScale(input->model)
+      : chain ? (CatenaryChainOptions{}.end_b - CatenaryChainOptions{}.end_a).norm()  // as built
+              : std::max(lattice.cells * lattice.cell_width, lattice.levels * lattice.crank_length);
   const bool energy_pass = r.status.ok() && drift <= energyDriftBound(study.rtol);
   // C = 0 and C_q v + C_t = 0 are equations of the DAE, held to IDA's Newton tolerance, a
   // fraction of rtol of the positions and velocities (measured: |C| <= 2e-12 m and
@@ -426,6 +456,7 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
   JsonWriter j(os);
   j.beginObject();
   writeRunHead(j, study.family, "dynamics", size, repeat, ranks);
+  if (input) writeInput(j, study, *input, r.status);
   j.key("unknowns").value(r.unknowns);
   j.key("constraints").value(static_cast<long>(dm.globalNc()));
   j.key("partitioner").value(partitioner);
@@ -459,8 +490,14 @@ RunResult runDynamics(const ScalingStudy& study, long size, int repeat, int rank
     j.key("midpoint_m").array(midpoint).key("sag_m").value(sag);
     j.key("reaction_a_n").array(a.force_world).key("reaction_b_n").array(b.force_world);
     j.key("weight_n").value(weight);
-  } else {
+  } else if (lattice_family) {
     motion_pass = latticeMotionChecks(j, dm, r.state, lattice, r.status.ok());
+  } else {
+    // The state at t_end: lowest marker, the ground joints' (dynamic) support, the weight.
+    j.key("lowest_point_m").value(lowestMarkerHeight(dm, r.state.q));
+    writeSupportReactions(j, as, input->model, r.state.q, r.state.t, r.state.lambda);
+    j.key("ground_reactions_n").value(groundSupportForce(as, r.state.q, r.state.t, r.state.lambda));
+    j.key("weight_n").value(totalMass(dm) * part.model.gravity.norm());
   }
   j.key("kinetic_energy_j").value(e1.kinetic);
   j.key("check_energy_drift").value(drift);
@@ -499,12 +536,7 @@ bool latticeChecks(JsonWriter& j, const DistributedAssembly& as, const Distribut
   const Model& m = dm.local();
   const double lowest = lowestMarkerHeight(dm, r.state.q);
   const double drop = o.levels * o.crank_length;
-  const std::vector<JointReaction> R =
-      computeJointReactions(m, as.plan(), r.state.q, 0.0, r.state.lambda);
-  double vertical = 0.0;
-  for (std::size_t k = 0; k < m.joints.size(); ++k)
-    if (m.markers[m.joints[k].marker2].body == kGround) vertical += R[k].force_world.y();
-  vertical = dm.sum(vertical);
+  const double vertical = groundSupportForce(as, r.state.q, 0.0, r.state.lambda);
   const double weight = totalMass(dm) * m.gravity.norm();
   const double residual = std::abs(vertical - weight) / weight;
   const double lowest_residual = std::abs(lowest + drop) / drop;
@@ -520,7 +552,8 @@ bool latticeChecks(JsonWriter& j, const DistributedAssembly& as, const Distribut
 
 /// One distributed statics of the family's model of the given size, and with modes > 0 the
 /// lowest modes at its equilibrium; the JSON line (meaningful on rank 0).
-RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks, int rank) {
+RunResult runStatics(const ScalingStudy& study, const InputModel* input, long size, int repeat,
+                     int ranks, int rank) {
   const std::string& family = study.family;
   const int modes = study.analysis == "modal" ? study.modes : 0;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -528,8 +561,9 @@ RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks
   // 1. Set-up: the rank's part of the model (a contiguous range of the chain's links, a graph
   // partition of the lattice's bodies), its numbering and ghosts, the assembly plan.
   const bool chain = family == "chain";
-  const FourBarLatticeOptions lattice = chain ? FourBarLatticeOptions{} : studyLattice(size);
-  const auto [part, partitioner] = buildStudyPart(chain, size, lattice, rank, ranks);
+  const FourBarLatticeOptions lattice =
+      family == "lattice" ? studyLattice(size) : FourBarLatticeOptions{};
+  const auto [part, partitioner] = buildStudyPart(study, input, size, lattice, rank, ranks);
   const DistributedModel dm(part);
   DistributedAssembly as(dm);
   const double setup = MPI_Wtime() - start;
@@ -556,6 +590,7 @@ RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks
   JsonWriter j(os);
   j.beginObject();
   writeRunHead(j, family, modes > 0 ? "modal" : "statics", size, repeat, ranks);
+  if (input) writeInput(j, study, *input, r.status);
   j.key("unknowns").value(static_cast<long>(dm.globalNv() + dm.globalNc()));
   j.key("constraints").value(static_cast<long>(dm.globalNc()));
   j.key("partitioner").value(partitioner);
@@ -573,7 +608,9 @@ RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks
   j.key("time_solve_s").value(maxOver(r.solve_seconds));
   writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).
-  const bool statics_pass = chain ? chainChecks(j, as, r, size) : latticeChecks(j, as, r, lattice);
+  const bool statics_pass = input   ? modelStaticsChecks(j, as, input->model, r, kWeightTolerance)
+                            : chain ? chainChecks(j, as, r, size)
+                                    : latticeChecks(j, as, r, lattice);
   bool modes_pass = true;
   if (modes > 0) {
     // Modal: the statics fields above, then the eigensolver's (times: maximum over the ranks).
@@ -616,13 +653,26 @@ RunResult runStatics(const ScalingStudy& study, long size, int repeat, int ranks
   return {os.str(), statics_pass && modes_pass};
 }
 
+/// The measured memory of a study's runs (io/memory_estimate.hpp); an input model's bodies are
+/// taken as a chain's links, the only measure for any model.
+MemoryModel studyMemoryModel(const ScalingStudy& s) {
+  MemoryModel m =
+      scalingMemoryModel(s.family == "lattice" ? "lattice" : "chain", s.analysis, s.linear_solver);
+  if (s.family == "model") m.unit = "body";
+  return m;
+}
+/// The units of studyMemoryModel at `size`: links or bodies, or the lattice's K x K cells.
+double memoryUnits(const ScalingStudy& s, long size) {
+  const double n = static_cast<double>(size);
+  return s.family == "lattice" ? n * n : n;
+}
+
 /// The message for a run that ran out of memory: what it needs per rank (io/memory_estimate),
 /// the limit, and how many ranks would give each rank that much. `detail`: the exception's.
 std::string outOfMemoryMessage(const ScalingStudy& s, long size, int ranks,
                                const std::string& detail) {
-  const MemoryModel m = scalingMemoryModel(s.family, s.analysis, s.linear_solver);
-  const double units = s.family == "chain" ? static_cast<double>(size)
-                                           : static_cast<double>(size) * static_cast<double>(size);
+  const MemoryModel m = studyMemoryModel(s);
+  const double units = memoryUnits(s, size);
   const MemoryLimit limit = memoryLimit();
   std::ostringstream os;
   if (detail != std::bad_alloc().what()) os << detail << "; ";
@@ -646,9 +696,8 @@ std::string outOfMemoryMessage(const ScalingStudy& s, long size, int ranks,
 /// The JSON line of a run that ran out of memory on `rank`.
 std::string outOfMemoryLine(const ScalingStudy& s, long size, int repeat, int ranks, int rank,
                             const std::string& detail) {
-  const MemoryModel m = scalingMemoryModel(s.family, s.analysis, s.linear_solver);
-  const double units = s.family == "chain" ? static_cast<double>(size)
-                                           : static_cast<double>(size) * static_cast<double>(size);
+  const MemoryModel m = studyMemoryModel(s);
+  const double units = memoryUnits(s, size);
   std::ostringstream os;
   JsonWriter j(os);
   j.beginObject();
@@ -745,7 +794,8 @@ int main(int argc, char** argv) {
 
   // 4. The runs. The checkpoint is written at the start (so that a restart after a kill in the
   //    first run finds the study) and after every run; a signal is acted on after a run.
-  const int total = static_cast<int>(s.sizes.size()) * s.repeats;
+  const int total = static_cast<int>(s.input.empty() ? s.sizes.size() : 1) * s.repeats;
+  InputModel input;  // the family "model": loaded once, by every rank
   // Rank 0 writes; the others learn whether it succeeded (and stop with it if not).
   auto write = [&](const std::vector<std::string>& json_lines,
                    const std::vector<std::string>& runs) {
@@ -782,11 +832,16 @@ int main(int argc, char** argv) {
   };
   int all_pass = 1;
   try {
+    if (!s.input.empty()) input = loadInputModel(s.input);
+    const InputModel* model = s.input.empty() ? nullptr : &input;
     save();
     for (int run = done; run < total; ++run) {
-      const long N = s.sizes[run / s.repeats];
-      CATENA_CHECK(N >= ranks, "size " << N << ": a model needs at least one body per rank ("
-                                       << ranks << " ranks)");
+      const long N =
+          model ? static_cast<long>(model->model.bodies.size()) : s.sizes[run / s.repeats];
+      // (an input model's partition says so itself, naming the file)
+      CATENA_CHECK(model || N >= ranks, "size " << N
+                                                << ": a model needs at least one body per rank ("
+                                                << ranks << " ranks)");
       // A dynamics run checkpoints inside itself too; a restart resumes the first pending run.
       SegmentOptions inside;
       inside.segment = s.segment;
@@ -797,8 +852,9 @@ int main(int argc, char** argv) {
       notice(run, s.analysis == "dynamics" && s.segment > 0.0);
       RunResult result;
       try {
-        result = s.analysis == "dynamics" ? runDynamics(s, N, run % s.repeats, ranks, rank, inside)
-                                          : runStatics(s, N, run % s.repeats, ranks, rank);
+        result = s.analysis == "dynamics"
+                     ? runDynamics(s, model, N, run % s.repeats, ranks, rank, inside)
+                     : runStatics(s, model, N, run % s.repeats, ranks, rank);
       } catch (const std::bad_alloc& e) {
         // Out of memory on this rank; the others may wait for it in a collective call. It writes
         // the run's line (after the lines the checkpoint holds) and ends the job.

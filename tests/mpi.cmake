@@ -65,15 +65,16 @@ target_compile_definitions(mpi_model_partition_test PRIVATE CATENA_SOURCE_DIR="$
 # dynamics on 1, 2 and 4 ranks passes its closed-form check and agrees to round-off; SIGTERM
 # to mpiexec, kill -9 of a rank, damaged segment files and orphaned temporaries end in a restart
 # with the uninterrupted lines (interrupt); running out of memory writes the run's line with
-# the estimated need and exits 4 (memory).
+# the estimated need and exits 4 (memory); --input runs YAML models through the same distributed
+# analyses and agrees with the serial catena (input).
 find_package(Python3 COMPONENTS Interpreter)
 if(Python3_Interpreter_FOUND)
   foreach(mode ranks restart options iterative modal lattice dynamics dynamics_restart
-               reproducible lattice_dynamics interrupt memory)
+               reproducible lattice_dynamics interrupt memory input)
     add_test(NAME mpi_catena_scale_${mode}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/catena_scale_test.py
                      --mpiexec ${MPIEXEC_EXECUTABLE} --scale $<TARGET_FILE:catena_scale>
-                     --catena $<TARGET_FILE:catena_cli>
+                     --catena $<TARGET_FILE:catena_cli> --inputs ${PROJECT_SOURCE_DIR}/inputs
                      --work ${CMAKE_CURRENT_BINARY_DIR}/catena_scale_${mode} ${mode})
     set_tests_properties(mpi_catena_scale_${mode} PROPERTIES LABELS mpi TIMEOUT 300
       ENVIRONMENT "${CATENA_MPI_ENVIRONMENT};OMP_NUM_THREADS=1")

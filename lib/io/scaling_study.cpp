@@ -1,6 +1,7 @@
 #include "io/scaling_study.hpp"
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -18,10 +19,15 @@ ScalingStudy readScalingStudy(const std::string& file) {
   io::Reader reader(file);
   const YAML::Node root = io::parseSingleDocument(reader, text.str());
   const io::Map map(reader, root, "study");
-  map.allowKeys({"family", "analysis", "modes", "t_end", "rtol", "segment", "reproducible",
+  map.allowKeys({"family", "input", "analysis", "modes", "t_end", "rtol", "segment", "reproducible",
                  "linear_solver", "sizes", "repeats", "json", "checkpoint"});
   ScalingStudy s;
   s.family = map.string("family", s.family);
+  s.input = map.string("input", s.input);
+  if (!s.input.empty()) {
+    s.input = (std::filesystem::path(file).parent_path() / s.input).lexically_normal().string();
+    if (!map.has("family")) s.family = "model";
+  }
   s.analysis = map.string("analysis", s.analysis);
   s.modes = static_cast<int>(map.integer("modes", 1, 1000000, s.modes));
   s.t_end = map.number("t_end", s.t_end);
@@ -29,13 +35,15 @@ ScalingStudy readScalingStudy(const std::string& file) {
   s.segment = map.number("segment", s.segment);
   s.reproducible = map.boolean("reproducible", s.reproducible);
   s.linear_solver = map.string("linear_solver", s.linear_solver);
-  const YAML::Node& sizes = map.require("sizes");
-  if (!sizes.IsSequence() || sizes.size() == 0)
-    map.fail("sizes",
-             "expected a list of sizes such as [10000, 100000], got " + io::describe(sizes));
-  for (const YAML::Node& n : sizes)
-    s.sizes.push_back(static_cast<long>(
-        reader.integer(n, "study: sizes", map.markOf("sizes"), 2, 1000000000000LL)));
+  if (s.input.empty() || map.has("sizes")) {  // an input's sizes are refused by checkScalingStudy
+    const YAML::Node& sizes = map.require("sizes");
+    if (!sizes.IsSequence() || sizes.size() == 0)
+      map.fail("sizes",
+               "expected a list of sizes such as [10000, 100000], got " + io::describe(sizes));
+    for (const YAML::Node& n : sizes)
+      s.sizes.push_back(static_cast<long>(
+          reader.integer(n, "study: sizes", map.markOf("sizes"), 2, 1000000000000LL)));
+  }
   s.repeats = static_cast<int>(map.integer("repeats", 1, 1000000, s.repeats));
   s.json = map.string("json", s.json);
   s.checkpoint = map.string("checkpoint", s.checkpoint);
@@ -43,8 +51,16 @@ ScalingStudy readScalingStudy(const std::string& file) {
 }
 
 void checkScalingStudy(const ScalingStudy& s) {
-  CATENA_CHECK(s.family == "chain" || s.family == "lattice",
-               "family: expected 'chain' or 'lattice', got '" << s.family << "'");
+  CATENA_CHECK(s.family == "chain" || s.family == "lattice" || s.family == "model",
+               "family: expected 'chain' or 'lattice' (or 'model', with an input file), got '"
+                   << s.family << "'");
+  CATENA_CHECK(
+      s.input.empty() == (s.family != "model"),
+      (s.input.empty() ? "family 'model': expected an input file (--input FILE.yaml)"
+                       : "input: a mechanism file is the family 'model', not '" + s.family + "'"));
+  CATENA_CHECK(s.input.empty() || s.sizes.empty(),
+               "sizes: an input model has one size, its number of bodies; give --input or "
+               "--sizes, not both");
   CATENA_CHECK(s.analysis == "statics" || s.analysis == "modal" || s.analysis == "dynamics",
                "analysis: expected 'statics', 'modal' or 'dynamics', got '" << s.analysis << "'");
   CATENA_CHECK(s.modes >= 1, "modes: expected an integer >= 1, got " << s.modes);
@@ -65,7 +81,7 @@ void checkScalingStudy(const ScalingStudy& s) {
   CATENA_CHECK(s.linear_solver == "direct" || s.analysis != "dynamics",
                "linear_solver: the distributed dynamics solves directly (MUMPS); 'iterative' is "
                "for statics and modal's statics");
-  CATENA_CHECK(!s.sizes.empty(), "sizes: expected at least one size, got none");
+  CATENA_CHECK(!s.sizes.empty() || !s.input.empty(), "sizes: expected at least one size, got none");
   for (long n : s.sizes) {
     if (s.family == "chain")
       CATENA_CHECK(n >= 2 && n % 2 == 0 && n <= kMaxChainLinks,

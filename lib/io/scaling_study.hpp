@@ -15,7 +15,10 @@ namespace catena {
 constexpr long kMaxChainLinks = 100000000;
 
 struct ScalingStudy {
-  std::string family = "chain";      ///< chain, or lattice (four-bar, K x K cells)
+  std::string family = "chain";  ///< chain, lattice (four-bar, K x K cells), or model (input)
+  /// A mechanism file (YAML, docs/input-format.md) run as family "model"; its size is its number
+  /// of bodies (no sizes). A study file's `input` is relative to the study file.
+  std::string input;
   std::string analysis = "statics";  ///< statics, modal (statics, then modes) or dynamics
   int modes = 4;                     ///< modal: the lowest modes computed
   double t_end = 0.1;                ///< dynamics: simulated time, s
@@ -23,7 +26,8 @@ struct ScalingStudy {
   double segment = 0.0;       ///< dynamics: simulated s per restartable segment; 0: the whole run
   bool reproducible = false;  ///< chain dynamics: bitwise the same on any rank count
   std::string linear_solver = "direct";  ///< statics' saddle-point solves: direct or iterative
-  std::vector<long> sizes;  ///< chain: links (even, 2 .. kMaxChainLinks); lattice: K (1 .. 20000)
+  std::vector<long> sizes;  ///< chain: links (even, 2 .. kMaxChainLinks); lattice: K (1 .. 20000);
+                            ///< model: none
   int repeats = 1;          ///< runs per size
   std::string json;         ///< one JSON line per run; empty: stdout
   std::string checkpoint;   ///< restartable state; empty: <json>.ckpt

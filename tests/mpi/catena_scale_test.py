@@ -59,6 +59,15 @@
            and the run falls back to its .prev, bitwise the same again; PATH.tmp.<pid> files of
            dead processes next to the study's files are removed at a restart, other files
            (live pids, other names) are left alone
+  input    --input FILE.yaml (family "model"): catenary_chain.yaml and anchor_chain.yaml on 1 and
+           2 ranks pass their checks (converged, supports carry the weight to 1e-10), and their
+           lowest point, support reactions and Newton iterations equal the serial `catena
+           statics` answer (JSON summary) to 1e-9 relative; the anchor chain's modes on 2 ranks
+           equal `catena modal`'s frequencies to 1e-8; the catenary chain's dynamics from its
+           'V' passes its checks, the anchor chain's unassembled start fails with exit 1 and a
+           message naming the file; a study file's `input` is relative to it; --sizes with
+           --input is exit 2; a missing file, a model with a spring and a model with fewer
+           bodies than ranks are exit 1 with the file named
   memory   out of memory: 2 ranks under RLIMIT_AS 600 MB at 4e5 links (the C++ allocator) and one
            rank under 1.3 GB at 5e4 links (PETSc's allocator, which returns a source line as its
            error code): exit status 4, the run's line with "status": "out_of_memory", the
@@ -814,15 +823,115 @@ def test_memory(args):
               f"serial out of memory: status {p.returncode}: {p.stderr[-800:]}")
 
 
+def serial_json(args, command, name, extra=()):
+    """The JSON summary of the serial `catena COMMAND inputs/NAME` (its "statics" object and its
+    "modal" object, or None)."""
+    out = os.path.join(args.work, f"serial_{command}_{name}.json")
+    cmd = [args.catena, command, os.path.join(args.inputs, name), "--json", out, "--terse"]
+    p = subprocess.run(cmd + list(extra), capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0, f"{' '.join(cmd)}: exit status {p.returncode}: {p.stderr}")
+    with open(out) as f:
+        summary = json.load(f)
+    return summary["statics"], summary.get("modal")
+
+
+def test_input(args):
+    worst = 0.0
+    for name, bodies in (("catenary_chain.yaml", 20), ("anchor_chain.yaml", 43)):
+        serial, _ = serial_json(args, "statics", name)
+        reactions = {r["joint"]: r["force_world_N"] for r in serial["reactions"]}
+        for np in (1, 2):
+            lines = study(args, np, "input_" + name,
+                          ["--input", os.path.join(args.inputs, name)], 1)
+            for l in lines:
+                check(l["family"] == "model" and l["size"] == bodies and l["ranks"] == np and
+                      l["input"].endswith(name), f"{name}, {np} ranks: {l}")
+                check(l["status"] == "ok" and l["check_weight_pass"] is True and
+                      l["check_weight_residual"] <= 1e-10, f"{name}, {np} ranks: {l}")
+                check(l["check_force_residual"] <= 1e-9 and
+                      l["check_position_residual"] <= 1e-10, f"{name}, {np} ranks: residuals")
+                check(l["newton_iterations"] == serial["iterations"],
+                      f"{name}, {np} ranks: {l['newton_iterations']} Newton iterations, serial "
+                      f"{serial['iterations']}")
+                # The lowest marker (scale) is the lowest joint's point (serial) to |C|.
+                lowest = serial["lowest_point_m"][2]
+                pairs = [(l["lowest_point_m"], lowest, abs(lowest))]
+                support = l["support_reactions_n"]
+                check(len(support) == 2, f"{name}: supports {list(support)}")
+                for joint, force in support.items():
+                    scale = max(abs(x) for x in reactions[joint])
+                    pairs += [(x, y, scale) for x, y in zip(force, reactions[joint])]
+                for x, y, scale in pairs:
+                    worst = max(worst, abs(x - y) / scale)
+    print(f"worst relative difference from the serial catena statics: {worst:.3g}")
+    check(worst <= 1e-9, f"catena-scale --input differs from catena statics by {worst}")
+
+    # Modes of the partitioned anchor chain against the serial ones.
+    _, modal = serial_json(args, "modal", "anchor_chain.yaml", ["--modes", "4"])
+    lines = study(args, 2, "input_modal", ["--input", os.path.join(args.inputs,
+                                                                   "anchor_chain.yaml"),
+                                           "--analysis", "modal", "--modes", "4"], 1)
+    for l in lines:
+        check(l["check_modes_pass"] is True, f"input modal: {l}")
+        exact = [m["frequency_hz"] for m in modal["modes"]]
+        error = max(relative(x, y) for x, y in zip(sorted(l["frequencies_hz"]), sorted(exact)))
+        check(len(l["frequencies_hz"]) == 4 and error <= 1e-8,
+              f"input modal: {l['frequencies_hz']} vs serial {exact} ({error})")
+
+    # Dynamics from the model's initial state: the catenary chain's 'V' is assembled, the anchor
+    # chain's is not (its statics assembles it).
+    lines = study(args, 2, "input_dynamics", ["--input", os.path.join(args.inputs,
+                                                                      "catenary_chain.yaml"),
+                                              "--analysis", "dynamics", "--t-end", "0.05"], 1)
+    for l in lines:
+        check(l["status"] == "ok" and l["check_energy_pass"] is True and
+              l["check_constraint_pass"] is True, f"input dynamics: {l}")
+    anchor = os.path.join(args.inputs, "anchor_chain.yaml")
+    p = run(args, 2, ["--input", anchor, "--analysis", "dynamics"], expect=1)
+    check(f"{anchor}: distributed IDA: the initial state is not consistent" in p.stderr,
+          f"unassembled dynamics: {p.stderr}")
+
+    # A study file's input, relative to the study file.
+    folder = os.path.join(args.work, "studies")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, "study.yaml"), "w") as f:
+        f.write(f"input: {os.path.relpath(anchor, folder)}\nrepeats: 2\n")
+    lines = study(args, 1, "input_study", ["--study", os.path.join(folder, "study.yaml")], 2)
+    check([l["repeat"] for l in lines] == [0, 1] and
+          all(l["check_weight_pass"] and l["size"] == 43 for l in lines), f"study: {lines}")
+
+    # What is refused, and how.
+    p = run(args, 2, ["--input", anchor, "--sizes", "40"], expect=2)
+    check(p.stderr.count("--sizes does not apply to --input") == 1, f"--sizes: {p.stderr}")
+    missing = os.path.join(args.work, "missing.yaml")
+    p = run(args, 2, ["--input", missing], expect=1)
+    check(f"{missing}: error: cannot open the file" in p.stderr, f"missing file: {p.stderr}")
+    spring = os.path.join(args.work, "spring.yaml")
+    with open(os.path.join(args.inputs, "pendulum.yaml")) as f:
+        text = f.read()
+    with open(spring, "w") as f:
+        f.write(text.replace("analysis:", "forces:\n  - {name: s, type: spring, marker1: "
+                             "bob/hinge, marker2: ground/hinge, stiffness: 10}\nanalysis:"))
+    for np in (1, 2):
+        p = run(args, np, ["--input", spring], expect=1)
+        check(f"input '{spring}'" in p.stderr and "spring-dampers" in p.stderr and
+              "internal error" not in p.stderr, f"spring, {np} ranks: {p.stderr}")
+    pendulum = os.path.join(args.inputs, "pendulum.yaml")
+    p = run(args, 2, ["--input", pendulum], expect=1)
+    check(f"input '{pendulum}'" in p.stderr and "leaves a rank without" in p.stderr,
+          f"one body on 2 ranks: {p.stderr}")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--mpiexec", required=True)
     ap.add_argument("--scale", required=True)
     ap.add_argument("--work", required=True)
-    ap.add_argument("--catena", help="the serial catena (memory mode)")
+    ap.add_argument("--catena", help="the serial catena (memory and input modes)")
+    ap.add_argument("--inputs", help="the repository's inputs/ (input mode)")
     ap.add_argument("mode", choices=["ranks", "restart", "options", "iterative", "modal", "lattice",
                                          "dynamics", "dynamics_restart", "reproducible",
-                                         "lattice_dynamics", "interrupt", "memory"])
+                                         "lattice_dynamics", "interrupt", "memory", "input"])
     args = ap.parse_args()
     os.makedirs(args.work, exist_ok=True)
     {"ranks": test_ranks, "restart": test_restart, "options": test_options,
@@ -830,7 +939,7 @@ def main():
      "modal": test_modal, "lattice": test_lattice, "dynamics": test_dynamics,
      "dynamics_restart": test_dynamics_restart, "reproducible": test_reproducible,
      "lattice_dynamics": test_lattice_dynamics, "interrupt": test_interrupt,
-     "memory": test_memory}[args.mode](args)
+     "memory": test_memory, "input": test_input}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")
         sys.exit(1)

@@ -1,0 +1,61 @@
+#pragma once
+/// @file scale_model.hpp
+/// catena-scale's family "model": a mechanism file loaded whole on every rank and partitioned
+/// (parallel/model_partition.hpp), and the physical checks that hold for any model: the
+/// supports carry the weight. docs/scaling.md, "Any model".
+
+#include <cstddef>
+#include <string>
+
+#include "io/json_writer.hpp"
+#include "model/model.hpp"
+#include "parallel/distributed_assembly.hpp"
+#include "parallel/lattice_part.hpp"
+#include "statics/statics.hpp"
+
+namespace catena {
+
+/// The whole model of a mechanism file, read by every rank (io/yaml_loader.hpp), and the wall
+/// seconds the slowest rank took. Collective: if any rank fails (no such file, a bad file, no
+/// bodies), every rank throws catena::Error naming the file and why (rank 0's reason, or the
+/// rank that failed).
+struct InputModel {
+  Model model;
+  double load_seconds = 0.0;
+};
+InputModel loadInputModel(const std::string& path);
+
+/// This rank's part of `whole` (partitionModel) with the partitioner's name. Throws
+/// catena::Error on every rank alike, naming `path` and why, for a model the distributed
+/// analyses do not take (springs, fewer bodies than ranks). Collective.
+DistributedLatticePart partitionInputModel(const Model& whole, const std::string& path);
+
+/// Mass of the whole distributed model, kg: an exact sum over the owned bodies, the same bits
+/// on any rank count. Collective.
+double totalMass(const DistributedModel& dm);
+
+/// The force the ground joints exert on the bodies at (q, t, lambda) along -gravity (world z
+/// without gravity), N, summed over every rank's joints: at an equilibrium under gravity alone,
+/// the weight. A joint counts when one of its markers is on the ground. Collective.
+double groundSupportForce(const DistributedAssembly& as, const VecX& q, double t,
+                          const VecX& lambda);
+
+/// How many ground joints writeSupportReactions reports.
+inline constexpr std::size_t kSupportReactions = 16;
+
+/// Writes "support_reactions_n": {joint: [x, y, z], ...}, the reactions (N, world basis, on
+/// the joint's body 1, as `catena statics` reports them) of the first kSupportReactions joints
+/// of `whole` that have a marker on the ground, at (q, t, lambda). Collective.
+void writeSupportReactions(JsonWriter& j, const DistributedAssembly& as, const Model& whole,
+                           const VecX& q, double t, const VecX& lambda);
+
+/// The check values of a model's equilibrium r (writes them into j): the statics' own residuals
+/// (its convergence test, per body and per joint), the lowest marker, the support reactions
+/// (writeSupportReactions; `whole`: the model partitioned), and, for a model loaded
+/// by gravity alone, the ground joints' support against the weight (relative residual at most
+/// `weight_tolerance`; a model with loads or without gravity has no such check: null). Returns
+/// whether the statics converged and the weight check passed. Collective.
+bool modelStaticsChecks(JsonWriter& j, const DistributedAssembly& as, const Model& whole,
+                        const StaticsResult& r, double weight_tolerance);
+
+}  // namespace catena
