@@ -559,7 +559,7 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the model (a contiguous range of the chain's links, a graph
-  // partition of the lattice's bodies), its numbering and ghosts, the assembly plan.
+  // partition of the lattice's or the input's bodies), its numbering and ghosts, the assembly plan.
   const bool chain = family == "chain";
   const FourBarLatticeOptions lattice =
       family == "lattice" ? studyLattice(size) : FourBarLatticeOptions{};

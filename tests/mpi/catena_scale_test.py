@@ -65,7 +65,8 @@
            statics` answer (JSON summary) to 1e-9 relative; the anchor chain's modes on 2 ranks
            equal `catena modal`'s frequencies to 1e-8; the catenary chain's dynamics from its
            'V' passes its checks, the anchor chain's unassembled start fails with exit 1 and a
-           message naming the file; a study file's `input` is relative to it; --sizes with
+           message naming the file; a study file's `input` is relative to it; a pendulum with a
+           load has no weight check and its hinge balances the load; --sizes with
            --input is exit 2; a missing file, a model with a spring and a model with fewer
            bodies than ranks are exit 1 with the file named
   memory   out of memory: 2 ranks under RLIMIT_AS 600 MB at 4e5 links (the C++ allocator) and one
@@ -900,6 +901,20 @@ def test_input(args):
     check([l["repeat"] for l in lines] == [0, 1] and
           all(l["check_weight_pass"] and l["size"] == 43 for l in lines), f"study: {lines}")
 
+    # A load: no weight check (null), the support balances the load and the weight.
+    pendulum = os.path.join(args.inputs, "pendulum.yaml")
+    with open(pendulum) as f:
+        text = f.read()
+    loaded = os.path.join(args.work, "load.yaml")
+    with open(loaded, "w") as f:
+        f.write(text.replace("analysis:", "forces:\n  - {name: push, type: load, marker: "
+                             "bob/hinge, force: [5, 0, 0]}\nanalysis:"))
+    for l in study(args, 1, "input_load", ["--input", loaded], 1):
+        hinge = l["support_reactions_n"]["hinge"]
+        check(l["status"] == "ok" and l["check_weight_residual"] is None and
+              l["check_weight_pass"] is True and abs(hinge[0] + 5.0) <= 1e-9 and
+              relative(hinge[2], l["weight_n"]) <= 1e-12, f"a load: {l}")
+
     # What is refused, and how.
     p = run(args, 2, ["--input", anchor, "--sizes", "40"], expect=2)
     check(p.stderr.count("--sizes does not apply to --input") == 1, f"--sizes: {p.stderr}")
@@ -907,8 +922,6 @@ def test_input(args):
     p = run(args, 2, ["--input", missing], expect=1)
     check(f"{missing}: error: cannot open the file" in p.stderr, f"missing file: {p.stderr}")
     spring = os.path.join(args.work, "spring.yaml")
-    with open(os.path.join(args.inputs, "pendulum.yaml")) as f:
-        text = f.read()
     with open(spring, "w") as f:
         f.write(text.replace("analysis:", "forces:\n  - {name: s, type: spring, marker1: "
                              "bob/hinge, marker2: ground/hinge, stiffness: 10}\nanalysis:"))
@@ -916,7 +929,6 @@ def test_input(args):
         p = run(args, np, ["--input", spring], expect=1)
         check(f"input '{spring}'" in p.stderr and "spring-dampers" in p.stderr and
               "internal error" not in p.stderr, f"spring, {np} ranks: {p.stderr}")
-    pendulum = os.path.join(args.inputs, "pendulum.yaml")
     p = run(args, 2, ["--input", pendulum], expect=1)
     check(f"input '{pendulum}'" in p.stderr and "leaves a rank without" in p.stderr,
           f"one body on 2 ranks: {p.stderr}")
