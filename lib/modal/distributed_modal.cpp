@@ -9,6 +9,7 @@
 
 #include "core/check.hpp"
 #include "modal/modal_system.hpp"
+#include "parallel/ghost_exchange.hpp"
 #include "parallel/saddle_numbering.hpp"
 
 namespace catena {
@@ -63,6 +64,41 @@ Index distributedDegreesOfFreedom(const DistributedAssembly& as) {
   return static_cast<Index>(dof);
 }
 
+/// The first-order pencil's layout from the undamped one u: each rank's block is its undamped
+/// block, shifted by the s phi entries of the lower ranks, then the s phi entries of its owned
+/// velocities; a ghost body's entries (phi and s phi, columns) come from its owner. On one rank:
+/// u, then s phi appended. Collective.
+PencilLayout dampedLayout(const DistributedModel& dm, const PencilLayout& u) {
+  const Model& m = dm.local();
+  const Index owned = dm.part().owned_bodies, bodies = static_cast<Index>(m.bodies.size());
+  const int nvb = m.nv_body;
+  long mine = static_cast<long>(dm.ownedVelocities()), below = 0;
+  MPI_Exscan(&mine, &below, 1, MPI_LONG, MPI_SUM, PETSC_COMM_WORLD);
+  if (dm.rank() == 0) below = 0;  // MPI_Exscan leaves rank 0's undefined
+  const auto shift = static_cast<Index>(below);
+  PencilLayout d;
+  d.first = u.first + shift;
+  d.size = u.size + dm.ownedVelocities();
+  d.rows = u.rows;
+  for (Index& r : d.rows) r += shift;
+  // Per body: the shift of its owner's block and the first of its s phi entries.
+  std::vector<double> starts(2 * static_cast<std::size_t>(bodies), 0.0);
+  for (Index b = 0; b < owned; ++b) {
+    starts[2 * b] = static_cast<double>(shift);
+    starts[2 * b + 1] = static_cast<double>(d.first + u.size + b * nvb);
+  }
+  GhostExchange(2, owned, dm.part().ghost_bodies).update(starts.data());
+  d.phi.resize(m.nv);
+  d.v.resize(m.nv);
+  for (Index b = 0; b < bodies; ++b)
+    for (int c = 0; c < nvb; ++c) {
+      const Index i = b * nvb + c;
+      d.phi[i] = u.phi[i] + static_cast<Index>(starts[2 * b]);
+      d.v[i] = static_cast<Index>(starts[2 * b + 1]) + c;
+    }
+  return d;
+}
+
 }  // namespace
 
 DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX& q,
@@ -93,7 +129,7 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
   sys.max_d = dm.max(maxAbs(D, nvo));
   sys.max_m = dm.max(maxAbs(M, nvo));
   sys.max_cq = dm.max(maxAbs(Cq, m.nc));
-  // 2. The pencil's layout: the saddle-point numbering; damped, on one rank, s phi after it.
+  // 2. The pencils' layouts: the saddle-point numbering; damped, s phi after each rank's block.
   const double t0 = MPI_Wtime();
   const SaddleNumbering n = saddleNumbering(dm);
   PencilLayout& u = sys.undamped;
@@ -101,13 +137,7 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
   u.size = n.local_size;
   u.phi = n.kv;
   u.rows = n.kr;
-  if (dm.size() == 1) {
-    PencilLayout& d = sys.damped;
-    d = u;
-    d.size = u.size + nvo;
-    d.v.resize(nvo);
-    std::iota(d.v.begin(), d.v.end(), u.size);
-  }
+  sys.damped = dampedLayout(dm, u);
   const double numbering_seconds = MPI_Wtime() - t0;
   sys.degrees_of_freedom = [&as] { return distributedDegreesOfFreedom(as); };
 

@@ -8,7 +8,7 @@
 /// ModalOptions::petsc_prefix, e.g. -modal_st_mat_mumps_icntl_14, 100 % unless set) and by KLU
 /// on one. dof = n_v - rank(C_q): C_q is gathered on rank 0 for its SuiteSparseQR rank (memory
 /// of the whole C_q there; not yet distributed). Damped modes (ModalOptions::damped, or forces
-/// with a velocity Jacobian D) on one rank only, a failed Status on several.
+/// with a velocity Jacobian D): the first-order pencil, s phi after each rank's block.
 /// docs/parallel.md has the measured agreement with the serial solveModal.
 ///
 /// Eigenvector entries are not comparable across rank counts (a mode's sign, and the basis of a
