@@ -58,10 +58,10 @@
 #include <string>
 #include <vector>
 
-#include "io/run_report.hpp"
 #include "modal/modal.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
+#include "report/run_report.hpp"
 #include "statics/statics.hpp"
 #include "support/markdown_table.hpp"
 #include "support/options.hpp"

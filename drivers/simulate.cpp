@@ -49,13 +49,13 @@
 #include "integrators/mcs_dynamics.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
-#include "io/mcs_writer.hpp"
 #include "io/output_file.hpp"
 #include "io/progress.hpp"
-#include "io/trajectory_writer.hpp"
-#include "io/vtk_writer.hpp"
 #include "io/yaml_loader.hpp"
 #include "parallel/petsc_session.hpp"
+#include "report/mcs_writer.hpp"
+#include "report/trajectory_writer.hpp"
+#include "report/vtk_writer.hpp"
 
 namespace {
 

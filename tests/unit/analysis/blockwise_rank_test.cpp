@@ -14,11 +14,11 @@
 
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
-#include "io/mobility_report.hpp"
 #include "mobility/constraint_rank.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
 #include "random_model.hpp"
+#include "report/mobility_report.hpp"
 #include "solvers/sparse_qr.hpp"
 #include "test_support.hpp"
 

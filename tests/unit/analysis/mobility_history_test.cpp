@@ -1,11 +1,11 @@
 #define BOOST_TEST_MODULE mobility_history
-// The rank of C_q along a trajectory (mobility/mobility_history.hpp): the sample of a QRCP
+// The rank of C_q along a trajectory (integrators/mobility_history.hpp): the sample of a QRCP
 // diagonal, and a run of the double four-bar (QRCP paper, sec. 3.2: rank 14 generic, 12 with
 // the cranks horizontal) that passes its singular configuration.
 #include <boost/test/unit_test.hpp>
 
+#include "integrators/mobility_history.hpp"
 #include "io/yaml_loader.hpp"
-#include "mobility/mobility_history.hpp"
 
 using namespace catena;
 

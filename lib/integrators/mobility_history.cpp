@@ -1,4 +1,4 @@
-#include "mobility/mobility_history.hpp"
+#include "integrators/mobility_history.hpp"
 
 namespace catena {
 

@@ -1,4 +1,4 @@
-#include "io/vtk_writer.hpp"
+#include "report/vtk_writer.hpp"
 
 #include <array>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "io/mobility_report.hpp"
+#include "report/mobility_report.hpp"
 
 #include <algorithm>
 #include <iomanip>

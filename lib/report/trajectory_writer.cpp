@@ -1,4 +1,4 @@
-#include "io/trajectory_writer.hpp"
+#include "report/trajectory_writer.hpp"
 
 #include <algorithm>
 #include <iomanip>

@@ -1,4 +1,4 @@
-#include "io/run_report.hpp"
+#include "report/run_report.hpp"
 
 #include <iomanip>
 #include <ostream>

@@ -7,9 +7,9 @@
 #include <iosfwd>
 #include <string>
 
+#include "integrators/mobility_history.hpp"
 #include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
-#include "mobility/mobility_history.hpp"
 
 namespace catena {
 

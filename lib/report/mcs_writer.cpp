@@ -1,4 +1,4 @@
-#include "io/mcs_writer.hpp"
+#include "report/mcs_writer.hpp"
 
 #include <iomanip>
 
