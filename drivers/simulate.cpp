@@ -299,6 +299,7 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.key("interrupted_by_signal").value(signal);
   j.key("warnings").array(warnings);
   j.key("worst_rows").array(r.worst_rows);
+  j.key("redundant_rows").array(r.redundant_rows);
   j.key("t_reached_s").value(r.state.t).key("duration_requested_s").value(a.t_end);
   j.key("statistics").beginObject();
   j.key("steps").value(s.steps).key("rejected_steps").value(s.rejected_steps);
@@ -499,14 +500,22 @@ int runSimulate(const cli::CommandLine& line) {
   if (a.terse)
     std::cout << "reached_end " << (r.status.ok() ? "yes" : "no") << "\nwarnings "
               << warnings.size() << "\n";
+  if (a.terse && !r.redundant_rows.empty())
+    std::cout << "redundant_rows " << r.redundant_rows.size() << "\n";
   if (a.terse && mcs)
     std::cout << "singular_events " << mcs->singular_events.size() << "\nflips " << mcs->mcs.flips
               << "\n";
   if (!a.terse) {
     std::cout << "simulation of '" << m.name << "' (" << r.method
               << "): " << (r.status.ok() ? "reached" : "STOPPED at") << " t = " << r.state.t
-              << " s\n"
-              << "  steps " << s.steps << " (rejected " << s.rejected_steps << ", step "
+              << " s\n";
+    if (!r.redundant_rows.empty()) {
+      std::cout << "  redundant constraints: " << r.redundant_rows.size()
+                << " row(s) left out at the start (reactions: the minimum-norm set, not unique):";
+      for (const std::string& row : r.redundant_rows) std::cout << " [" << row << "]";
+      std::cout << "\n";
+    }
+    std::cout << "  steps " << s.steps << " (rejected " << s.rejected_steps << ", step "
               << s.smallest_step << " .. " << s.largest_step << " s), Newton iterations "
               << s.newton_iterations << ", factorizations " << s.factorizations << "\n"
               << "  largest constraint drift: position " << traj.maxPositionDrift() << ", velocity "

@@ -46,6 +46,10 @@ struct DynamicsResult {
   std::string method;  ///< e.g. "IDA index-2 GGL (KLU)", "generalized-alpha rho_inf = 0.8"
   /// The constraint rows with the largest residuals at the failure (Model::rowName: value).
   std::vector<std::string> worst_rows;
+  /// Rows found redundant at the start and left out of the integration (Model::rowName); the
+  /// multipliers reported for every row are then the minimum-norm set
+  /// (integrators/redundant_rows.hpp).
+  std::vector<std::string> redundant_rows;
 };
 
 }  // namespace catena

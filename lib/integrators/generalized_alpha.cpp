@@ -9,6 +9,7 @@
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
 #include "integrators/branch_watch.hpp"
+#include "integrators/redundant_rows.hpp"
 #include "mobility/constraint_rank.hpp"
 #include "solvers/saddle_point.hpp"
 
@@ -337,9 +338,10 @@ Correction correctStep(const Model& m, const AssemblyPlan& plan, const Generaliz
 
 }  // namespace
 
-DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& plan,
-                                         const State& initial, const GeneralizedAlphaOptions& o,
-                                         const TrajectoryObserver& observer) {
+namespace {
+
+DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& initial,
+                         const GeneralizedAlphaOptions& o, const TrajectoryObserver& observer) {
   DynamicsResult out;
   CATENA_CHECK(
       o.rho_inf >= 0.0 && o.rho_inf < 1.0,
@@ -504,6 +506,17 @@ DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& pla
   out.state = x.s;
   if (!branch.status().ok()) out.status = branch.status();
   return out;
+}
+
+}  // namespace
+
+DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& plan,
+                                         const State& initial, const GeneralizedAlphaOptions& o,
+                                         const TrajectoryObserver& observer) {
+  return withIndependentRows<DynamicsResult>(
+      m, plan, initial, observer,
+      [&](const Model& model, const AssemblyPlan& p, const State& s, const TrajectoryObserver& obs,
+          bool) { return integrate(model, p, s, o, obs); });
 }
 
 }  // namespace catena

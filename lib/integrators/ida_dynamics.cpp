@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "integrators/ida_driver.hpp"
+#include "integrators/redundant_rows.hpp"
 #include "math/rotation.hpp"
 
 namespace catena {
@@ -44,8 +45,15 @@ double initialIdaStep(const Model& m, Index bodies, const State& s, const VecX& 
 
 IdaResult integrateIda(const Model& model, const AssemblyPlan& plan, const State& initial,
                        const IdaOptions& o, const TrajectoryObserver& observer) {
-  const std::unique_ptr<IdaSystem> system = makeSerialIdaSystem(model, plan, o);
-  return runIda(*system, initial, o, observer);
+  return withIndependentRows<IdaResult>(
+      model, plan, initial, observer,
+      [&](const Model& m, const AssemblyPlan& p, const State& s, const TrajectoryObserver& obs,
+          bool rerun) {
+        IdaOptions run = o;
+        if (rerun) run.assemble_initial_state = false;  // s is the assembled start
+        const std::unique_ptr<IdaSystem> system = makeSerialIdaSystem(m, p, run);
+        return runIda(*system, s, run, obs);
+      });
 }
 
 }  // namespace catena

@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "io/json_writer.hpp"
+#include "mobility/constraint_rank.hpp"
 
 namespace catena {
 
@@ -28,6 +29,10 @@ void printMobility(std::ostream& os, const Model& m, const ConstraintRank& r,
      << "; each depends on the retained ones, which of a dependent set is called redundant "
         "follows the pivoting):\n";
   for (Index row : redundant) os << "    " << m.rowName(row) << "\n";
+  // The integrators leave these rows out by themselves (integrators/redundant_rows.hpp); a
+  // model written without them states its joints as they act.
+  os << "  to write the model without them:\n";
+  for (const std::string& edit : redundantRowEdits(m, redundant)) os << "    " << edit << "\n";
 }
 
 namespace {

@@ -1,0 +1,44 @@
+#pragma once
+/// @file independent_rows.hpp
+/// Redundant constraint rows left out of a model, so that the saddle-point integrators
+/// (generalized-alpha, IDA) run on over-constrained mechanisms: the rows that a QRCP of C_q^T at
+/// a configuration drops (constraint_rank.hpp, the QRCP paper's rank decision) are cleared from
+/// their joints' row masks, and the multipliers of the reduced model are mapped back to every
+/// row as the minimum-norm set with the same generalized constraint force C_q^T lambda. The
+/// reactions of redundant joints are not unique; the minimum-norm set is the one reported
+/// (docs/dynamics-redundant.md).
+
+#include <string>
+#include <vector>
+
+#include "assembly/plan.hpp"
+#include "model/model.hpp"
+
+namespace catena {
+
+struct IndependentRows {
+  Model model;              ///< the model without the redundant rows (joints without rows removed)
+  std::vector<Index> kept;  ///< row r of `model` is row kept[r] of the original model
+  std::vector<Index> dropped;              ///< the original rows left out, ascending
+  std::vector<std::string> dropped_names;  ///< Model::rowName of each (original model)
+};
+
+/// The model without the constraint rows `rows` (original numbering; any order, no repeats).
+/// Throws catena::Error on a row out of range.
+IndependentRows withoutRows(const Model& model, std::vector<Index> rows);
+
+/// The model without the rows that the QRCP of C_q^T at (q, t) finds redundant (none: `model`
+/// itself, dropped empty). Dense QRCP: models of up to kMaxDiagnosedCoordinates velocity
+/// coordinates; larger ones throw catena::Error (the block-wise rank is the next step).
+IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, const VecX& q,
+                                double t);
+
+/// The minimum-norm multipliers of every original row with the generalized constraint force of
+/// the reduced ones: min |lambda| subject to C_q^T lambda = C_qr^T lambda_r at (q, t) (dense
+/// complete orthogonal decomposition of C_q^T, as dense as the selection). lambda_r:
+/// multipliers of rows.model's rows.
+VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,
+                            const IndependentRows& rows, const VecX& q, double t,
+                            const VecX& lambda_r);
+
+}  // namespace catena

@@ -1,0 +1,140 @@
+#define BOOST_TEST_MODULE redundant_rows
+// Redundant constraints in the saddle-point integrators (issue 28, first step;
+// mobility/independent_rows.hpp, integrators/redundant_rows.hpp). The modified double four-bar
+// (two four-bars whose couplers are merged into one bar, the QRCP paper's section 3.3: 12 rows
+// of rank 11) against the double four-bar with two couplers (14 rows, full rank), an independent
+// formulation of the same motion: in a parallelogram motion the couplers translate, so one bar
+// of 2 kg and two bars of 1 kg carry the same kinetic and potential energy, and the cranks turn
+// alike. Before the singular (horizontal) configuration at t = 0.714 s.
+#include <boost/test/unit_test.hpp>
+
+#include <Eigen/LU>
+
+#include <cmath>
+#include <numbers>
+#include <random>
+
+#include "assembly/assemble.hpp"
+#include "core/check.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "integrators/initial_state.hpp"
+#include "mobility/constraint_rank.hpp"
+#include "mobility/independent_rows.hpp"
+#include "model/four_bar_lattice.hpp"
+#include "petsc_fixture.hpp"
+
+using namespace catena;
+
+namespace {
+
+Model doubleFourBar(bool merged) {
+  FourBarLatticeOptions o;
+  o.levels = 1;
+  o.cells = 2;
+  o.merged_couplers = merged;
+  o.crank_rate = -1.0;
+  return buildFourBarLattice(o);
+}
+
+State assembled(const Model& m, const AssemblyPlan& plan) {
+  const InitialStateResult r = assembleInitialState(m, plan, initialState(m));
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+  return r.state;
+}
+
+/// The angle of every crank at the end of a run.
+std::vector<double> crankAngles(const Model& m, const State& s) {
+  std::vector<double> out;
+  for (const char* name : {"crank_0_0", "crank_0_1", "crank_0_2"}) {
+    const Index b = m.findBody(name);
+    BOOST_REQUIRE(b >= 0);
+    out.push_back(s.q(m.qOffset(b) + 2));
+  }
+  return out;
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(the_redundant_row_is_left_out_and_the_rest_has_full_rank) {
+  const Model m = doubleFourBar(true);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const State s = assembled(m, plan);
+  BOOST_REQUIRE_EQUAL(m.nc, 12);
+  const IndependentRows rows = independentRows(m, plan, s.q, s.t);
+  BOOST_TEST(rows.dropped.size() == 1u);
+  BOOST_TEST(rows.dropped_names.size() == 1u);
+  BOOST_TEST(rows.model.nc == 11);
+  BOOST_TEST(rows.kept.size() == 11u);
+  for (std::size_t r = 0; r < rows.kept.size(); ++r) {
+    BOOST_TEST(rows.kept[r] != rows.dropped[0]);
+    if (r > 0) BOOST_TEST(rows.kept[r] > rows.kept[r - 1]);
+    // The kept row is the same constraint in both models.
+    BOOST_TEST(rows.model.rowName(static_cast<Index>(r)) == m.rowName(rows.kept[r]));
+  }
+  const AssemblyPlan reduced_plan = buildAssemblyPlan(rows.model);
+  BOOST_TEST(analyzeConstraintRank(rows.model, reduced_plan, s.q, s.t).rank == 11);
+  BOOST_TEST(withoutRows(m, {}).model.nc == m.nc);
+  BOOST_CHECK_THROW(withoutRows(m, {12}), Error);
+}
+
+// The reported multipliers: the same generalized constraint force C_q^T lambda as the reduced
+// model's, with the smallest norm (the reduced ones padded with zero are one other solution).
+BOOST_AUTO_TEST_CASE(minimum_norm_multipliers_keep_the_constraint_force) {
+  const Model m = doubleFourBar(true);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const State s = assembled(m, plan);
+  const IndependentRows rows = independentRows(m, plan, s.q, s.t);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> u(-10.0, 10.0);
+  VecX lambda_r(rows.model.nc);
+  for (Index i = 0; i < lambda_r.size(); ++i) lambda_r[i] = u(rng);
+  const VecX lambda = minimumNormMultipliers(m, plan, rows, s.q, s.t, lambda_r);
+  SparseMatrixCSR Cq = makeConstraintMatrix(plan);
+  assembleConstraints(m, plan, s.q, s.t, nullptr, &Cq);
+  VecX padded = VecX::Zero(m.nc);
+  for (std::size_t r = 0; r < rows.kept.size(); ++r) padded[rows.kept[r]] = lambda_r[r];
+  const VecX force = Cq.transpose() * padded;
+  const double error = (VecX(Cq.transpose() * lambda) - force).norm();
+  BOOST_TEST(error <= 1e-12 * force.norm(), "C_q^T lambda off by " << error);
+  BOOST_TEST(lambda.norm() <= padded.norm() * (1.0 + 1e-12));
+  // Minimum norm: no component along the null space of C_q^T (the self-stress of the
+  // redundant loop), which the padded set has.
+  const MatX null = MatX(MatX(Cq).transpose()).fullPivLu().kernel();
+  BOOST_REQUIRE_EQUAL(null.cols(), 1);
+  const VecX w = null.col(0).normalized();
+  BOOST_TEST(std::abs(w.dot(lambda)) <= 1e-12 * lambda.norm(),
+             "along the null space " << w.dot(lambda));
+  BOOST_TEST(std::abs(w.dot(padded)) > 1e-3 * padded.norm());
+}
+
+// Both saddle-point integrators run the over-constrained model to 0.5 s and turn its cranks as
+// the double four-bar with two couplers does.
+BOOST_AUTO_TEST_CASE(integrators_move_the_merged_model_as_the_unmerged_one) {
+  const Model merged = doubleFourBar(true), plain = doubleFourBar(false);
+  const AssemblyPlan pm = buildAssemblyPlan(merged), pp = buildAssemblyPlan(plain);
+  const State sm = assembled(merged, pm), sp = assembled(plain, pp);
+  IdaOptions ida;
+  ida.t_end = 0.5;
+  ida.rtol = 1e-10;
+  ida.atol = 1e-12;
+  GeneralizedAlphaOptions ga;
+  ga.t_end = 0.5;
+  ga.error_tolerance = 1e-8;
+  const DynamicsResult runs[2][2] = {
+      {integrateIda(merged, pm, sm, ida, {}), integrateIda(plain, pp, sp, ida, {})},
+      {integrateGeneralizedAlpha(merged, pm, sm, ga, {}),
+       integrateGeneralizedAlpha(plain, pp, sp, ga, {})}};
+  for (const auto& run : runs) {
+    BOOST_REQUIRE_MESSAGE(run[0].status.ok(), run[0].status.message);
+    BOOST_REQUIRE_MESSAGE(run[1].status.ok(), run[1].status.message);
+    BOOST_TEST(run[0].redundant_rows.size() == 1u);
+    BOOST_TEST(run[1].redundant_rows.empty());
+    BOOST_TEST(run[0].state.lambda.size() == merged.nc);
+    const std::vector<double> a = crankAngles(merged, run[0].state);
+    const std::vector<double> b = crankAngles(plain, run[1].state);
+    BOOST_TEST(std::abs(a[0] - std::numbers::pi / 2) > 0.1);  // the cranks turned
+    for (std::size_t k = 0; k < a.size(); ++k)
+      BOOST_TEST(std::abs(a[k] - b[k]) <= 1e-6, "crank " << k << ": " << a[k] << " vs " << b[k]);
+  }
+}
