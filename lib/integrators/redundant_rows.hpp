@@ -7,7 +7,9 @@
 /// at the start: a mechanism whose rank changes along the way (a singular configuration) still
 /// fails there (docs/dynamics-redundant.md). Internal to lib/integrators.
 
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "integrators/dynamics.hpp"
 #include "mobility/constraint_rank.hpp"
@@ -15,13 +17,35 @@
 
 namespace catena {
 
+/// Watches the rows left out along a run of the reduced model: they must stay as satisfied as
+/// the kept ones, |C_left out| <= 100 |C_kept| + 1e-8 L (L: the length scale).
+class RedundancyWatch {
+ public:
+  RedundancyWatch(const Model& model, const AssemblyPlan& plan, const IndependentRows& rows);
+  /// false, with status() set, once the rows left out drift at s.
+  bool holds(const State& s);
+  const Status& status() const { return status_; }
+  /// The rows left out with their values where they drifted (Model::rowName: value).
+  const std::vector<std::string>& rows() const { return rows_; }
+
+ private:
+  const Model& model_;
+  const AssemblyPlan& plan_;
+  const IndependentRows& selection_;
+  VecX C_;
+  double length_scale_ = 1.0;
+  Status status_;
+  std::vector<std::string> rows_;
+};
+
 /// result = run(model, plan, start, observer, rerun). If it fails before its first step with a
 /// singular matrix (Status::Code::kSingular) and C_q at the state it returns has redundant rows,
 /// returns run(reduced model, its plan, that state, observer, true) instead: `rerun` tells run
 /// that the state is consistent already. The observer and the result see states of `model`:
 /// positions and velocities as integrated, lambda the minimum-norm multipliers of every row;
-/// result.redundant_rows names the rows left out. Models beyond the dense QRCP
-/// (kMaxDiagnosedCoordinates) keep the failed result.
+/// result.redundant_rows names the rows left out. If the rows left out stop being satisfied
+/// (RedundancyWatch) the run stops there with a failed Status naming them. Models beyond the
+/// dense QRCP (kMaxDiagnosedCoordinates) keep the failed result.
 template <class Result, class Run>
 Result withIndependentRows(const Model& model, const AssemblyPlan& plan, const State& start,
                            const TrajectoryObserver& observer, Run&& run) {
@@ -38,13 +62,21 @@ Result withIndependentRows(const Model& model, const AssemblyPlan& plan, const S
                    : VecX::Zero(model.nc);
     return s;
   };
+  // The rows left out must stay satisfied: where they drift from the kept ones the selection no
+  // longer holds (the start was a singular configuration, or the rank changed on the way), and
+  // what follows would be another mechanism's motion.
+  RedundancyWatch watch(model, plan, rows);
   State s = first.state;
   s.lambda = VecX::Zero(rows.model.nc);
   Result out = run(
-      rows.model, reduced_plan, s, [&](const State& st) { return !observer || observer(full(st)); },
-      true);
+      rows.model, reduced_plan, s,
+      [&](const State& st) { return watch.holds(st) && (!observer || observer(full(st))); }, true);
   out.state = full(out.state);
   out.redundant_rows = rows.dropped_names;
+  if (!watch.status().ok()) {
+    out.status = watch.status();
+    out.worst_rows = watch.rows();
+  }
   return out;
 }
 
