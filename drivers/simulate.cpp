@@ -300,6 +300,7 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.key("warnings").array(warnings);
   j.key("worst_rows").array(r.worst_rows);
   j.key("redundant_rows").array(r.redundant_rows);
+  if (!r.redundant_rows.empty()) j.key("multipliers").value(r.multipliers_note);
   j.key("t_reached_s").value(r.state.t).key("duration_requested_s").value(a.t_end);
   j.key("statistics").beginObject();
   j.key("steps").value(s.steps).key("rejected_steps").value(s.rejected_steps);
@@ -511,7 +512,7 @@ int runSimulate(const cli::CommandLine& line) {
               << " s\n";
     if (!r.redundant_rows.empty()) {
       std::cout << "  redundant constraints: " << r.redundant_rows.size()
-                << " row(s) left out at the start (reactions: the minimum-norm set, not unique):";
+                << " row(s) left out at the start (" << r.multipliers_note << "):";
       for (const std::string& row : r.redundant_rows) std::cout << " [" << row << "]";
       std::cout << "\n";
     }

@@ -50,6 +50,8 @@ struct DynamicsResult {
   /// multipliers reported for every row are then the minimum-norm set
   /// (integrators/redundant_rows.hpp).
   std::vector<std::string> redundant_rows;
+  /// With redundant_rows: which multipliers are reported for every row.
+  std::string multipliers_note;
 };
 
 }  // namespace catena

@@ -44,22 +44,30 @@ class RedundancyWatch {
 /// that the state is consistent already. The observer and the result see states of `model`:
 /// positions and velocities as integrated, lambda the minimum-norm multipliers of every row;
 /// result.redundant_rows names the rows left out. If the rows left out stop being satisfied
-/// (RedundancyWatch) the run stops there with a failed Status naming them. Models beyond the
-/// dense QRCP (kMaxDiagnosedCoordinates) keep the failed result.
+/// (RedundancyWatch) the run stops there with a failed Status naming them;
+/// result.multipliers_note says which multipliers are reported.
 template <class Result, class Run>
 Result withIndependentRows(const Model& model, const AssemblyPlan& plan, const State& start,
                            const TrajectoryObserver& observer, Run&& run) {
   Result first = run(model, plan, start, observer, false);
-  if (first.status.ok() || first.status.code != Status::Code::kSingular || first.stats.steps != 0 ||
-      model.nv > kMaxDiagnosedCoordinates)
+  if (first.status.ok() || first.status.code != Status::Code::kSingular || first.stats.steps != 0)
     return first;
   const IndependentRows rows = independentRows(model, plan, first.state.q, first.state.t);
   if (rows.dropped.empty()) return first;
   const AssemblyPlan reduced_plan = buildAssemblyPlan(rows.model);
+  // The multipliers of every row: the minimum-norm set where its dense decomposition is
+  // affordable, else the kept rows' values and zero on the rows left out (one admissible set).
+  const bool minimum_norm = minimumNormAffordable(model);
   auto full = [&](State s) {
-    s.lambda = s.lambda.size() == rows.model.nc
-                   ? minimumNormMultipliers(model, plan, rows, s.q, s.t, s.lambda)
-                   : VecX::Zero(model.nc);
+    VecX lambda = VecX::Zero(model.nc);
+    if (s.lambda.size() == rows.model.nc) {
+      if (minimum_norm) {
+        lambda = minimumNormMultipliers(model, plan, rows, s.q, s.t, s.lambda);
+      } else {
+        for (std::size_t r = 0; r < rows.kept.size(); ++r) lambda[rows.kept[r]] = s.lambda[r];
+      }
+    }
+    s.lambda = std::move(lambda);
     return s;
   };
   // The rows left out must stay satisfied: where they drift from the kept ones the selection no
@@ -73,6 +81,12 @@ Result withIndependentRows(const Model& model, const AssemblyPlan& plan, const S
       [&](const State& st) { return watch.holds(st) && (!observer || observer(full(st))); }, true);
   out.state = full(out.state);
   out.redundant_rows = rows.dropped_names;
+  out.multipliers_note =
+      minimum_norm ? "minimum-norm multipliers over every row (reactions of redundant joints are "
+                     "not unique)"
+                   : "multipliers of the kept rows, zero on the rows left out: one admissible set, "
+                     "not the minimum-norm one (its dense decomposition is limited to 3000 "
+                     "velocity coordinates)";
   if (!watch.status().ok()) {
     out.status = watch.status();
     out.worst_rows = watch.rows();

@@ -6,6 +6,8 @@
 
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "mobility/block_tree.hpp"
+#include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
 
 namespace catena {
@@ -49,13 +51,11 @@ IndependentRows withoutRows(const Model& model, std::vector<Index> rows) {
 }
 
 IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, const VecX& q,
-                                double t) {
-  CATENA_CHECK(model.nv <= kMaxDiagnosedCoordinates,
-               "redundant constraints: the rows to leave out are chosen by a dense QRCP, for up to "
-                   << kMaxDiagnosedCoordinates << " velocity coordinates; the model has "
-                   << model.nv);
-  const ConstraintRank r = analyzeConstraintRank(model, plan, q, t);
-  return withoutRows(model, r.redundantRows());
+                                double t, Index dense_limit) {
+  if (model.nv <= dense_limit)
+    return withoutRows(model, analyzeConstraintRank(model, plan, q, t).redundantRows());
+  return withoutRows(
+      model, analyzeBlockwiseRank(model, plan, q, t, blockTreeForModel(model)).redundant_rows);
 }
 
 VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,

@@ -28,10 +28,16 @@ struct IndependentRows {
 IndependentRows withoutRows(const Model& model, std::vector<Index> rows);
 
 /// The model without the rows that the QRCP of C_q^T at (q, t) finds redundant (none: `model`
-/// itself, dropped empty). Dense QRCP: models of up to kMaxDiagnosedCoordinates velocity
-/// coordinates; larger ones throw catena::Error (the block-wise rank is the next step).
+/// itself, dropped empty): dense QRCP up to dense_limit velocity coordinates (default
+/// constraint_rank.hpp's kMaxDiagnosedCoordinates), the block-wise rank (blockwise_rank.hpp,
+/// blockTreeForModel) above.
 IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, const VecX& q,
-                                double t);
+                                double t, Index dense_limit = 3000);
+
+/// Whether minimumNormMultipliers is affordable: its decomposition is dense.
+inline bool minimumNormAffordable(const Model& model) {
+  return model.nv <= 3000;  // constraint_rank.hpp's kMaxDiagnosedCoordinates
+}
 
 /// The minimum-norm multipliers of every original row with the generalized constraint force of
 /// the reduced ones: min |lambda| subject to C_q^T lambda = C_qr^T lambda_r at (q, t) (dense

@@ -164,3 +164,20 @@ BOOST_AUTO_TEST_CASE(a_singular_start_is_not_taken_for_redundancy) {
     BOOST_TEST(r.state.t < ida.t_end);
   }
 }
+
+// Above the dense limit (3000 velocity coordinates) the rows are chosen by the block-wise rank
+// (here forced at a small size: a merged lattice of 3 levels of 10 cells, one redundant row per
+// level and cell but one): as many rows as the dense QRCP, and the rest has full rank.
+BOOST_AUTO_TEST_CASE(the_blockwise_selection_leaves_independent_rows) {
+  FourBarLatticeOptions o = leaningFourBarLattice(3, 10, 0.1);
+  o.merged_couplers = true;
+  const Model m = buildFourBarLattice(o);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const State s = assembled(m, plan);
+  const IndependentRows dense = independentRows(m, plan, s.q, s.t);
+  const IndependentRows blockwise = independentRows(m, plan, s.q, s.t, 0);
+  BOOST_TEST(dense.dropped.size() == static_cast<std::size_t>(3 * 9));
+  BOOST_TEST(blockwise.dropped.size() == dense.dropped.size());
+  const AssemblyPlan reduced = buildAssemblyPlan(blockwise.model);
+  BOOST_TEST(analyzeConstraintRank(blockwise.model, reduced, s.q, s.t).rank == blockwise.model.nc);
+}
