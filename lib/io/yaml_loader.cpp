@@ -453,7 +453,6 @@ void readFourBarLattice(Context& cx, const Map& g) {
   g.allowKeys({"type", "levels", "cells", "merged_couplers", "cell_width", "crank_length",
                "crank_angle", "crank_angle_deg", "crank_rate", "mass_per_length", "level_angles",
                "level_angles_deg", "level_rates"});
-  requireDimension(cx, g, "four_bar_lattice", 2);
   FourBarLatticeOptions o;
   o.levels = static_cast<int>(g.integer("levels", 1, INT_MAX, o.levels));
   o.cells = static_cast<int>(g.integer("cells", 1, INT_MAX, o.cells));

@@ -14,6 +14,9 @@
 namespace catena {
 namespace {
 
+/// 3D: the bars' radius, relative to their length (their inertia about their own axis).
+constexpr double kRodRadius = 0.01;
+
 using generator_support::joint;
 using generator_support::marker;
 
@@ -117,6 +120,10 @@ Body latticeBody(const FourBarLatticeOptions& o, const std::vector<Level>& lv, I
   }
   body.mass = o.mass_per_length * length;
   body.inertia(2, 2) = body.mass * length * length / 12.0;
+  // 3D: a thin rod along its frame's x (radius kRodRadius of its length) about the other axes;
+  // planar motions do not feel the out-of-plane values.
+  body.inertia(1, 1) = body.inertia(2, 2);
+  body.inertia(0, 0) = 0.5 * body.mass * std::pow(kRodRadius * length, 2);
   body.position = Vec3(centre.x(), centre.y(), 0.0);
   body.orientation = Quat(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
   body.velocity = Vec3(velocity.x(), velocity.y(), 0.0);
@@ -150,19 +157,27 @@ CouplerPoint supportPoint(const FourBarLatticeOptions& o, int j) {
 }  // namespace
 
 void addFourBarLattice(ModelBuilder& b, const FourBarLatticeOptions& o) {
-  CATENA_CHECK(b.dimension() == 2, "the four-bar lattice is a planar (2D) model");
   checkOptions(o);
   const int K = o.cells;
   const double w = o.cell_width, h = o.crank_length;
   const std::vector<Level> lv = levels(o);
+  // 3D: the hinges' axis (a revolute turns about its markers' x) along the world z, normal to
+  // the lattice's plane: every marker's x is its body's z.
+  const Quat hinge_axis = b.dimension() == 3
+                              ? Quat(Eigen::AngleAxisd(-0.5 * std::numbers::pi, Vec3::UnitY()))
+                              : Quat::Identity();
+  auto placed = [&](Marker k) {
+    k.orientation = hinge_axis;
+    return b.addMarker(std::move(k));
+  };
   auto mark = [&](const std::string& name, Index body, double x) {
-    return b.addMarker(marker(name, body, Vec3(x, 0.0, 0.0)));
+    return placed(marker(name, body, Vec3(x, 0.0, 0.0)));
   };
 
   // Markers where level l-1's couplers receive the bottoms of level l's cranks (j = 0..K).
   std::vector<Index> below(K + 1);
   for (int j = 0; j <= K; ++j)
-    below[j] = b.addMarker(marker("ground/" + std::to_string(j), kGround, Vec3(j * w, 0.0, 0.0)));
+    below[j] = placed(marker("ground/" + std::to_string(j), kGround, Vec3(j * w, 0.0, 0.0)));
   for (int l = 0; l < o.levels; ++l) {
     const std::string L = std::to_string(l);
     std::vector<Index> crank_top(K + 1);

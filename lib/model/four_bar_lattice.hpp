@@ -6,6 +6,9 @@
 /// (merged). Level-0 cranks hinge to the ground, level-l cranks to the coupler(s) of level l-1.
 /// L=1, K=2 unmerged is the paper's double four-bar; merged L=1,K=2 / L=1,K=3 / L=2,K=2 are its
 /// modified double, modified triple and modified 2x2 mechanisms. Bars are slender (I = m l^2/12).
+/// In 3D (a ModelBuilder of dimension 3) the same lattice in the x-y plane with full revolutes
+/// about z: each closed loop then repeats 3 out-of-plane rows (the double four-bar: 35 rows of
+/// rank 29, 6 redundant), and the bars are thin rods (radius 1 % of their length).
 ///
 /// Natural body numbering (that of addFourBarLattice): level by level, the level's cranks
 /// j = 0..K, then its couplers. Every joint is held by a crank (its body 1): the bottom hinge

@@ -22,6 +22,7 @@
 #include "mobility/constraint_rank.hpp"
 #include "mobility/independent_rows.hpp"
 #include "model/four_bar_lattice.hpp"
+#include "model/model_builder.hpp"
 #include "petsc_fixture.hpp"
 
 using namespace catena;
@@ -180,4 +181,56 @@ BOOST_AUTO_TEST_CASE(the_blockwise_selection_leaves_independent_rows) {
   BOOST_TEST(blockwise.dropped.size() == dense.dropped.size());
   const AssemblyPlan reduced = buildAssemblyPlan(blockwise.model);
   BOOST_TEST(analyzeConstraintRank(blockwise.model, reduced, s.q, s.t).rank == blockwise.model.nc);
+}
+
+// Issue 28, item 4: the double four-bar in 3D with full revolutes about z (35 rows of rank 29:
+// every closed loop repeats its out-of-plane rows, 6 in all) moves as the planar model:
+// generalized-alpha and IDA leave the 6 rows out and turn the cranks as the planar runs do, the
+// bodies stay in their plane, up to 0.6 s (before the singular configuration at 0.714 s).
+BOOST_AUTO_TEST_CASE(the_spatial_double_four_bar_moves_as_the_planar_one) {
+  FourBarLatticeOptions o;
+  o.crank_rate = -1.0;
+  ModelBuilder builder(3, "double_four_bar_3d");
+  builder.setGravity(Vec3(0.0, -9.81, 0.0));
+  addFourBarLattice(builder, o);
+  const Model spatial = builder.finalize();
+  const Model planar = doubleFourBar(false);
+  BOOST_REQUIRE_EQUAL(spatial.nc, 35);
+  const AssemblyPlan ps = buildAssemblyPlan(spatial), pp = buildAssemblyPlan(planar);
+  const State s3 = assembled(spatial, ps), s2 = assembled(planar, pp);
+  BOOST_TEST(analyzeConstraintRank(spatial, ps, s3.q, s3.t).rank == 29);
+  IdaOptions ida;
+  ida.t_end = 0.6;
+  ida.rtol = 1e-10;
+  ida.atol = 1e-12;
+  GeneralizedAlphaOptions ga;
+  ga.t_end = 0.6;
+  ga.error_tolerance = 1e-8;
+  const DynamicsResult runs[2][2] = {
+      {integrateIda(spatial, ps, s3, ida, {}), integrateIda(planar, pp, s2, ida, {})},
+      {integrateGeneralizedAlpha(spatial, ps, s3, ga, {}),
+       integrateGeneralizedAlpha(planar, pp, s2, ga, {})}};
+  for (const auto& run : runs) {
+    BOOST_REQUIRE_MESSAGE(run[0].status.ok(), run[0].status.message);
+    BOOST_REQUIRE_MESSAGE(run[1].status.ok(), run[1].status.message);
+    BOOST_TEST(run[0].redundant_rows.size() == 6u);
+    double worst = 0.0, off_plane = 0.0;
+    for (const char* name : {"crank_0_0", "crank_0_1", "crank_0_2", "coupler_0_0", "coupler_0_1"}) {
+      const Index b3 = spatial.findBody(name), b2 = planar.findBody(name);
+      const VecX& q3 = run[0].state.q;
+      const VecX& q2 = run[1].state.q;
+      const Quat rho(q3(spatial.qOffset(b3) + 3), q3(spatial.qOffset(b3) + 4),
+                     q3(spatial.qOffset(b3) + 5), q3(spatial.qOffset(b3) + 6));
+      const Vec3 axis = rho.normalized().toRotationMatrix().col(2);
+      const double angle = std::atan2(rho.z(), rho.w()) * 2.0;  // about z while in the plane
+      worst = std::max(worst, std::abs(q3(spatial.qOffset(b3)) - q2(planar.qOffset(b2))));
+      worst = std::max(worst, std::abs(q3(spatial.qOffset(b3) + 1) - q2(planar.qOffset(b2) + 1)));
+      worst = std::max(worst, std::abs(std::remainder(angle - q2(planar.qOffset(b2) + 2),
+                                                      2.0 * std::numbers::pi)));
+      off_plane = std::max(
+          {off_plane, std::abs(q3(spatial.qOffset(b3) + 2)), (axis - Vec3::UnitZ()).norm()});
+    }
+    BOOST_TEST(worst <= 1e-6, run[0].method << ": the spatial run is " << worst << " off");
+    BOOST_TEST(off_plane <= 1e-8, run[0].method << ": out of the plane by " << off_plane);
+  }
 }

@@ -716,8 +716,8 @@ joints:
     motion: {angle: 1, axis: [0, 0, 1]}
 )",
              12, "key 'axis' in motion is only valid in 3D models");
-  checkError("generator: {type: four_bar_lattice}\n", 1,
-             "four_bar_lattice builds a planar model; it needs dimension: 2");
+  checkError("dimension: 2\ngenerator: {type: node_chain}\n", 2,
+             "node_chain builds a spatial model; it needs dimension: 3");
   checkError("dimension: 2\ngenerator: {type: catenary_chain}\n", 2,
              "catenary_chain builds a spatial model; it needs dimension: 3");
 }
