@@ -55,19 +55,11 @@ Result withIndependentRows(const Model& model, const AssemblyPlan& plan, const S
   const IndependentRows rows = independentRows(model, plan, first.state.q, first.state.t);
   if (rows.dropped.empty()) return first;
   const AssemblyPlan reduced_plan = buildAssemblyPlan(rows.model);
-  // The multipliers of every row: the minimum-norm set where its dense decomposition is
-  // affordable, else the kept rows' values and zero on the rows left out (one admissible set).
-  const bool minimum_norm = minimumNormAffordable(model);
+  // The multipliers of every row: the minimum-norm set.
   auto full = [&](State s) {
-    VecX lambda = VecX::Zero(model.nc);
-    if (s.lambda.size() == rows.model.nc) {
-      if (minimum_norm) {
-        lambda = minimumNormMultipliers(model, plan, rows, s.q, s.t, s.lambda);
-      } else {
-        for (std::size_t r = 0; r < rows.kept.size(); ++r) lambda[rows.kept[r]] = s.lambda[r];
-      }
-    }
-    s.lambda = std::move(lambda);
+    s.lambda = s.lambda.size() == rows.model.nc
+                   ? minimumNormMultipliers(model, plan, rows, s.q, s.t, s.lambda)
+                   : VecX::Zero(model.nc);
     return s;
   };
   // The rows left out must stay satisfied: where they drift from the kept ones the selection no
@@ -82,11 +74,7 @@ Result withIndependentRows(const Model& model, const AssemblyPlan& plan, const S
   out.state = full(out.state);
   out.redundant_rows = rows.dropped_names;
   out.multipliers_note =
-      minimum_norm ? "minimum-norm multipliers over every row (reactions of redundant joints are "
-                     "not unique)"
-                   : "multipliers of the kept rows, zero on the rows left out: one admissible set, "
-                     "not the minimum-norm one (its dense decomposition is limited to 3000 "
-                     "velocity coordinates)";
+      "minimum-norm multipliers over every row (reactions of redundant joints are not unique)";
   if (!watch.status().ok()) {
     out.status = watch.status();
     out.worst_rows = watch.rows();

@@ -1,6 +1,7 @@
 #include "mobility/independent_rows.hpp"
 
 #include <Eigen/QR>
+#include <Eigen/SparseCholesky>
 
 #include <algorithm>
 
@@ -9,6 +10,7 @@
 #include "mobility/block_tree.hpp"
 #include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
+#include "solvers/sparse_qr.hpp"
 
 namespace catena {
 
@@ -60,17 +62,46 @@ IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, co
 
 VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,
                             const IndependentRows& rows, const VecX& q, double t,
-                            const VecX& lambda_r) {
+                            const VecX& lambda_r, Index dense_limit) {
   SparseMatrixCSR Cq = makeConstraintMatrix(plan);
   assembleConstraints(model, plan, q, t, nullptr, &Cq);
-  VecX lambda = VecX::Zero(model.nc);
-  for (std::size_t r = 0; r < rows.kept.size(); ++r) lambda[rows.kept[r]] = lambda_r[r];
-  const VecX force = Cq.transpose() * lambda;  // C_qr^T lambda_r
-  // Dense complete orthogonal decomposition of C_q^T with the rank threshold of the selection:
-  // SuiteSparseQR's minimum-norm solve assumes full row rank, which C_q^T lacks here.
-  Eigen::CompleteOrthogonalDecomposition<MatX> cod(MatX(Cq).transpose());
-  cod.setThreshold(kDefaultRankTolerance);
-  return cod.solve(force);
+  VecX padded = VecX::Zero(model.nc);
+  for (std::size_t r = 0; r < rows.kept.size(); ++r) padded[rows.kept[r]] = lambda_r[r];
+  if (rows.dropped.empty()) return padded;
+  if (model.nv <= dense_limit) {
+    // SuiteSparseQR's minimum-norm solve assumes full row rank, which C_q^T lacks here.
+    const VecX force = Cq.transpose() * padded;  // C_qr^T lambda_r
+    Eigen::CompleteOrthogonalDecomposition<MatX> cod(MatX(Cq).transpose());
+    cod.setThreshold(kDefaultRankTolerance);
+    return cod.solve(force);
+  }
+  // The rows left out as combinations of the kept ones: C_qr^T c_d = C_q(d, :)^T.
+  auto selectRows = [&](const std::vector<Index>& which) {
+    SparseMatrixCSR S(static_cast<Index>(which.size()), model.nc);
+    std::vector<Eigen::Triplet<double>> ones;
+    for (std::size_t k = 0; k < which.size(); ++k)
+      ones.emplace_back(static_cast<int>(k), static_cast<int>(which[k]), 1.0);
+    S.setFromTriplets(ones.begin(), ones.end());
+    return SparseMatrixCSR(S * Cq);
+  };
+  const SparseMatrixCSR kept_rows = selectRows(rows.kept), dropped_rows = selectRows(rows.dropped);
+  const SparseMatrixCSR c = solveLeastSquares(SparseMatrixCSR(kept_rows.transpose()),
+                                              SparseMatrixCSR(dropped_rows.transpose()));
+  // W (m x d): column j is e_{dropped j} - sum_k c(k, j) e_{kept k}; C_q^T W = 0.
+  std::vector<Eigen::Triplet<double>> w;
+  for (std::size_t j = 0; j < rows.dropped.size(); ++j)
+    w.emplace_back(static_cast<int>(rows.dropped[j]), static_cast<int>(j), 1.0);
+  for (int k = 0; k < c.outerSize(); ++k)
+    for (SparseMatrixCSR::InnerIterator it(c, k); it; ++it)
+      w.emplace_back(static_cast<int>(rows.kept[k]), static_cast<int>(it.col()), -it.value());
+  Eigen::SparseMatrix<double> W(model.nc, static_cast<Index>(rows.dropped.size()));
+  W.setFromTriplets(w.begin(), w.end());
+  const Eigen::SparseMatrix<double> G = W.transpose() * W;
+  Eigen::SimplicialLDLT<Eigen::SparseMatrix<double>> ldlt(G);
+  CATENA_CHECK(ldlt.info() == Eigen::Success,
+               "minimum-norm multipliers: W^T W could not be factored");
+  const VecX z = ldlt.solve(VecX(W.transpose() * padded));
+  return padded - W * z;
 }
 
 }  // namespace catena

@@ -34,17 +34,15 @@ IndependentRows withoutRows(const Model& model, std::vector<Index> rows);
 IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, const VecX& q,
                                 double t, Index dense_limit = 3000);
 
-/// Whether minimumNormMultipliers is affordable: its decomposition is dense.
-inline bool minimumNormAffordable(const Model& model) {
-  return model.nv <= 3000;  // constraint_rank.hpp's kMaxDiagnosedCoordinates
-}
-
 /// The minimum-norm multipliers of every original row with the generalized constraint force of
-/// the reduced ones: min |lambda| subject to C_q^T lambda = C_qr^T lambda_r at (q, t) (dense
-/// complete orthogonal decomposition of C_q^T, as dense as the selection). lambda_r:
-/// multipliers of rows.model's rows.
+/// the reduced ones: min |lambda| subject to C_q^T lambda = C_qr^T lambda_r at (q, t).
+/// lambda_r: multipliers of rows.model's rows. Up to dense_limit velocity coordinates a dense
+/// complete orthogonal decomposition of C_q^T; above, sparse: the rows left out as combinations
+/// of the kept ones (C_qr^T c = C_q(d, :)^T, SuiteSparseQR), which span the null space W of
+/// C_q^T, and lambda = padded - W (W^T W)^-1 W^T padded (padded: lambda_r on the kept rows, zero
+/// on the others; W^T W by sparse Cholesky).
 VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,
                             const IndependentRows& rows, const VecX& q, double t,
-                            const VecX& lambda_r);
+                            const VecX& lambda_r, Index dense_limit = 3000);
 
 }  // namespace catena

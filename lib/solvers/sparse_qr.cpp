@@ -2,6 +2,8 @@
 
 #include <SuiteSparseQR.hpp>
 
+#include <vector>
+
 #include "core/check.hpp"
 
 namespace catena {
@@ -64,6 +66,32 @@ MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b) {
   cholmod_l_free_dense(&X, &c.cc);
   out.rank = c.cc.SPQR_istat[4];
   out.tolerance = c.cc.SPQR_tol_used;
+  return out;
+}
+
+SparseMatrixCSR solveLeastSquares(const SparseMatrixCSR& A, const SparseMatrixCSR& B) {
+  CATENA_CHECK(A.rows() == B.rows() && A.rows() >= A.cols(),
+               "least-squares solve: A is " << A.rows() << " x " << A.cols() << ", B has "
+                                            << B.rows() << " rows");
+  if (A.cols() == 0 || B.cols() == 0) return SparseMatrixCSR(A.cols(), B.cols());
+  CscMatrix a_csc = A, b_csc = B;
+  a_csc.makeCompressed();
+  b_csc.makeCompressed();
+  Cholmod c;
+  cholmod_sparse a = view(a_csc), b = view(b_csc);
+  cholmod_sparse* X =
+      SuiteSparseQR_min2norm<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, &a, &b, &c.cc);
+  CATENA_CHECK(X != nullptr, "SuiteSparseQR failed (status " << c.cc.status << ")");
+  const auto* p = static_cast<const Long*>(X->p);
+  const auto* i = static_cast<const Long*>(X->i);
+  const auto* x = static_cast<const double*>(X->x);
+  std::vector<Eigen::Triplet<double>> entries;
+  for (size_t col = 0; col < X->ncol; ++col)
+    for (Long k = p[col]; k < p[col + 1]; ++k)
+      entries.emplace_back(static_cast<int>(i[k]), static_cast<int>(col), x[k]);
+  SparseMatrixCSR out(static_cast<Index>(X->nrow), static_cast<Index>(X->ncol));
+  out.setFromTriplets(entries.begin(), entries.end());
+  cholmod_l_free_sparse(&X, &c.cc);
   return out;
 }
 

@@ -17,6 +17,11 @@ struct MinimumNormSolution {
 /// A: m x n (any shape or rank), b: m entries. Cost: one sparse QR of A^T.
 MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b);
 
+/// X = A \ B for A (m x n, m >= n) of full column rank and a sparse B (m x k): the least-squares
+/// (here: exact, for consistent B) solution of every column, sparse (SuiteSparseQR_min2norm with
+/// a sparse right-hand side). Throws if SuiteSparseQR fails.
+SparseMatrixCSR solveLeastSquares(const SparseMatrixCSR& A, const SparseMatrixCSR& B);
+
 /// Numerical rank of A (SuiteSparseQR's default tolerance).
 long numericalRank(const SparseMatrixCSR& A);
 

@@ -108,6 +108,10 @@ BOOST_AUTO_TEST_CASE(minimum_norm_multipliers_keep_the_constraint_force) {
   BOOST_TEST(std::abs(w.dot(lambda)) <= 1e-12 * lambda.norm(),
              "along the null space " << w.dot(lambda));
   BOOST_TEST(std::abs(w.dot(padded)) > 1e-3 * padded.norm());
+  // The sparse path (above 3000 coordinates; forced here) gives the same set.
+  const VecX sparse = minimumNormMultipliers(m, plan, rows, s.q, s.t, lambda_r, 0);
+  BOOST_TEST((sparse - lambda).norm() <= 1e-12 * lambda.norm(),
+             "sparse and dense differ by " << (sparse - lambda).norm());
 }
 
 // Both saddle-point integrators run the over-constrained model to 0.5 s and turn its cranks as
@@ -181,6 +185,13 @@ BOOST_AUTO_TEST_CASE(the_blockwise_selection_leaves_independent_rows) {
   BOOST_TEST(blockwise.dropped.size() == dense.dropped.size());
   const AssemblyPlan reduced = buildAssemblyPlan(blockwise.model);
   BOOST_TEST(analyzeConstraintRank(blockwise.model, reduced, s.q, s.t).rank == blockwise.model.nc);
+  // Its minimum-norm multipliers, sparse and dense, for the 27 rows left out.
+  VecX lambda_r(blockwise.model.nc);
+  for (Index i = 0; i < lambda_r.size(); ++i) lambda_r[i] = std::sin(1.0 + i);
+  const VecX dense_set = minimumNormMultipliers(m, plan, blockwise, s.q, s.t, lambda_r);
+  const VecX sparse_set = minimumNormMultipliers(m, plan, blockwise, s.q, s.t, lambda_r, 0);
+  BOOST_TEST((sparse_set - dense_set).norm() <= 1e-10 * dense_set.norm(),
+             "sparse and dense differ by " << (sparse_set - dense_set).norm());
 }
 
 // Issue 28, item 4: the double four-bar in 3D with full revolutes about z (35 rows of rank 29:
