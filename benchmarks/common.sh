@@ -3,12 +3,13 @@
 #
 #   stamp_run DIR...   sets `started` (UTC, now) and `revision` (the short commit, plus
 #                      " with uncommitted changes in lib/ or drivers/" when the named
-#                      directories differ from it). Call it before building: the binary is
-#                      built from this tree, which may change while the run goes on.
+#                      directories differ from it; benchmarks/results/ does not count: the
+#                      runs write it). Call it before building: the binary is built from this
+#                      tree, which may change while the run goes on.
 stamp_run() {
   started="$(date -u '+%Y-%m-%d %H:%M UTC')"
   revision="$(git rev-parse --short HEAD 2> /dev/null || echo unknown)"
-  if ! git diff --quiet HEAD -- "$@" 2> /dev/null; then
+  if ! git diff --quiet HEAD -- "$@" ':(exclude)benchmarks/results' 2> /dev/null; then
     local dirs=("${@/%//}") list
     list="$(IFS=,; echo "${dirs[*]:0:$#-1}" | sed 's/,/, /g')"
     [ -n "$list" ] && list="$list or "
