@@ -84,7 +84,13 @@ namespace {
 /// coordinates) and body (dependent only); returns its index.
 Index appendPv(std::vector<Pv>& pvs, const std::string& name, PvKind kind, PvSource source,
                const Vec3& value, Index body) {
-  pvs.push_back({.name = name, .kind = kind, .source = source, .value = value, .body = body});
+  Pv pv;
+  pv.name = name;
+  pv.kind = kind;
+  pv.source = source;
+  pv.value = value;
+  pv.body = body;
+  pvs.push_back(std::move(pv));
   return static_cast<Index>(pvs.size() - 1);
 }
 
