@@ -393,8 +393,8 @@ class DistributedDae {
     return worstOutcome(flag < 0 ? flag : (finite ? 0 : 1));
   }
 
-  /// J S (the column scaling of the serial run, serial_ida_system.cpp, GGL: lambda by c_j m, mu and nu by c_j,
-  /// m the largest diagonal entry of M over all ranks) into the MatAIJ. Returns as
+  /// J S (the column scaling of the serial run, serial_ida_system.cpp, GGL: lambda by c_j m, mu and
+  /// nu by c_j, m the largest diagonal entry of M over all ranks) into the MatAIJ. Returns as
   /// residual(). Collective.
   int newtonMatrix(double t, const double* y, const double* yp, double cj, Status& error) {
     load(y, yp);

@@ -3,8 +3,9 @@
 /// The multibody equations of motion as the implicit DAE F(t, y, y') = 0 that IDA integrates,
 /// in the three formulations of integrators/ida_dynamics.hpp, with the analytic Newton (iteration)
 /// matrix J = dF/dy + c_j dF/dy' refilled in place into a sparse pattern fixed at construction.
-/// No SUNDIALS here: integrators/serial_ida_system.cpp adapts it, tests/unit/analysis/ida_jacobian_test.cpp checks
-/// J against finite differences of F. Equations and blocks: docs/dynamics-ida.md.
+/// No SUNDIALS here: integrators/serial_ida_system.cpp adapts it,
+/// tests/unit/analysis/ida_jacobian_test.cpp checks J against finite differences of F. Equations
+/// and blocks: docs/dynamics-ida.md.
 ///
 /// Unknowns y = (q, v, lambda, mu, nu), each block contiguous (mu only for GGL, nu only in 3D):
 /// q holds per 3D body r and a quaternion rho = (s, x) that need not be unit; every kernel sees
