@@ -148,9 +148,14 @@ Status initialAccelerations(const Model& m, const AssemblyPlan& plan, const std:
   SaddlePointSolver kkt(w.M, w.Cq, prefix, plan.body_nonzero);
   Status st = kkt.factor(w.M, w.Cq, 1.0);
   if (st.ok()) st = kkt.solve(w.f, w.gamma, x.vdot, x.s.lambda);
+  // A singular matrix is diagnosed by withIndependentRows, and only if no rows can be left out
+  // (the diagnosis is a dense QRCP: minutes for a few thousand coordinates).
   if (!st.ok())
     st.message = "generalized-alpha: the initial accelerations could not be computed (" +
-                 st.message + "): " + diagnoseSingularSaddlePoint(m, plan, x.s.q, x.s.t);
+                 st.message + ")" +
+                 (st.code == Status::Code::kSingular
+                      ? ""
+                      : ": " + diagnoseSingularSaddlePoint(m, plan, x.s.q, x.s.t));
   x.a = x.vdot;
   return st;
 }

@@ -218,8 +218,9 @@ IdaResult runIda(IdaSystem& system, const State& initial, const IdaOptions& o,
     }
     const Status acc = system.accelerations(s, vdot, s.lambda);
     if (!acc.ok()) {
-      // C = 0 here: the diagnosis names the rows that matter.
-      const std::string why = system.diagnoseSingular(s);
+      // C = 0 here: the diagnosis names the rows that matter. A singular matrix is diagnosed by
+      // withIndependentRows, and only if no rows can be left out (a dense QRCP).
+      const std::string why = acc.code == Status::Code::kSingular ? "" : system.diagnoseSingular(s);
       return stop(acc.code,
                   who + ": the initial accelerations and multipliers could not be computed (" +
                       acc.message + ")" + (why.empty() ? "" : ": " + why),

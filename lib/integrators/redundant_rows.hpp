@@ -38,7 +38,9 @@ class RedundancyWatch {
   std::vector<std::string> rows_;
 };
 
-/// result = run(model, plan, start, observer, rerun). If it fails before its first step with a
+/// result = run(model, plan, start, observer, rerun); run leaves the diagnosis of a singular
+/// start to this function, which appends it when no rows can be left out. If it fails before
+/// its first step with a
 /// singular matrix (Status::Code::kSingular) and C_q at the state it returns has redundant rows,
 /// returns run(reduced model, its plan, that state, observer, true) instead: `rerun` tells run
 /// that the state is consistent already. The observer and the result see states of `model`:
@@ -53,7 +55,12 @@ Result withIndependentRows(const Model& model, const AssemblyPlan& plan, const S
   if (first.status.ok() || first.status.code != Status::Code::kSingular || first.stats.steps != 0)
     return first;
   const IndependentRows rows = independentRows(model, plan, first.state.q, first.state.t);
-  if (rows.dropped.empty()) return first;
+  if (rows.dropped.empty()) {
+    // Singular without redundant rows (a motion without mass): why, in the user's terms.
+    first.status.message +=
+        ": " + diagnoseSingularSaddlePoint(model, plan, first.state.q, first.state.t);
+    return first;
+  }
   const AssemblyPlan reduced_plan = buildAssemblyPlan(rows.model);
   // The multipliers of every row: the minimum-norm set.
   auto full = [&](State s) {

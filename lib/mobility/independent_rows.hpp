@@ -16,6 +16,12 @@
 
 namespace catena {
 
+/// Velocity coordinates up to which the selection and the multipliers use dense QR: above it
+/// the sparse paths are cheaper (a merged lattice of 30 x 30 cells, 2880 coordinates, spent
+/// minutes in dense QRCPs; the sparse paths agree with the dense ones, tests/verification/
+/// redundant_rows_test.cpp).
+inline constexpr Index kDenseRowLimit = 500;
+
 struct IndependentRows {
   Model model;              ///< the model without the redundant rows (joints without rows removed)
   std::vector<Index> kept;  ///< row r of `model` is row kept[r] of the original model
@@ -28,11 +34,10 @@ struct IndependentRows {
 IndependentRows withoutRows(const Model& model, std::vector<Index> rows);
 
 /// The model without the rows that the QRCP of C_q^T at (q, t) finds redundant (none: `model`
-/// itself, dropped empty): dense QRCP up to dense_limit velocity coordinates (default
-/// constraint_rank.hpp's kMaxDiagnosedCoordinates), the block-wise rank (blockwise_rank.hpp,
-/// blockTreeForModel) above.
+/// itself, dropped empty): dense QRCP up to dense_limit velocity coordinates, the block-wise
+/// rank (blockwise_rank.hpp, blockTreeForModel) above.
 IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, const VecX& q,
-                                double t, Index dense_limit = 3000);
+                                double t, Index dense_limit = kDenseRowLimit);
 
 /// The minimum-norm multipliers of every original row with the generalized constraint force of
 /// the reduced ones: min |lambda| subject to C_q^T lambda = C_qr^T lambda_r at (q, t).
@@ -43,6 +48,6 @@ IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, co
 /// on the others; W^T W by sparse Cholesky).
 VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,
                             const IndependentRows& rows, const VecX& q, double t,
-                            const VecX& lambda_r, Index dense_limit = 3000);
+                            const VecX& lambda_r, Index dense_limit = kDenseRowLimit);
 
 }  // namespace catena

@@ -245,3 +245,41 @@ BOOST_AUTO_TEST_CASE(the_spatial_double_four_bar_moves_as_the_planar_one) {
     BOOST_TEST(off_plane <= 1e-8, run[0].method << ": out of the plane by " << off_plane);
   }
 }
+
+// A singular start that is not a redundancy (a point mass hinged at its centre: its rotation
+// carries no inertia) keeps its failure, and the diagnosis that withIndependentRows now gives
+// in the integrators' place says why.
+BOOST_AUTO_TEST_CASE(a_massless_motion_is_diagnosed_not_reduced) {
+  ModelBuilder b(2, "spinning_point");
+  Body body;
+  body.name = "point";
+  body.mass = 1.0;  // inertia zero: a point mass
+  b.addBody(body);
+  Marker centre;
+  centre.name = "point/centre";
+  centre.body = 0;
+  b.addMarker(centre);
+  Marker origin;
+  origin.name = "ground/origin";
+  origin.body = kGround;
+  b.addMarker(origin);
+  Joint hinge;
+  hinge.name = "hinge";
+  hinge.type = JointType::kRevolute;
+  hinge.marker1 = 0;
+  hinge.marker2 = 1;
+  b.addJoint(hinge);
+  const Model m = b.finalize();
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const State s = assembled(m, plan);
+  IdaOptions ida;
+  ida.t_end = 0.1;
+  GeneralizedAlphaOptions ga;
+  ga.t_end = 0.1;
+  for (const DynamicsResult& r : {DynamicsResult(integrateIda(m, plan, s, ida, {})),
+                                  integrateGeneralizedAlpha(m, plan, s, ga, {})}) {
+    BOOST_TEST(!r.status.ok(), r.method);
+    BOOST_TEST(r.redundant_rows.empty());
+    BOOST_TEST(r.status.message.find("carries no mass") != std::string::npos, r.status.message);
+  }
+}
