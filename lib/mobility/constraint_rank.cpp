@@ -96,11 +96,7 @@ std::vector<std::string> redundantRowEdits(const Model& model, const std::vector
   std::vector<RowMask> drop;
   for (Index row : rows) {
     const Index j = model.jointOfRow(row);
-    const Joint& J = model.joints[j];
-    int k = static_cast<int>(row - model.joint_row_offset[j]);  // k-th active row
-    int axis = 0;
-    for (; axis < model.rows_per_joint; ++axis)
-      if ((J.mask & (1u << axis)) && k-- == 0) break;
+    const int axis = model.rowAxis(row);
     const auto at = std::find(joints.begin(), joints.end(), j);
     if (at == joints.end()) {
       joints.push_back(j);

@@ -22,32 +22,20 @@ IndependentRows withoutRows(const Model& model, std::vector<Index> rows) {
     CATENA_CHECK(row >= 0 && row < model.nc, "withoutRows: row " << row
                                                                  << " is not a constraint row (0.."
                                                                  << model.nc - 1 << ")");
-    const Index j = model.jointOfRow(row);
-    int k = static_cast<int>(row - model.joint_row_offset[j]);  // k-th active row of joint j
-    int axis = 0;
-    for (; axis < model.rows_per_joint; ++axis)
-      if ((model.joints[j].mask & (1u << axis)) && k-- == 0) break;
-    m.joints[j].mask = static_cast<RowMask>(m.joints[j].mask & ~(1u << axis));
+    RowMask& mask = m.joints[model.jointOfRow(row)].mask;
+    mask = static_cast<RowMask>(mask & ~(1u << model.rowAxis(row)));
     out.dropped_names.push_back(model.rowName(row));
   }
   out.dropped = rows;
-  // Kept rows in order; joints left without rows go.
-  std::vector<Joint> joints;
-  for (std::size_t j = 0; j < m.joints.size(); ++j) {
-    const RowMask before = model.joints[j].mask, after = m.joints[j].mask;
-    int k = 0;
-    for (int axis = 0; axis < model.rows_per_joint; ++axis) {
-      if (!(before & (1u << axis))) continue;
-      if (after & (1u << axis)) out.kept.push_back(model.joint_row_offset[j] + k);
-      ++k;
-    }
-    if (after != 0) joints.push_back(m.joints[j]);
+  // Leaving rows out keeps the order of the others: the kept rows are the rest, ascending.
+  for (Index row = 0, d = 0; row < model.nc; ++row) {
+    if (d < static_cast<Index>(rows.size()) && rows[d] == row)
+      ++d;
+    else
+      out.kept.push_back(row);
   }
-  m.joints = std::move(joints);
-  m.joint_row_offset.assign(m.joints.size() + 1, 0);
-  for (std::size_t j = 0; j < m.joints.size(); ++j)
-    m.joint_row_offset[j + 1] = m.joint_row_offset[j] + activeRowCount(m.joints[j].mask);
-  m.nc = m.joint_row_offset.back();
+  std::erase_if(m.joints, [](const Joint& J) { return J.mask == 0; });  // joints left without rows
+  m.countRows();
   out.model = std::move(m);
   return out;
 }

@@ -28,15 +28,27 @@ Index Model::jointOfRow(Index row) const {
   return static_cast<Index>(it - joint_row_offset.begin()) - 1;
 }
 
-std::string Model::rowName(Index row) const {
-  static const char* k3[] = {"x", "y", "z", "Rx", "Ry", "Rz"};
-  static const char* k2[] = {"x", "y", "theta"};
+int Model::rowAxis(Index row) const {
   const Index j = jointOfRow(row);
-  const Joint& J = joints[j];
   int k = static_cast<int>(row - joint_row_offset[j]);  // k-th active row
   int axis = 0;
   for (; axis < rows_per_joint; ++axis)
-    if ((J.mask & (1u << axis)) && k-- == 0) break;
+    if ((joints[j].mask & (1u << axis)) && k-- == 0) break;
+  return axis;
+}
+
+void Model::countRows() {
+  joint_row_offset.assign(joints.size() + 1, 0);
+  for (std::size_t j = 0; j < joints.size(); ++j)
+    joint_row_offset[j + 1] = joint_row_offset[j] + activeRowCount(joints[j].mask);
+  nc = joint_row_offset.back();
+}
+
+std::string Model::rowName(Index row) const {
+  static const char* k3[] = {"x", "y", "z", "Rx", "Ry", "Rz"};
+  static const char* k2[] = {"x", "y", "theta"};
+  const Joint& J = joints[jointOfRow(row)];
+  const int axis = rowAxis(row);
   const char* name = J.type == JointType::kDistance ? "length"
                      : dimension == 3               ? k3[axis]
                                                     : k2[axis];

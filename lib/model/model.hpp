@@ -122,6 +122,10 @@ struct Model {
   JointKernel jointKernel(Index j) const;
   /// Joint that owns constraint row `row` (0 <= row < nc).
   Index jointOfRow(Index row) const;
+  /// The row's axis in its joint's mask (0..rows_per_joint-1: x y z Rx Ry Rz, or x y theta).
+  int rowAxis(Index row) const;
+  /// joint_row_offset and nc from the joints' masks (finalize(); again after a mask changes).
+  void countRows();
   /// "joint 'hinge' row Ry": what a constraint row constrains, for reports.
   std::string rowName(Index row) const;
   /// Grübler-style mobility estimate nv - nc (ignores redundancy).

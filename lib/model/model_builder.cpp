@@ -233,10 +233,7 @@ Model ModelBuilder::finalize() {
   const Index nb = static_cast<Index>(m.bodies.size());
   m.nq = nb * m.nq_body;
   m.nv = nb * m.nv_body;
-  m.joint_row_offset.assign(m.joints.size() + 1, 0);
-  for (std::size_t j = 0; j < m.joints.size(); ++j)
-    m.joint_row_offset[j + 1] = m.joint_row_offset[j] + activeRowCount(m.joints[j].mask);
-  m.nc = m.joint_row_offset.back();
+  m.countRows();
   model_ = Model{};
   body_names_.clear();
   marker_names_.clear();
