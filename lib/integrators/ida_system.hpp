@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/check.hpp"
 #include "core/status.hpp"
 #include "formulations/mixed_basis/multibody_dae.hpp"
 #include "integrators/ida_dynamics.hpp"
@@ -88,12 +89,18 @@ class IdaSystem {
   virtual bool watchBranch(const State& s) = 0;
   virtual Status branchStatus() const = 0;
 
-  // --- Index 1 only (requireFormulation refuses it elsewhere) ---
+  // --- Index 1 only: a system that refuses kIndex1 (requireFormulation) keeps these ---
   /// |C|_inf (m) and |C_q v + C_t|_inf at s.
-  virtual std::pair<double, double> drift(const State& s) = 0;
+  virtual std::pair<double, double> drift(const State&) { indexOneOnly(); }
   /// Projects s onto both constraint levels (|C| <= position_tolerance) and gives v' there.
-  virtual Status project(State& s, double position_tolerance, VecX& vdot) = 0;
-  virtual double lengthScale() const = 0;
+  virtual Status project(State&, double /*position_tolerance*/, VecX& /*vdot*/) { indexOneOnly(); }
+  /// Size of the mechanism, m (analysis/scales.hpp lengthScale).
+  virtual double lengthScale() const { indexOneOnly(); }
+
+ private:
+  [[noreturn]] static void indexOneOnly() {
+    throw Error("IDA: the index-1 projection is called on a system that refuses index 1");
+  }
 };
 
 class DistributedAssembly;

@@ -216,15 +216,6 @@ class MpiIdaSystem final : public IdaSystem {
   bool watchBranch(const State& s) override { return branch_.add(s); }
   Status branchStatus() const override { return branch_.status(); }
 
-  std::pair<double, double> drift(const State& s) override {
-    const ConstraintDrift d = distributedConstraintDrift(as_, s);
-    return {d.position, d.velocity};
-  }
-  Status project(State&, double, VecX&) override {
-    return Status::failure(Status::Code::kInvalidInput, "no projection in distributed IDA");
-  }
-  double lengthScale() const override { return distributedLengthScale(dm_); }
-
  private:
   const DistributedAssembly& as_;
   const DistributedModel& dm_;
