@@ -163,9 +163,12 @@ const std::vector<Command>& commands() {
        "  --json PATH            JSON summary (default: OUT/STEM.mobility.json)\n"
        "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
        "  --terse                key-value lines (regression tests)\n"
-       "  --t-end T              also along the projected (MCS) dynamics to T > 0 s: the rank\n"
-       "                         at every output time, its changes, and the singular\n"
-       "                         configurations met (dense models only)\n"
+       "  --blockwise            the rank block by block at any size (the default above 2000\n"
+       "                         velocity coordinates)\n"
+       "  --t-end T              also along a simulation to T > 0 s: the rank at every output\n"
+       "                         time, its changes, and the singular configurations met\n"
+       "                         (dense: the projected (MCS) dynamics, rank at every step;\n"
+       "                         block-wise: generalized-alpha, rank at every output)\n"
        "  --interval H           output interval of that simulation, > 0 s (default T / 500)\n"
        "  --margin M             a local minimum of the smallest retained |R_ii| / |R_11|\n"
        "                         below M > 0 is examined as a singular configuration (default\n"
@@ -177,6 +180,7 @@ const std::vector<Command>& commands() {
         {"--csv", true},
         {"--output-dir", true},
         {"--terse"},
+        {"--blockwise"},
         {"--t-end", true},
         {"--interval", true},
         {"--margin", true}}},
@@ -212,7 +216,7 @@ void printUsage(std::ostream& os, const Command& c) {
 struct Arguments {
   std::string command, file, json, vtk, csv;
   std::string output_dir = catena::kDefaultOutputFolder;  ///< where outputs not named go
-  bool terse = false, no_kc = false, damped = false;
+  bool terse = false, no_kc = false, damped = false, blockwise = false;
   int modes = 4;
   double target = 0.0;
   double rank_tolerance = catena::kDefaultRankTolerance;
@@ -233,6 +237,7 @@ Arguments readArguments(const std::string& command, catena::cli::CommandLine lin
     if (option == "--terse") a.terse = true;
     if (option == "--no-kc") a.no_kc = true;
     if (option == "--damped") a.damped = true;
+    if (option == "--blockwise") a.blockwise = true;
     if (option == "--json") a.json = value;
     if (option == "--vtk") a.vtk = value;
     if (option == "--csv") a.csv = value;
@@ -297,17 +302,14 @@ int runCheck(const Arguments& a) {
   return verdict();
 }
 
-/// `catena mobility FILE --t-end T`: the rank at the output times of the projected (MCS)
-/// dynamics from the assembled initial state `s0`; the history goes to --csv or
+/// `catena mobility FILE --t-end T`: the rank at the output times of a simulation from the
+/// assembled initial state `s0` (dense: the projected (MCS) dynamics; block-wise:
+/// generalized-alpha with the block-wise rank); the history goes to --csv or
 /// OUT/STEM.mobility.csv.
 int runMobilityAlongSimulation(const Arguments& a, const catena::Model& m,
                                const catena::AssemblyPlan& plan, const catena::State& s0,
                                bool blockwise) {
   using namespace catena;
-  if (blockwise)
-    throw Error("mobility --t-end: the rank along a simulation uses the dense QRCP, up to " +
-                std::to_string(kDenseRankMaxCoordinates) + " velocity coordinates; '" + m.name +
-                "' has " + std::to_string(m.nv));
   McsOptions o;
   o.t_end = s0.t + a.t_end;
   o.output_interval = a.interval > 0.0 ? a.interval : a.t_end / 500.0;
@@ -315,13 +317,27 @@ int runMobilityAlongSimulation(const Arguments& a, const catena::Model& m,
   o.singular_margin = a.margin;
   o.max_coordinates = kDenseRankMaxCoordinates;
   Progress progress(!a.terse);
-  const MobilityHistory h = mobilityAlongTrajectory(m, plan, s0, o, [&](double t) {
+  const auto on_sample = [&](double t) {
     progress.update([&] {
       std::ostringstream os;
       os << "mobility: t = " << t << " s of " << o.t_end << " s (" << progress.elapsed() << " s)";
       return os.str();
     });
-  });
+  };
+  MobilityHistory h;
+  if (blockwise) {
+    const PetscSession session(nullptr, nullptr);  // the iteration matrix's solver
+    GeneralizedAlphaOptions g;
+    g.t_end = o.t_end;
+    g.output_interval = o.output_interval;
+    g.step = std::min(g.step, o.output_interval);
+    RankWatchOptions w;
+    w.rank_tolerance = o.rank_tolerance;
+    w.singular_margin = o.singular_margin;
+    h = mobilityAlongSparseTrajectory(m, plan, s0, g, w, on_sample);
+  } else {
+    h = mobilityAlongTrajectory(m, plan, s0, o, on_sample);
+  }
   progress.clear();
   printMobilityHistory(std::cout, m, h, a.terse);
   const std::string csv =
@@ -346,7 +362,7 @@ int runMobility(const Arguments& a) {
   const AssemblyPlan plan = buildAssemblyPlan(m);
   // Up to kDenseRankMaxCoordinates velocity coordinates the dense QRCP of C_q^T (it also gives
   // the tangent basis); above, block by block (mobility/blockwise_rank.hpp).
-  const bool blockwise = m.nv > kDenseRankMaxCoordinates;
+  const bool blockwise = a.blockwise || m.nv > kDenseRankMaxCoordinates;
   // 2. The configuration: the initial state, assembled onto C = 0 when it can be. A large model
   //    whose initial state already satisfies C = 0 (a generated lattice or chain) is taken as
   //    it is: the assembly would also solve for velocities by a global sparse QR, which the rank

@@ -15,6 +15,7 @@
 #include "integrators/initial_state.hpp"
 #include "integrators/sundials/arkode.hpp"
 #include "math/rotation.hpp"
+#include "mobility/singular_search.hpp"
 
 namespace catena {
 namespace {
@@ -59,23 +60,6 @@ void positionRates(const Model& m, const double* q, const VecX& v, double* qdot)
       for (int k = 0; k < 3; ++k) db[k] = vb[k];
     }
   }
-}
-
-/// The variation that takes qa to qb (nv): r_b - r_a, Log(rho_a^* rho_b); 2D the difference.
-VecX difference(const Model& m, const VecX& qa, const VecX& qb) {
-  VecX d(m.nv);
-  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b) {
-    const Index iq = m.qOffset(b), iv = m.vOffset(b);
-    if (m.dimension == 3) {
-      d.segment<3>(iv) = qb.segment<3>(iq) - qa.segment<3>(iq);
-      const Quat ra(qa(iq + 3), qa(iq + 4), qa(iq + 5), qa(iq + 6));
-      const Quat rb(qb(iq + 3), qb(iq + 4), qb(iq + 5), qb(iq + 6));
-      d.segment<3>(iv + 3) = quatLog(ra.conjugate() * rb);
-    } else {
-      d.segment<3>(iv) = qb.segment<3>(iq) - qa.segment<3>(iq);
-    }
-  }
-  return d;
 }
 
 /// Assembles A = C_q and C_t at (q, t) (quaternions normalized into ws.qn) and factors
@@ -199,12 +183,10 @@ Status computeMcsRates(const Model& model, const AssemblyPlan& plan, const McsCh
 
 namespace {
 
-/// A step end kept for the singular-configuration search.
+/// A step end kept for the singular-configuration search, with the basis there.
 struct StepRecord {
-  double t = 0.0;
-  VecX q, v;
+  PathSample sample;
   MatX T;
-  double smallest = 0.0;  ///< relative pivot at position r - 1
 };
 
 /// Everything the ARKODE callbacks share (their user data).
@@ -234,20 +216,7 @@ struct Run {
 
   Status completeStep(double t, double* y);
   void searchSingular();
-  VecX interpolate(const StepRecord& a, const StepRecord& b, double tau) const;
 };
-
-VecX Run::interpolate(const StepRecord& a, const StepRecord& b, double tau) const {
-  // Cubic Hermite in the variation from a: delta(0) = 0, delta'(0) = v_a, delta(h) = q_b - q_a,
-  // delta'(h) ~ v_b (exact in 2D; to O(h |w|^2) for rotations).
-  const double h = b.t - a.t, x = (tau - a.t) / h;
-  const double h10 = x * x * x - 2.0 * x * x + x, h01 = -2.0 * x * x * x + 3.0 * x * x,
-               h11 = x * x * x - x * x;
-  const VecX delta = h10 * h * a.v + h01 * difference(model, a.q, b.q) + h11 * h * b.v;
-  VecX q = a.q;
-  applyVariation(model, delta, 1.0, q);
-  return q;
-}
 
 Status Run::completeStep(double t, double* y) {
   const double h = t - t_k;
@@ -343,7 +312,7 @@ Status Run::completeStep(double t, double* y) {
   steps.largest_step = std::max(steps.largest_step, h);
 
   // 5. Singular configurations.
-  records.push_back({t, q_buf, v, chart.T, r > 0 ? chart.factors.pivots(r - 1) : 1.0});
+  records.push_back({{t, q_buf, v, r > 0 ? chart.factors.pivots(r - 1) : 1.0}, chart.T});
   if (records.size() > 3) records.pop_front();
   searchSingular();
   return Status::success();
@@ -351,42 +320,17 @@ Status Run::completeStep(double t, double* y) {
 
 void Run::searchSingular() {
   if (records.size() < 3 || rank == 0) return;
-  const StepRecord &a = records[0], &b = records[1], &c = records[2];
-  if (!(b.smallest < a.smallest && b.smallest <= c.smallest && b.smallest < o.singular_margin))
-    return;
-  // The relative pivot r - 1 along the interpolated path: |R_rr| ~ |t - t*| near a crossing
-  // (V-shaped, unimodal on [a.t, c.t]): golden section.
-  auto pivotAt = [&](double tau, VecX& q) {
-    const StepRecord& lo = tau <= b.t ? a : b;
-    const StepRecord& hi = tau <= b.t ? b : c;
-    q = interpolate(lo, hi, tau);
+  const PathSample &a = records[0].sample, &b = records[1].sample, &c = records[2].sample;
+  if (!bracketsSingular(a, b, c, o.singular_margin)) return;
+  // The relative pivot r - 1 along the interpolated path; the last evaluation leaves ws.A at
+  // the minimum.
+  const PathMinimum minimum = minimizeAlongPath(model, a, b, c, [&](double tau, const VecX& q) {
     assembleConstraints(model, plan, q, tau, nullptr, &ws.Cq);
     toDense(ws.Cq, ws.A);
     ++stats.factorizations;
     return analyzeConstraintRank(ws.A, o.rank_tolerance).pivots(rank - 1);
-  };
-  const double g = 0.5 * (std::sqrt(5.0) - 1.0);
-  double lo = a.t, hi = c.t;
-  VecX q;
-  double x1 = hi - g * (hi - lo), x2 = lo + g * (hi - lo);
-  double f1 = pivotAt(x1, q), f2 = pivotAt(x2, q);
-  for (int k = 0; k < 200 && hi - lo > 1e-14 * std::max(1.0, std::abs(hi)); ++k) {
-    if (f1 < f2) {
-      hi = x2;
-      x2 = x1;
-      f2 = f1;
-      x1 = hi - g * (hi - lo);
-      f1 = pivotAt(x1, q);
-    } else {
-      lo = x1;
-      x1 = x2;
-      f1 = f2;
-      x2 = lo + g * (hi - lo);
-      f2 = pivotAt(x2, q);
-    }
-  }
-  const double ts = 0.5 * (lo + hi);
-  const double margin = pivotAt(ts, q);  // leaves the path's configuration at ts in q
+  });
+  const double ts = minimum.t, margin = minimum.value;
   const TangentFactors F = factorTangent(ws.A, o.singular_tolerance);
   if (F.rank >= rank) return;  // a near miss: no rank drop at the tolerance
   SingularEvent e;
@@ -397,10 +341,10 @@ void Run::searchSingular() {
     e.vanished.push_back(i);
     e.rows.push_back(F.pivot_rows[i]);
   }
-  const StepRecord& s0 = ts <= b.t ? a : b;
-  const StepRecord& s1 = ts <= b.t ? b : c;
-  const double w = (ts - s0.t) / (s1.t - s0.t);
-  const VecX vs = (1.0 - w) * s0.v + w * s1.v;
+  const StepRecord& s0 = ts <= b.t ? records[0] : records[1];
+  const StepRecord& s1 = ts <= b.t ? records[1] : records[2];
+  const double w = (ts - s0.sample.t) / (s1.sample.t - s0.sample.t);
+  const VecX vs = (1.0 - w) * s0.sample.v + w * s1.sample.v;
   if (o.continuation) {
     // The motion continued through the step ends on both sides, blended to ts; Procrustes onto
     // the larger tangent space splits off the new motions (N3).
@@ -540,7 +484,8 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
   }
   run.steps.smallest_step = std::numeric_limits<double>::infinity();
   run.records.push_back(
-      {s.t, s.q, run.v, run.chart.T, run.rank > 0 ? run.chart.factors.pivots(run.rank - 1) : 1.0});
+      {{s.t, s.q, run.v, run.rank > 0 ? run.chart.factors.pivots(run.rank - 1) : 1.0},
+       run.chart.T});
 
   // Output: the state with v and lambda at the current step end, and the sample; every output
   // state passes the branch watch before the observer sees it.

@@ -1,5 +1,12 @@
 #include "integrators/mobility_history.hpp"
 
+#include <algorithm>
+#include <deque>
+
+#include "mobility/block_tree.hpp"
+#include "mobility/blockwise_rank.hpp"
+#include "mobility/singular_search.hpp"
+
 namespace catena {
 
 MobilitySample mobilitySample(double t, const VecX& d, Index rank) {
@@ -20,7 +27,64 @@ MobilityHistory mobilityAlongTrajectory(const Model& model, const AssemblyPlan& 
     if (on_sample) on_sample(s.t);
     return true;
   };
+  h.path = "the projected (MCS) dynamics, dense QRCP at every step";
   h.run = integrateMcs(model, plan, initial, options, observe);
+  for (std::size_t i = 1; i < h.samples.size(); ++i)
+    if (h.samples[i].rank != h.samples[i - 1].rank) h.rank_change_at.push_back(Index(i));
+  return h;
+}
+
+MobilityHistory mobilityAlongSparseTrajectory(const Model& model, const AssemblyPlan& plan,
+                                              const State& initial,
+                                              const GeneralizedAlphaOptions& options,
+                                              const RankWatchOptions& watch,
+                                              const std::function<void(double t)>& on_sample) {
+  MobilityHistory h;
+  h.path = "generalized-alpha, block-wise QRCP at every output";
+  const BlockTree tree = blockTreeForModel(model);
+  auto rankAt = [&](const VecX& q, double t, double tolerance) {
+    BlockwiseRankOptions o;
+    o.tolerance = tolerance;
+    return analyzeBlockwiseRank(model, plan, q, t, tree, o);
+  };
+  const BlockwiseRank first = rankAt(initial.q, initial.t, watch.rank_tolerance);
+  const Index rank = first.rank;
+  // The smallest retained pivot, 0 where the rank is below the run's: V-shaped at a crossing.
+  auto pivot = [&](double t, const VecX& q) {
+    const BlockwiseRank r = rankAt(q, t, watch.rank_tolerance);
+    return r.rank < rank ? 0.0 : r.smallest_retained;
+  };
+  std::deque<PathSample> path;
+  std::vector<Index> generic;  // redundant rows at the middle sample
+  const TrajectoryObserver observe = [&](const State& s) {
+    const BlockwiseRank r = rankAt(s.q, s.t, watch.rank_tolerance);
+    h.samples.push_back({s.t, r.rank, r.smallest_retained, r.largest_dropped});
+    if (on_sample) on_sample(s.t);
+    path.push_back({s.t, s.q, s.v, r.rank < rank ? 0.0 : r.smallest_retained});
+    if (path.size() > 3) path.pop_front();
+    if (path.size() < 3 || rank == 0 ||
+        !bracketsSingular(path[0], path[1], path[2], watch.singular_margin))
+      return true;
+    const PathMinimum m = minimizeAlongPath(model, path[0], path[1], path[2], pivot);
+    const BlockwiseRank at = rankAt(m.q, m.t, watch.singular_tolerance);
+    if (at.rank >= rank) return true;  // a near miss
+    generic = rankAt(path[1].q, path[1].t, watch.singular_tolerance).redundant_rows;
+    std::sort(generic.begin(), generic.end());
+    SingularEvent e;
+    e.t = m.t;
+    // The vanished pivot's size where the rank fell at the run's tolerance, else the smallest.
+    const BlockwiseRank there = rankAt(m.q, m.t, watch.rank_tolerance);
+    e.margin = there.rank < rank ? there.largest_dropped : there.smallest_retained;
+    e.sampled_margin = path[1].smallest;
+    for (Index i = at.rank; i < rank; ++i) e.vanished.push_back(i);
+    for (Index row : at.redundant_rows)
+      if (!std::binary_search(generic.begin(), generic.end(), row)) e.rows.push_back(row);
+    h.run.singular_events.push_back(std::move(e));
+    return true;
+  };
+  h.run.dynamics = integrateGeneralizedAlpha(model, plan, initial, options, observe);
+  h.run.rank = rank;
+  h.run.dof = model.nv - rank;
   for (std::size_t i = 1; i < h.samples.size(); ++i)
     if (h.samples[i].rank != h.samples[i - 1].rank) h.rank_change_at.push_back(Index(i));
   return h;

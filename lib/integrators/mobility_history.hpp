@@ -2,15 +2,19 @@
 /// @file mobility_history.hpp
 /// The rank of C_q along a simulated trajectory (`catena mobility FILE --t-end T`): the rank at
 /// every output time, the times where it changes, and the singular configurations met (refined
-/// time, margin, the vanished pivots and their rows). The trajectory is the projected (MCS)
-/// dynamics of integrators/mcs_dynamics.hpp, which integrates through redundant constraints
-/// (the saddle-point integrators cannot: their matrix is singular there) and watches the QRCP of
-/// C_q^T at every step.
+/// time, margin, the vanished pivots and their rows). Two paths, one search
+/// (mobility/singular_search.hpp):
+/// - dense models: the projected (MCS) dynamics of integrators/mcs_dynamics.hpp, which watches
+///   the QRCP of C_q^T at every step and also gives the new admissible motions;
+/// - any size: generalized-alpha (sparse; redundant rows left out as integrateGeneralizedAlpha
+///   does) with the block-wise rank (mobility/blockwise_rank.hpp) at every output.
 
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "assembly/plan.hpp"
+#include "integrators/generalized_alpha.hpp"
 #include "integrators/mcs_dynamics.hpp"
 #include "model/model.hpp"
 
@@ -24,7 +28,8 @@ struct MobilitySample {
 };
 
 struct MobilityHistory {
-  McsResult run;  ///< the simulation: status, statistics, singular events
+  std::string path;  ///< what was integrated and how the rank was taken, for reports
+  McsResult run;     ///< the simulation: status, statistics, singular events (MCS fields: dense)
   std::vector<MobilitySample> samples;
   std::vector<Index> rank_change_at;  ///< sample indices i > 0 with rank != rank of i - 1
 };
@@ -38,5 +43,25 @@ MobilitySample mobilitySample(double t, const VecX& r1_diagonal, Index rank);
 MobilityHistory mobilityAlongTrajectory(const Model& model, const AssemblyPlan& plan,
                                         const State& initial, const McsOptions& options,
                                         const std::function<void(double t)>& on_sample = {});
+
+/// Options of the block-wise path (the MCS path takes them from McsOptions).
+struct RankWatchOptions {
+  double rank_tolerance = kDefaultRankTolerance;  ///< relative, on |R_ii| / max row norm
+  double singular_margin = 0.05;     ///< a local minimum of the smallest pivot below it is examined
+  double singular_tolerance = 1e-6;  ///< relative pivots below it at the minimum have vanished
+};
+
+/// Integrates generalized-alpha from `initial` with `options` (its output_interval sets the
+/// samples) and takes the block-wise rank of C_q at every output; between three outputs whose
+/// middle one has the smallest retained pivot (below the margin), the block-wise rank along the
+/// interpolated path is minimized and, where it falls at the singular tolerance, a
+/// SingularEvent records the time, the margin, the rank drop and the rows that became
+/// dependent (rows redundant there and not at the middle output). No tangent bases (the
+/// `continued`, `new_motions` fields stay empty): the number of new motions is the rank drop.
+MobilityHistory mobilityAlongSparseTrajectory(const Model& model, const AssemblyPlan& plan,
+                                              const State& initial,
+                                              const GeneralizedAlphaOptions& options,
+                                              const RankWatchOptions& watch,
+                                              const std::function<void(double t)>& on_sample = {});
 
 }  // namespace catena

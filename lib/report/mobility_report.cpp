@@ -156,7 +156,7 @@ void printMobilityHistory(std::ostream& os, const Model& m, const MobilityHistor
     return;
   }
   const double t_end = h.samples.empty() ? 0.0 : h.samples.back().t;
-  os << "along the projected (MCS) dynamics to t = " << t_end << " s (" << h.samples.size()
+  os << "along " << h.path << ", to t = " << t_end << " s (" << h.samples.size()
      << " samples): rank " << lo;
   if (hi != lo) os << " .. " << hi;
   os << " at the samples\n";
@@ -174,7 +174,10 @@ void printMobilityHistory(std::ostream& os, const Model& m, const MobilityHistor
       for (std::size_t k = 0; k < e.rows.size(); ++k) os << (k ? ", " : "") << m.rowName(e.rows[k]);
       os << ")";
     }
-    os << ", " << e.new_motions.cols() << " new admissible motion(s)\n";
+    // The block-wise path keeps no tangent bases: its new motions are the rank drop.
+    const Index motions =
+        e.new_motions.cols() > 0 ? e.new_motions.cols() : Index(e.vanished.size());
+    os << ", " << motions << " new admissible motion(s)\n";
   }
   os << std::setprecision(6);
   if (!h.run.dynamics.status.ok()) {

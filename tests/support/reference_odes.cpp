@@ -261,4 +261,20 @@ DoublePendulumPoints doublePendulumPoints(double l, double phi, double psi) {
   return {h1, 0.5 * h1, h1 + 0.5 * l * Eigen::Vector2d(std::cos(psi), std::sin(psi))};
 }
 
+std::vector<double> doubleFourBarHorizontalTimes() {
+  const double g = 9.81, inertia = 3.0 / 3.0 + 2.0, energy = 0.5 * inertia + 3.5 * g;
+  auto inverse_rate = [&](double theta) {
+    return 1.0 / std::sqrt((energy - 3.5 * g * std::sin(theta)) / (0.5 * inertia));
+  };
+  auto integral = [&](double a, double b) {
+    const int n = 20000;
+    const double h = (b - a) / n;
+    double sum = inverse_rate(a) + inverse_rate(b);
+    for (int k = 1; k < n; ++k) sum += (k % 2 ? 4.0 : 2.0) * inverse_rate(a + k * h);
+    return sum * h / 3.0;
+  };
+  const double first = integral(0.0, M_PI / 2);
+  return {first, first + integral(-M_PI, 0.0)};
+}
+
 }  // namespace catena::reference

@@ -113,4 +113,14 @@ struct DoublePendulumPoints {
 };
 DoublePendulumPoints doublePendulumPoints(double l, double phi, double psi);
 
+// ---------------------------------------------------------------------------------------------
+// inputs/double_four_bar.yaml on its parallelogram branch (QRCP paper, sec. 3.2): three 1 m,
+// 1 kg cranks turning together about their ends (I = 1/3 kg m^2 each), two 1 kg couplers
+// translating at |omega| L; theta the cranks' angle from +x, theta(0) = pi/2, omega(0) = -1 rad/s.
+
+/// The times [s] at which the cranks pass horizontal, first at theta = 0 and then at -pi, from
+/// the energy in closed form, E = 1/2 (3 / 3 + 2) omega^2 + 3.5 g sin(theta) = const, and
+/// t(theta) = integral of dtheta / |omega| (Simpson, 2e4 panels: ~1e-15 s); g = 9.81 m/s^2.
+std::vector<double> doubleFourBarHorizontalTimes();
+
 }  // namespace catena::reference

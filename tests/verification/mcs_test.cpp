@@ -323,32 +323,6 @@ BOOST_AUTO_TEST_CASE(slider_crank_and_spin_top_against_ida) {
   }
 }
 
-namespace {
-
-/// The times at which inputs/double_four_bar.yaml's cranks pass horizontal, from its energy in
-/// closed form (independent of catena's equations): on the parallelogram branch the three 1 m,
-/// 1 kg cranks turn together about their ends (I = 1/3 kg m^2 each) and the two 1 kg couplers
-/// translate at |omega| L, so with theta the cranks' angle from horizontal,
-///   E = 1/2 (3 / 3 + 2) omega^2 + 3.5 g sin(theta) = const,  omega(pi/2) = -1 rad/s,
-/// and t(theta) = integral of dtheta / |omega| from pi/2 down (Simpson, 2e4 panels: ~1e-15 s).
-std::vector<double> parallelogramHorizontalTimes() {
-  const double g = 9.81, inertia = 3.0 / 3.0 + 2.0, energy = 0.5 * inertia + 3.5 * g;
-  auto inverse_rate = [&](double theta) {
-    return 1.0 / std::sqrt((energy - 3.5 * g * std::sin(theta)) / (0.5 * inertia));
-  };
-  auto integral = [&](double a, double b) {
-    const int n = 20000;
-    const double h = (b - a) / n;
-    double sum = inverse_rate(a) + inverse_rate(b);
-    for (int k = 1; k < n; ++k) sum += (k % 2 ? 4.0 : 2.0) * inverse_rate(a + k * h);
-    return sum * h / 3.0;
-  };
-  const double first = integral(0.0, M_PI / 2);
-  return {first, first + integral(-M_PI, 0.0)};
-}
-
-}  // namespace
-
 BOOST_AUTO_TEST_CASE(four_bar_family_singular_configurations) {
   struct Case {
     const char* file;
@@ -391,7 +365,7 @@ BOOST_AUTO_TEST_CASE(four_bar_family_singular_configurations) {
     // Against independent values, not catena's own: the double four-bar's parallelogram motion
     // by energy in closed form, the 2x2's from the independent 2-DOF model of inputs/README.md.
     const std::vector<double> independent = c.file == std::string("double_four_bar")
-                                                ? parallelogramHorizontalTimes()
+                                                ? reference::doubleFourBarHorizontalTimes()
                                             : c.file == std::string("modified_2x2_four_bar")
                                                 ? std::vector<double>{0.724, 0.907, 1.416, 1.545}
                                                 : std::vector<double>{};
