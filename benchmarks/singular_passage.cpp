@@ -1,0 +1,191 @@
+// bench_singular_passage: the double four-bar of inputs/ (planar, and the 3D model with full
+// revolutes and 6 redundant rows) run for --t-end s through its horizontal (singular)
+// configurations by every integrator at every tolerance (issue 28, item 2; docs/
+// dynamics-redundant.md). For each run: whether it reached t_end, the largest position error of
+// the five bars' centres against the parallelogram motion in closed form (the 1-DOF energy
+// equation 3 theta'' = -3.5 g cos(theta), integrated by ARKODE Fehlberg 7(8) at rtol 1e-12:
+// independent of catena's equations) over the outputs it produced, the time it left the
+// parallelogram branch (the bars more than 1 cm from the parallelogram configuration at the first
+// crank's own angle, so that a phase error is not counted; "-" if never), steps and wall time.
+// Tolerances: generalized-alpha --tolerance tol; IDA and MCS rtol = tol, atol = tol / 100; the
+// fixed-step generalized-alpha runs at the step sqrt(tol) (1e-2 .. 1e-5 s). Prints a Markdown
+// table.
+//
+//   bench_singular_passage --t-end 10
+
+#include <cmath>
+#include <functional>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "assembly/plan.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "integrators/mcs_dynamics.hpp"
+#include "io/yaml_loader.hpp"
+#include "parallel/petsc_session.hpp"
+#include "reference_odes.hpp"
+#include "support/options.hpp"
+#include "support/stamp.hpp"
+#include "support/timing.hpp"
+
+using namespace catena;
+
+namespace {
+
+constexpr double kG = 9.81, kInterval = 0.01, kBranchError = 1e-2;
+
+/// Centres of the bars on the parallelogram branch at crank angle theta (from +x): cranks j
+/// hinged at (j, 0), couplers k between the tops of cranks k and k + 1 (1 m bars).
+std::vector<Vec3> parallelogramCentres(double theta) {
+  const double c = std::cos(theta), s = std::sin(theta);
+  std::vector<Vec3> p;
+  for (int j = 0; j < 3; ++j) p.emplace_back(j + 0.5 * c, 0.5 * s, 0.0);
+  for (int k = 0; k < 2; ++k) p.emplace_back(k + 0.5 + c, s, 0.0);
+  return p;
+}
+
+struct Row {
+  std::string model, integrator;
+  double tol = 0.0;
+  bool reached = false;
+  double t_stop = 0.0, error = 0.0, off_branch = 0.0, left_branch = -1.0, wall_ms = 0.0;
+  long steps = 0;
+  Index redundant = 0;
+  std::string why;
+};
+
+std::string shortened(const std::string& s) {
+  const std::string first = s.substr(0, s.find('\n'));
+  return first.size() > 110 ? first.substr(0, 110) + "..." : first;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double t_end = 10.0;
+  bench::OptionReader r(argc, argv, "usage: bench_singular_passage [--t-end S]\n");
+  r.readAll({bench::option("--t-end", t_end)});
+  PetscSession session(nullptr, nullptr);
+
+  std::vector<double> times;
+  for (int k = 0; k * kInterval <= t_end + 1e-12; ++k) times.push_back(k * kInterval);
+  reference::OdeOptions ref_options;
+  const Eigen::MatrixXd ref = reference::integrateOde(
+      [](double, const Eigen::VectorXd& y) {
+        Eigen::VectorXd d(2);
+        d << y(1), -3.5 * kG * std::cos(y(0)) / 3.0;
+        return d;
+      },
+      0.0, Eigen::Vector2d(M_PI / 2, -1.0), times, ref_options);
+
+  const std::vector<std::string> bars = {"crank_0_0", "crank_0_1", "crank_0_2", "coupler_0_0",
+                                         "coupler_0_1"};
+  std::vector<Row> rows;
+  for (const char* file : {"double_four_bar", "double_four_bar_3d"}) {
+    const Model m =
+        loadMechanismFile(std::string(CATENA_SOURCE_DIR) + "/inputs/" + file + ".yaml").model;
+    const AssemblyPlan plan = buildAssemblyPlan(m);
+    std::vector<Index> body;
+    for (const std::string& b : bars) body.push_back(m.findBody(b));
+    for (const char* integrator :
+         {"gen-alpha", "gen-alpha fixed", "IDA index 2", "IDA index 1", "IDA index 3", "MCS"}) {
+      for (double tol : {1e-4, 1e-6, 1e-8, 1e-10}) {
+        Row row;
+        row.model = file;
+        row.integrator = integrator;
+        row.tol = tol;
+        std::size_t k = 0;
+        auto observe = [&](const State& s) {
+          if (k >= times.size() || std::abs(s.t - times[k]) > 1e-9) return true;
+          std::vector<Vec3> p;
+          for (Index b : body)
+            p.push_back(m.dimension == 2 ? Vec3(s.q(m.qOffset(b)), s.q(m.qOffset(b) + 1), 0.0)
+                                         : Vec3(s.q.segment<3>(m.qOffset(b))));
+          // Error against the reference; distance from the parallelogram configuration with
+          // the first crank's own angle (a phase error moves along the branch, not off it).
+          const std::vector<Vec3> exact = parallelogramCentres(ref(0, k));
+          const std::vector<Vec3> own = parallelogramCentres(std::atan2(p[0].y(), p[0].x()));
+          double e = 0.0, off = 0.0;
+          for (std::size_t i = 0; i < p.size(); ++i) {
+            e = std::max(e, (p[i] - exact[i]).norm());
+            off = std::max(off, (p[i] - own[i]).norm());
+          }
+          row.error = std::max(row.error, e);
+          row.off_branch = std::max(row.off_branch, off);
+          if (off > kBranchError && row.left_branch < 0.0) row.left_branch = s.t;
+          ++k;
+          return true;
+        };
+        const auto start = bench::Clock::now();
+        DynamicsResult d;
+        const std::string name = integrator;
+        if (name.rfind("gen-alpha", 0) == 0) {
+          GeneralizedAlphaOptions o;
+          o.t_end = t_end;
+          o.output_interval = kInterval;
+          if (name == "gen-alpha fixed") {
+            o.step = std::sqrt(tol);
+            o.error_tolerance = 0.0;
+          } else {
+            o.error_tolerance = tol;
+          }
+          d = integrateGeneralizedAlpha(m, plan, initialState(m), o, observe);
+        } else if (name == "MCS") {
+          McsOptions o;
+          o.t_end = t_end;
+          o.output_interval = kInterval;
+          o.rtol = tol;
+          o.atol = tol / 100;
+          d = integrateMcs(m, plan, initialState(m), o, [&](const State& s, const McsSample&) {
+                return observe(s);
+              }).dynamics;
+        } else {
+          IdaOptions o;
+          o.formulation = name == "IDA index 1"   ? IdaFormulation::kIndex1
+                          : name == "IDA index 3" ? IdaFormulation::kIndex3
+                                                  : IdaFormulation::kIndex2;
+          o.t_end = t_end;
+          o.output_interval = kInterval;
+          o.rtol = tol;
+          o.atol = tol / 100;
+          d = integrateIda(m, plan, initialState(m), o, observe);
+        }
+        row.wall_ms = bench::millisecondsSince(start);
+        row.reached = d.status.ok();
+        row.t_stop = d.state.t;
+        row.steps = d.stats.steps;
+        row.redundant = static_cast<Index>(d.redundant_rows.size());
+        if (!row.reached) row.why = shortened(d.status.message);
+        std::cerr << file << " " << integrator << " " << tol << ": "
+                  << (row.reached ? "reached" : "FAILED " + row.why) << "\n";
+        rows.push_back(row);
+      }
+    }
+  }
+
+  std::cout << "Double four-bar through its singular configurations, t = 0.." << t_end
+            << " s, outputs every " << kInterval << " s (" << bench::cpuModel() << ")\n\n";
+  std::cout
+      << "| model | integrator | tol | reached t_end | max centre error [m] | max off "
+         "branch [m] | left the branch at [s] | rows left out | steps | wall [ms] | failure |\n";
+  std::cout << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (const Row& w : rows) {
+    std::ostringstream err, off, left;
+    err << std::scientific << std::setprecision(2) << w.error;
+    off << std::scientific << std::setprecision(2) << w.off_branch;
+    if (w.left_branch >= 0.0)
+      left << std::fixed << std::setprecision(2) << w.left_branch;
+    else
+      left << "-";
+    std::cout << "| " << w.model << " | " << w.integrator << " | " << w.tol << " | "
+              << (w.reached ? "yes" : "no (t = " + std::to_string(w.t_stop) + " s)") << " | "
+              << err.str() << " | " << off.str() << " | " << left.str() << " | " << w.redundant
+              << " | " << w.steps << " | " << std::fixed << std::setprecision(0) << w.wall_ms
+              << std::defaultfloat << std::setprecision(6) << " | " << w.why << " |\n";
+  }
+  return 0;
+}
