@@ -65,37 +65,46 @@ bool BranchWatch::add(const State& s) {
   // The newest interval [t_prev_, s.t].
   v_prev_ -= s.v;
   const double change = norm(v_prev_);
-  // Interval 0 (the middle one, now that its successor is known) is a jump if it changes the
-  // velocity far more than both neighbours and by a sizeable fraction of the speed.
-  if (samples_ >= 4) {
-    const double middle = change_[1], before = change_[0];
+  // The last interval before this one (the middle one, now that its successor is known) is a
+  // jump if it changes the velocity far more than both neighbours and by a sizeable fraction of
+  // the speed; so are the last two together, against the intervals on either side.
+  auto jumped = [&](double middle, double before, double speed_there, double from, double to,
+                    const char* span) {
     const double jump_energy = 0.5 * middle * middle;
-    if (middle > kJumpRatio * std::max(before, change) && middle > kJumpFraction * speed_[1] &&
-        jump_energy > kRoundoffEnergy * (kinetic_max_ + potential_scale_) &&
-        jump_energy > kNegligibleEnergy && !nearShortPulse(t0_[1], t1_[1])) {
-      std::ostringstream os;
-      os << "the velocity jumped between t = " << t0_[1] << " s and " << t1_[1]
-         << " s (a change of " << middle / speed_[1] << " of the speed in one output interval, "
-         << middle / std::max(before, change)
-         << " times the change of the intervals around it) while the motion was smooth "
-            "before and after: the integration has most likely left its branch at a singular "
-            "configuration, and what follows t = "
-         << t0_[1]
-         << " s is not the mechanism's motion. Try a tighter tolerance, another integrator "
-            "or formulation (--formulation mcs continues the tangent basis through singular "
-            "configurations), or a smaller --output-interval to locate the jump";
-      status_ = Status::failure(Status::Code::kNotConverged, os.str());
+    if (!(middle > kJumpRatio * std::max(before, change) && middle > kJumpFraction * speed_there &&
+          jump_energy > kRoundoffEnergy * (kinetic_max_ + potential_scale_) &&
+          jump_energy > kNegligibleEnergy && !nearShortPulse(from, to)))
       return false;
-    }
+    std::ostringstream os;
+    os << "the velocity jumped between t = " << from << " s and " << to << " s (a change of "
+       << middle / speed_there << " of the speed in " << span << ", "
+       << middle / std::max(before, change)
+       << " times the change of the intervals around it) while the motion was smooth "
+          "before and after: the integration has most likely left its branch at a singular "
+          "configuration, and what follows t = "
+       << from
+       << " s is not the mechanism's motion. Try a tighter tolerance, another integrator "
+          "or formulation (--formulation mcs continues the tangent basis through singular "
+          "configurations), or a smaller --output-interval to locate the jump";
+    status_ = Status::failure(Status::Code::kNotConverged, os.str());
+    return true;
+  };
+  if (samples_ >= 4 &&
+      jumped(change_[2], change_[1], speed_[2], t0_[2], t1_[2], "one output interval"))
+    return false;
+  if (samples_ >= 5 && jumped(change_[1] + change_[2], change_[0], std::max(speed_[1], speed_[2]),
+                              t0_[1], t1_[2], "two output intervals"))
+    return false;
+  for (int k = 0; k < 2; ++k) {
+    t0_[k] = t0_[k + 1];
+    t1_[k] = t1_[k + 1];
+    change_[k] = change_[k + 1];
+    speed_[k] = speed_[k + 1];
   }
-  t0_[0] = t0_[1];
-  t1_[0] = t1_[1];
-  change_[0] = change_[1];
-  speed_[0] = speed_[1];
-  t0_[1] = t_prev_;
-  t1_[1] = s.t;
-  change_[1] = change;
-  speed_[1] = std::max(speed_prev_, speed);
+  t0_[2] = t_prev_;
+  t1_[2] = s.t;
+  change_[2] = change;
+  speed_[2] = std::max(speed_prev_, speed);
   v_prev_ = s.v;
   t_prev_ = s.t;
   speed_prev_ = speed;

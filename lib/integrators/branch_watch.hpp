@@ -9,7 +9,10 @@
 /// amounts, also where a load switches on (the intervals after it change as much); a jump is one
 /// interval whose change exceeds kJumpRatio times both of its neighbours' and kJumpFraction of
 /// the speed, all in the kinetic-energy norm (mass on translations, the largest principal
-/// moment on rotations). The jump is seen one output late (its next interval must be known).
+/// moment on rotations). The jump is seen one output late (its next interval must be known). A
+/// jump that an output splits in two (IDA's output interpolated inside the step that jumped:
+/// index 1 on the double four-bar at rtol 1e-4) is two intervals whose changes together exceed
+/// kJumpRatio times both neighbours': seen two outputs late.
 /// A load pulse shorter than two output intervals can jump the velocity by itself: the
 /// intervals near it are not judged. Nor is a change whose kinetic energy, 1/2 |dv|^2, is
 /// round-off next to the mechanism's energy (the largest kinetic energy so far plus
@@ -67,7 +70,8 @@ class BranchWatch {
   double t_prev_ = 0.0, speed_prev_ = 0.0;
   int samples_ = 0;
   /// The last two intervals: their start times, velocity changes, and speeds at their ends.
-  double t0_[2] = {0.0, 0.0}, t1_[2] = {0.0, 0.0}, change_[2] = {0.0, 0.0}, speed_[2] = {0.0, 0.0};
+  /// The last three intervals, oldest first: start, end, velocity change, speed.
+  double t0_[3] = {}, t1_[3] = {}, change_[3] = {}, speed_[3] = {};
   Status status_;
 };
 
