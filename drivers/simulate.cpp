@@ -301,6 +301,14 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.key("worst_rows").array(r.worst_rows);
   j.key("redundant_rows").array(r.redundant_rows);
   if (!r.redundant_rows.empty()) j.key("multipliers").value(r.multipliers_note);
+  j.key("singular_passages").beginArray();
+  for (const SingularPassage& p : r.passages) {
+    j.beginObject();
+    j.key("from_s").value(p.from).key("failure_s").value(p.failure).key("to_s").value(p.to);
+    j.key("why").value(p.why);
+    j.endObject();
+  }
+  j.endArray();
   j.key("t_reached_s").value(r.state.t).key("duration_requested_s").value(a.t_end);
   j.key("statistics").beginObject();
   j.key("steps").value(s.steps).key("rejected_steps").value(s.rejected_steps);
@@ -503,6 +511,8 @@ int runSimulate(const cli::CommandLine& line) {
               << warnings.size() << "\n";
   if (a.terse && !r.redundant_rows.empty())
     std::cout << "redundant_rows " << r.redundant_rows.size() << "\n";
+  if (a.terse && !r.passages.empty())
+    std::cout << "singular_passages " << r.passages.size() << "\n";
   if (a.terse && mcs)
     std::cout << "singular_events " << mcs->singular_events.size() << "\nflips " << mcs->mcs.flips
               << "\n";
@@ -515,6 +525,19 @@ int runSimulate(const cli::CommandLine& line) {
                 << " row(s) left out at the start (" << r.multipliers_note << "):";
       for (const std::string& row : r.redundant_rows) std::cout << " [" << row << "]";
       std::cout << "\n";
+    }
+    if (!r.passages.empty()) {
+      // Where the integrator broke down next to a singular configuration, generalized-alpha
+      // with error control took over (integrators/singular_passage.hpp).
+      std::cout << "  singular configurations passed by generalized-alpha: " << r.passages.size()
+                << " (the chosen integrator failed or left its branch next to them)\n";
+      const std::size_t listed = std::min<std::size_t>(r.passages.size(), 5);
+      for (std::size_t k = 0; k < listed; ++k)
+        std::cout << "    t = " << r.passages[k].from << " .. " << r.passages[k].to
+                  << " s (failed at " << r.passages[k].failure << " s: " << r.passages[k].why
+                  << ")\n";
+      if (listed < r.passages.size())
+        std::cout << "    ... and " << r.passages.size() - listed << " more (JSON summary)\n";
     }
     std::cout << "  steps " << s.steps << " (rejected " << s.rejected_steps << ", step "
               << s.smallest_step << " .. " << s.largest_step << " s), Newton iterations "

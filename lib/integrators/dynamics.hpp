@@ -39,6 +39,15 @@ struct DynamicsStats {
 /// joint F2 bases like statics). Return false to stop the run early (status stays ok).
 using TrajectoryObserver = std::function<bool(const State&)>;
 
+/// A singular configuration that the run's own integrator could not pass, integrated by
+/// generalized-alpha instead (integrators/singular_passage.hpp).
+struct SingularPassage {
+  double from = 0.0;     ///< s, the bridge's start (the last output before the failure)
+  double failure = 0.0;  ///< s, where the run's integrator failed or left its branch
+  double to = 0.0;       ///< s, where the run resumed
+  std::string why;       ///< the failure's first line
+};
+
 struct DynamicsResult {
   Status status;  ///< not ok: why, at which time, with the worst residuals
   State state;    ///< the last state reached (the failure point if the run failed)
@@ -52,6 +61,8 @@ struct DynamicsResult {
   std::vector<std::string> redundant_rows;
   /// With redundant_rows: which multipliers are reported for every row.
   std::string multipliers_note;
+  /// Singular configurations passed by a generalized-alpha bridge, in time order.
+  std::vector<SingularPassage> passages;
 };
 
 }  // namespace catena

@@ -10,6 +10,7 @@
 #include "core/check.hpp"
 #include "integrators/branch_watch.hpp"
 #include "integrators/redundant_rows.hpp"
+#include "integrators/singular_passage.hpp"
 #include "mobility/constraint_rank.hpp"
 #include "solvers/saddle_point.hpp"
 
@@ -518,10 +519,26 @@ DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& 
 DynamicsResult integrateGeneralizedAlpha(const Model& m, const AssemblyPlan& plan,
                                          const State& initial, const GeneralizedAlphaOptions& o,
                                          const TrajectoryObserver& observer) {
-  return withIndependentRows<DynamicsResult>(
-      m, plan, initial, observer,
-      [&](const Model& model, const AssemblyPlan& p, const State& s, const TrajectoryObserver& obs,
-          bool) { return integrate(model, p, s, o, obs); });
+  auto run = [&](const State& start, double t_end, const TrajectoryObserver& segment) {
+    GeneralizedAlphaOptions part = o;
+    part.t_end = t_end;
+    return withIndependentRows<DynamicsResult>(
+        m, plan, start, segment,
+        [&](const Model& model, const AssemblyPlan& p, const State& s,
+            const TrajectoryObserver& obs, bool) { return integrate(model, p, s, part, obs); });
+  };
+  if (o.error_tolerance > 0.0) return run(initial, o.t_end, observer);
+  // Fixed steps: a step that ends next to a singular configuration can leave Newton without a
+  // solution; error control, which passes them, takes over there (singular_passage.hpp) at a
+  // tolerance of the order of the fixed step's local error.
+  PassageOptions passage;
+  passage.output_interval = o.output_interval;
+  passage.bridge_tolerance = std::clamp(o.step * o.step, 1e-10, 1e-6);
+  return withSingularPassages<DynamicsResult>(
+      m, plan, initial, o.t_end, passage, observer,
+      [&](const State& start, bool, double t_end, const TrajectoryObserver& segment) {
+        return run(start, t_end, segment);
+      });
 }
 
 }  // namespace catena

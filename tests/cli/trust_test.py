@@ -25,6 +25,10 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
                per Newton iteration when one is due (CATENA_PROGRESS_SECONDS=0.1 here, 5 s by
                default), modal the start and end of its eigensolve, simulate and mobility --t-end
                the time reached; --terse and short runs print none
+  SingularPassage
+               IDA index 1 on the double four-bar (it left the parallelogram branch at 2.65 s)
+               reaches t_end: the crossings it fails at are passed by generalized-alpha, each
+               passage reported brackets a crossing of the closed form, the cranks stay parallel
   RedundantHint
                the modified double four-bar written out body by body: generalized-alpha and IDA
                leave its redundant row out themselves; mobility says which joint to replace by a
@@ -33,6 +37,7 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
 
 Usage: trust_test.py --catena BIN --inputs DIR --work DIR [unittest arguments]
 """
+import json
 import os
 import re
 import subprocess
@@ -337,6 +342,54 @@ class RedundantHint(CatenaTest):
                 total_b = sum(b[k] for k in ground if f".{axis}_" in k)
                 self.assertLess(abs(total_a - total_b), 1e-4 * (1.0 + abs(total_b)),
                                 f"{integrator} {axis}: {total_a} against {total_b}")
+
+
+def double_four_bar_crossings(t_end):
+    """The times [s] at which inputs/double_four_bar.yaml's cranks pass horizontal (theta = 0
+    and -pi, every revolution) up to t_end, from the parallelogram branch's energy in closed form
+    (tests/support/reference_odes.cpp, doubleFourBarHorizontalTimes; Simpson, 2e4 panels)."""
+    import math
+    g, inertia = 9.81, 3.0 / 3.0 + 2.0
+    energy = 0.5 * inertia + 3.5 * g
+
+    def time(a, b):  # integral of dtheta / |omega| from b down to a
+        n = 20000
+        h = (b - a) / n
+        f = [1.0 / math.sqrt((energy - 3.5 * g * math.sin(a + k * h)) / (0.5 * inertia))
+             for k in range(n + 1)]
+        return h / 3.0 * (f[0] + f[-1] + sum((4 if k % 2 else 2) * f[k] for k in range(1, n)))
+
+    first, half, period = time(0.0, math.pi / 2), time(-math.pi, 0.0), time(-2 * math.pi, 0.0)
+    out, k = [], 0
+    while first + k * period <= t_end:
+        out += [t for t in (first + k * period, first + half + k * period) if t <= t_end]
+        k += 1
+    return out
+
+
+class SingularPassage(CatenaTest):
+    def test_ida_index1_passes_the_double_four_bar(self):
+        # IDA index 1 left the parallelogram branch at t = 2.65 s (the branch watch stopped it);
+        # now generalized-alpha integrates each crossing it fails at. Every passage reported
+        # brackets a crossing of the closed form, and the cranks stay parallel.
+        t_end = 3.0
+        p = self.run_catena(["simulate", "--terse", "--integrator", "ida", "--formulation",
+                             "index1", "--t-end", str(t_end), "--output-dir", "o", "--json",
+                             self.path("s.json"), "--csv", self.path("s.csv"),
+                             self.input("double_four_bar.yaml")])
+        self.assertIn("reached_end yes", p.stdout)
+        with open(self.path("s.json")) as f:
+            passages = json.load(f)["singular_passages"]
+        self.assertGreater(len(passages), 0)
+        self.assertIn(f"singular_passages {len(passages)}\n", p.stdout)
+        crossings = double_four_bar_crossings(t_end)
+        for x in passages:
+            self.assertLess(x["from_s"], x["to_s"])
+            self.assertTrue(any(x["from_s"] < c < x["to_s"] for c in crossings),
+                            f"{x} brackets none of {crossings}")
+        last = RedundantHint.last_row(self.path("s.csv"))
+        angles = [last[f"crank_0_{j}.theta_rad_world"] for j in range(3)]
+        self.assertLess(max(angles) - min(angles), 1e-6, angles)
 
 
 if __name__ == "__main__":
