@@ -55,6 +55,7 @@ struct Row {
   double t_stop = 0.0, error = 0.0, off_branch = 0.0, left_branch = -1.0, wall_ms = 0.0;
   long steps = 0;
   Index redundant = 0;
+  std::size_t passages = 0;
   std::string why;
 };
 
@@ -159,6 +160,7 @@ int main(int argc, char** argv) {
         row.t_stop = d.state.t;
         row.steps = d.stats.steps;
         row.redundant = static_cast<Index>(d.redundant_rows.size());
+        row.passages = d.passages.size();
         if (!row.reached) row.why = shortened(d.status.message);
         std::cerr << file << " " << integrator << " " << tol << ": "
                   << (row.reached ? "reached" : "FAILED " + row.why) << "\n";
@@ -169,10 +171,10 @@ int main(int argc, char** argv) {
 
   std::cout << "Double four-bar through its singular configurations, t = 0.." << t_end
             << " s, outputs every " << kInterval << " s (" << bench::cpuModel() << ")\n\n";
-  std::cout
-      << "| model | integrator | tol | reached t_end | max centre error [m] | max off "
-         "branch [m] | left the branch at [s] | rows left out | steps | wall [ms] | failure |\n";
-  std::cout << "|---|---|---|---|---|---|---|---|---|---|---|\n";
+  std::cout << "| model | integrator | tol | reached t_end | max centre error [m] | max off "
+               "branch [m] | left the branch at [s] | rows left out | passages | steps | wall [ms] "
+               "| failure |\n";
+  std::cout << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
   for (const Row& w : rows) {
     std::ostringstream err, off, left;
     err << std::scientific << std::setprecision(2) << w.error;
@@ -184,8 +186,9 @@ int main(int argc, char** argv) {
     std::cout << "| " << w.model << " | " << w.integrator << " | " << w.tol << " | "
               << (w.reached ? "yes" : "no (t = " + std::to_string(w.t_stop) + " s)") << " | "
               << err.str() << " | " << off.str() << " | " << left.str() << " | " << w.redundant
-              << " | " << w.steps << " | " << std::fixed << std::setprecision(0) << w.wall_ms
-              << std::defaultfloat << std::setprecision(6) << " | " << w.why << " |\n";
+              << " | " << w.passages << " | " << w.steps << " | " << std::fixed
+              << std::setprecision(0) << w.wall_ms << std::defaultfloat << std::setprecision(6)
+              << " | " << w.why << " |\n";
   }
   return 0;
 }
