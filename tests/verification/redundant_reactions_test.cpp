@@ -12,7 +12,6 @@
 
 #include <cmath>
 #include <numbers>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -172,7 +171,8 @@ BOOST_AUTO_TEST_CASE(a_merged_lattice_moves_as_the_lattice_without_its_redundant
   // at 1e-10 by 2.5e-7 m over these 0.5 s (at 1e-8, 5e-6 m); the position bounds are about 4x
   // and 2x the sum. The ground wrench is the momentum balance sum m_i (a_i - g), so its error is
   // the accelerations': measured 5e-8 (IDA) and 4e-7 (generalized-alpha, whose index-3
-  // multipliers oscillate from step to step) of the weight (about 100 N here); bounds 2x the sum.
+  // multipliers oscillate from step to step) of the weight (about 100 N here; the moment, N m,
+  // against the weight times 1 m); bounds 2x the sum.
   struct Case {
     const char* name;
     Run redundant, by_hand;
@@ -313,19 +313,22 @@ BOOST_AUTO_TEST_CASE(a_doubled_hinge_carries_half_of_the_single_hinge_reaction_e
 // multipliers to the bit at every output with 1 and 2 OpenMP threads, generalized-alpha and IDA
 // index 2, on a merged lattice below kDenseRowLimit (dense QRCP selection and dense minimum-norm
 // multipliers) and on one above it (block-wise selection, sparse minimum-norm multipliers; 1032
-// joints and 520 bodies, so that the assembly's loops run threaded too, from 512 items).
+// joints and 520 bodies, so that the assembly's loops run threaded too, from 512 items). Few
+// outputs on the large one: its sparse minimum-norm multipliers cost about a second per output
+// state (hand runs, loaded machine).
 BOOST_AUTO_TEST_CASE(redundant_runs_are_bitwise_the_same_on_1_and_2_threads) {
   const int saved = omp_get_max_threads();
   struct Case {
     int levels, cells;
     double t_end, dt;
   };
-  for (const Case c : {Case{3, 3, 0.2, 0.02}, Case{4, 128, 0.02, 0.005}}) {
+  for (const Case c : {Case{3, 3, 0.2, 0.02}, Case{4, 128, 0.01, 0.005}}) {
     FourBarLatticeOptions o = leaningFourBarLattice(c.levels, c.cells, 0.3);
     o.merged_couplers = true;
     const Model m = buildFourBarLattice(o);
     const std::string tag =
         std::to_string(c.levels) + " x " + std::to_string(c.cells) + " merged lattice";
+    BOOST_TEST_REQUIRE((m.nv > kDenseRowLimit) == (c.cells > 3), tag << ": " << m.nv);
     IdaOptions ida;
     ida.t_end = c.t_end;
     ida.output_interval = c.dt;
@@ -345,7 +348,7 @@ BOOST_AUTO_TEST_CASE(redundant_runs_are_bitwise_the_same_on_1_and_2_threads) {
       BOOST_TEST((one.result.redundant_rows == two.result.redundant_rows), what);
       BOOST_TEST(one.result.stats.steps == two.result.stats.steps, what);
       BOOST_REQUIRE_EQUAL(one.out.size(), two.out.size());
-      BOOST_TEST(one.out.size() >= 4u, what);
+      BOOST_TEST(one.out.size() >= 3u, what);
       for (std::size_t k = 0; k < one.out.size(); ++k) {
         const State& a = one.out[k];
         const State& b = two.out[k];
