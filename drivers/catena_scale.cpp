@@ -12,7 +12,8 @@
 //   modes, its frequencies against the closed form; for
 //   `--analysis modal`, the statics then the lowest undamped modes at its equilibrium, their
 //   frequencies and whether every mode's residual is small; for `--analysis dynamics`, the chain
-//   released at rest from its 'V' or the lattice a little off hanging, integrated by
+//   released at rest from its 'V', the lattice a little off hanging, or the input model from
+//   its initial state without its redundant constraint rows, integrated by
 //   distributed IDA to --t-end, its state there (the lattice's level angles against the
 //   closed-form small oscillations) and whether energy and constraints drifted by less than
 //   the tolerance allows), so a
@@ -55,6 +56,7 @@
 #include <limits>
 #include <new>
 #include <numbers>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -64,6 +66,7 @@
 #include "analysis/scales.hpp"
 #include "core/check.hpp"
 #include "integrators/distributed_dynamics.hpp"
+#include "integrators/redundant_rows.hpp"
 #include "integrators/segmented_dynamics.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
@@ -96,7 +99,10 @@ constexpr const char* kUsage =
     "  --input FILE.yaml          a mechanism file (family 'model'): every rank loads it,\n"
     "                             its bodies are partitioned (PETSc options -model_...);\n"
     "                             its size is its number of bodies (no --sizes); dynamics\n"
-    "                             starts from its initial state, which must be consistent\n"
+    "                             starts from its initial state, which must be consistent;\n"
+    "                             redundant constraint rows there are left out, as catena\n"
+    "                             simulate leaves them out, and watched (docs/dynamics-\n"
+    "                             redundant.md, \"Distributed runs\")\n"
     "  --sizes N,N,...            chain: links, even, 2 .. 10^8 (its 10 N unknowns are\n"
     "                             numbered by 32-bit integers); lattice: K for K x K cells\n"
     "                             (2 K (3 K + 1) constraints), 1 .. 20000\n"
@@ -316,13 +322,14 @@ FourBarLatticeOptions studyLattice(long K) {
   return leaningFourBarLattice(static_cast<int>(K), static_cast<int>(K), 0.02);
 }
 
-/// This rank's part of a study's model: the input model (input: not null; graph partition),
-/// the chain of `size` links (contiguous ranges; with its halo for bitwise dynamics) or the
-/// given lattice (PT-Scotch graph partition), and the partitioner's name.
-DistributedLatticePart buildStudyPart(const ScalingStudy& study, const InputModel* input, long size,
+/// This rank's part of a study's model: the input model (whole: not null, the input's model or
+/// that model without its redundant rows; graph partition; numbering: where its bodies and
+/// joints went), the chain of `size` links (contiguous ranges; with its halo for bitwise
+/// dynamics) or the given lattice (PT-Scotch graph partition), and the partitioner's name.
+DistributedLatticePart buildStudyPart(const ScalingStudy& study, const Model* whole, long size,
                                       const FourBarLatticeOptions& lattice, int rank, int ranks,
-                                      bool halo = false) {
-  if (input) return partitionInputModel(input->model, study.input);
+                                      bool halo = false, InputNumbering* numbering = nullptr) {
+  if (whole) return partitionInputModel(*whole, study.input, numbering);
   if (study.family == "lattice") return buildDistributedFourBarLattice(lattice);
   CatenaryChainOptions o;
   o.links = static_cast<int>(size);
@@ -387,6 +394,14 @@ bool latticeMotionChecks(JsonWriter& j, const DistributedModel& dm, const State&
   return pass;
 }
 
+/// What the multipliers of a run without its redundant rows are.
+constexpr const char* kMinimumNormNote =
+    "support reactions from the minimum-norm multipliers over every row at t_end (reactions of "
+    "redundant joints are not unique)";
+/// Bodies whose final positions (body frame origins, world basis) a dynamics run of an input
+/// model reports: its first ones.
+constexpr Index kReportedBodies = 64;
+
 /// The family's model of the given size released at rest (the chain from its 'V', the lattice
 /// a little off hanging: both assembled, v = 0), or the input model from its initial state
 /// (which must be consistent), integrated by distributed IDA (GGL) to t_end in the study's
@@ -399,12 +414,25 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the model, its numbering and ghosts, the assembly plan.
+  //    An input model runs without its redundant constraint rows (the saddle-point matrices are
+  //    singular on them), selected as `catena simulate` selects them, on the whole model that
+  //    every rank holds; the rows left out are watched at every output on the gathered state.
   const FourBarLatticeOptions lattice =
       lattice_family ? releaseLattice(size) : FourBarLatticeOptions{};
+  const IndependentRows rows = input ? independentInputRows(input->model) : IndependentRows{};
+  const bool redundant = !rows.dropped.empty();
+  InputNumbering numbering;
   const auto [part, partitioner] =
-      buildStudyPart(study, input, size, lattice, rank, ranks, study.reproducible);
+      buildStudyPart(study, input ? &rows.model : nullptr, size, lattice, rank, ranks,
+                     study.reproducible, &numbering);
   const DistributedModel dm(part);
   const DistributedAssembly as(dm);
+  std::optional<AssemblyPlan> whole_plan;
+  std::optional<RedundancyWatch> watch;
+  if (redundant) {
+    whole_plan.emplace(buildAssemblyPlan(input->model));
+    watch.emplace(input->model, *whole_plan, rows);
+  }
   const double setup = MPI_Wtime() - start;
 
   // 2. The integration (v' and lambda at t0, then IDA's steps; phases timed inside).
@@ -419,11 +447,16 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
   inside.run += " size=" + std::to_string(size) + " repeat=" + std::to_string(repeat);
   inside.save = [&](Checkpoint& c) { c.add("kinetic_max", exactNumber(kinetic_max)); };
   inside.load = [&](const Checkpoint& c) { kinetic_max = parseExactNumber(c.get("kinetic_max")); };
-  const SegmentedDynamicsResult r =
+  SegmentedDynamicsResult r =
       integrateDistributedIdaInSegments(as, s0, o, inside, [&](const State& s) {
         kinetic_max = std::max(kinetic_max, distributedEnergy(as, s).kinetic);
-        return true;
+        // The same bits on every rank, so the same answer.
+        return !watch || watch->holds(gatherWholeState(dm, numbering, rows.model, s));
       });
+  if (watch && !watch->status().ok()) {
+    r.status = watch->status();
+    r.worst_rows = watch->rows();
+  }
   for (const std::string& w : r.warnings)  // every rank its own damaged files, a line in one write
     std::cerr << "catena-scale: warning: " + w + "\n";
   if (rank == 0 && !r.note.empty())
@@ -493,9 +526,30 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
   } else if (lattice_family) {
     motion_pass = latticeMotionChecks(j, dm, r.state, lattice, r.status.ok());
   } else {
-    // The state at t_end: lowest marker, the ground joints' (dynamic) support, the weight.
+    // The state at t_end: lowest marker, the ground joints' (dynamic) support, the weight, the
+    // rows left out and the positions of the first bodies (the whole state gathered).
+    const State w = gatherWholeState(dm, numbering, rows.model, r.state);
     j.key("lowest_point_m").value(lowestMarkerHeight(dm, r.state.q));
-    writeSupportReactions(j, as, input->model, r.state.q, r.state.t, r.state.lambda);
+    j.key("redundant_rows").array(rows.dropped_names);
+    if (!r.status.ok()) j.key("worst_rows").array(r.worst_rows);
+    if (redundant) {
+      // Every row's multipliers: the minimum-norm set with the reduced model's C_q^T lambda, as
+      // `catena simulate` reports them (computed once, on rank 0: only its line is written).
+      j.key("multipliers").value(std::string(kMinimumNormNote));
+      if (rank == 0)
+        writeWholeSupportReactions(
+            j, input->model, *whole_plan, w.q, w.t,
+            minimumNormMultipliers(input->model, *whole_plan, rows, w.q, w.t, w.lambda));
+    } else {
+      writeSupportReactions(j, as, input->model, r.state.q, r.state.t, r.state.lambda);
+    }
+    j.key("body_positions_m").beginObject();
+    const Model& whole = input->model;
+    for (Index b = 0; b < static_cast<Index>(whole.bodies.size()) && b < kReportedBodies; ++b) {
+      const double* r = w.q.data() + whole.qOffset(b);  // the body frame's origin
+      j.key(whole.bodies[b].name).array(std::vector<double>(r, r + whole.dimension));
+    }
+    j.endObject();
     j.key("ground_reactions_n").value(groundSupportForce(as, r.state.q, r.state.t, r.state.lambda));
     j.key("weight_n").value(totalMass(dm) * part.model.gravity.norm());
   }
@@ -563,7 +617,8 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   const bool chain = family == "chain";
   const FourBarLatticeOptions lattice =
       family == "lattice" ? studyLattice(size) : FourBarLatticeOptions{};
-  const auto [part, partitioner] = buildStudyPart(study, input, size, lattice, rank, ranks);
+  const auto [part, partitioner] =
+      buildStudyPart(study, input ? &input->model : nullptr, size, lattice, rank, ranks);
   const DistributedModel dm(part);
   DistributedAssembly as(dm);
   const double setup = MPI_Wtime() - start;

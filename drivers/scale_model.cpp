@@ -7,8 +7,10 @@
 #include <vector>
 
 #include "analysis/reactions.hpp"
+#include "assembly/plan.hpp"
 #include "core/check.hpp"
 #include "io/yaml_loader.hpp"
+#include "model/state.hpp"
 #include "parallel/model_partition.hpp"
 #include "parallel/reproducible_sum.hpp"
 #include "statics/distributed_statics.hpp"
@@ -37,6 +39,24 @@ void onEveryRankAlike(const std::string& path, Step&& step) {
   throw Error(why);
 }
 
+/// The first kSupportReactions joints of `whole` that have a marker on the ground.
+std::vector<std::string> supportJoints(const Model& whole) {
+  std::vector<std::string> names;
+  for (const Joint& joint : whole.joints)
+    if (names.size() < kSupportReactions &&
+        (whole.markerBody(joint.marker1) == kGround || whole.markerBody(joint.marker2) == kGround))
+      names.push_back(joint.name);
+  return names;
+}
+
+void writeReactions(JsonWriter& j, const std::vector<std::string>& names,
+                    const std::vector<double>& forces) {
+  j.key("support_reactions_n").beginObject();
+  for (std::size_t n = 0; n < names.size(); ++n)
+    j.key(names[n]).array(std::vector<double>(forces.begin() + 3 * n, forces.begin() + 3 * n + 3));
+  j.endObject();
+}
+
 }  // namespace
 
 InputModel loadInputModel(const std::string& path) {
@@ -58,15 +78,55 @@ InputModel loadInputModel(const std::string& path) {
   return in;
 }
 
-DistributedLatticePart partitionInputModel(const Model& whole, const std::string& path) {
+DistributedLatticePart partitionInputModel(const Model& whole, const std::string& path,
+                                           InputNumbering* numbering) {
   // partitionModel refuses what every rank refuses alike before its first collective call (the
   // springs), or after agreeing (a rank without a body): no rank is left waiting.
   DistributedLatticePart out;
   onEveryRankAlike(path, [&] {
     PartitionedModel pm = partitionModel(whole);
+    // ModelBuilder gives a joint its type's rows: those that a model without its redundant
+    // rows (independentInputRows) leaves out come back, so the whole model's masks are
+    // restored.
+    Model& local = pm.part.model;
+    for (std::size_t j = 0; j < local.joints.size(); ++j)
+      local.joints[j].mask = whole.joints[pm.joint[j]].mask;
+    local.countRows();
+    if (numbering) *numbering = {std::move(pm.body), std::move(pm.joint)};
     out = {std::move(pm.part), pm.partitioner};
   });
   return out;
+}
+
+IndependentRows independentInputRows(const Model& whole) {
+  const State s = initialState(whole);
+  return independentRows(whole, buildAssemblyPlan(whole), s.q, s.t);
+}
+
+State gatherWholeState(const DistributedModel& dm, const InputNumbering& numbering,
+                       const Model& whole, const State& s) {
+  const Model& m = dm.local();
+  State w;
+  w.t = s.t;
+  w.q = VecX::Zero(whole.nq);
+  w.v = VecX::Zero(whole.nv);
+  w.lambda = VecX::Zero(whole.nc);
+  for (Index b = 0; b < dm.part().owned_bodies; ++b) {
+    const Index g = numbering.body[b];
+    w.q.segment(whole.qOffset(g), m.nq_body) = s.q.segment(m.qOffset(b), m.nq_body);
+    w.v.segment(whole.vOffset(g), m.nv_body) = s.v.segment(m.vOffset(b), m.nv_body);
+  }
+  // A joint's rows in the part are its rows in the whole model, in the same order.
+  if (s.lambda.size() == m.nc)
+    for (std::size_t j = 0; j < m.joints.size(); ++j) {
+      const Index first = m.joint_row_offset[j], rows = m.joint_row_offset[j + 1] - first;
+      w.lambda.segment(whole.joint_row_offset[numbering.joint[j]], rows) =
+          s.lambda.segment(first, rows);
+    }
+  for (VecX* x : {&w.q, &w.v, &w.lambda})
+    MPI_Allreduce(MPI_IN_PLACE, x->data(), static_cast<int>(x->size()), MPI_DOUBLE, MPI_SUM,
+                  MPI_COMM_WORLD);
+  return w;
 }
 
 double totalMass(const DistributedModel& dm) {
@@ -92,11 +152,7 @@ double groundSupportForce(const DistributedAssembly& as, const VecX& q, double t
 
 void writeSupportReactions(JsonWriter& j, const DistributedAssembly& as, const Model& whole,
                            const VecX& q, double t, const VecX& lambda) {
-  std::vector<std::string> names;  // the first kSupportReactions ground joints of `whole`
-  for (const Joint& joint : whole.joints)
-    if (names.size() < kSupportReactions &&
-        (whole.markerBody(joint.marker1) == kGround || whole.markerBody(joint.marker2) == kGround))
-      names.push_back(joint.name);
+  const std::vector<std::string> names = supportJoints(whole);
   const Model& m = as.distributedModel().local();
   const std::vector<JointReaction> R = computeJointReactions(m, as.plan(), q, t, lambda);
   std::vector<double> forces(3 * names.size(), 0.0);  // each joint's owner fills its entries
@@ -106,10 +162,19 @@ void writeSupportReactions(JsonWriter& j, const DistributedAssembly& as, const M
         for (int i = 0; i < 3; ++i) forces[3 * n + i] = R[k].force_world[i];
   MPI_Allreduce(MPI_IN_PLACE, forces.data(), static_cast<int>(forces.size()), MPI_DOUBLE, MPI_SUM,
                 MPI_COMM_WORLD);
-  j.key("support_reactions_n").beginObject();
-  for (std::size_t n = 0; n < names.size(); ++n)
-    j.key(names[n]).array(std::vector<double>(forces.begin() + 3 * n, forces.begin() + 3 * n + 3));
-  j.endObject();
+  writeReactions(j, names, forces);
+}
+
+void writeWholeSupportReactions(JsonWriter& j, const Model& whole, const AssemblyPlan& plan,
+                                const VecX& q, double t, const VecX& lambda) {
+  const std::vector<std::string> names = supportJoints(whole);
+  const std::vector<JointReaction> R = computeJointReactions(whole, plan, q, t, lambda);
+  std::vector<double> forces(3 * names.size(), 0.0);
+  for (std::size_t k = 0; k < whole.joints.size(); ++k)
+    for (std::size_t n = 0; n < names.size(); ++n)
+      if (whole.joints[k].name == names[n])
+        for (int i = 0; i < 3; ++i) forces[3 * n + i] = R[k].force_world[i];
+  writeReactions(j, names, forces);
 }
 
 bool modelStaticsChecks(JsonWriter& j, const DistributedAssembly& as, const Model& whole,

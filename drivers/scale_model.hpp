@@ -6,8 +6,10 @@
 
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "io/json_writer.hpp"
+#include "mobility/independent_rows.hpp"
 #include "model/model.hpp"
 #include "parallel/distributed_assembly.hpp"
 #include "parallel/lattice_part.hpp"
@@ -25,10 +27,30 @@ struct InputModel {
 };
 InputModel loadInputModel(const std::string& path);
 
-/// This rank's part of `whole` (partitionModel) with the partitioner's name. Throws
-/// catena::Error on every rank alike, naming `path` and why, for a model the distributed
-/// analyses do not take (springs, fewer bodies than ranks). Collective.
-DistributedLatticePart partitionInputModel(const Model& whole, const std::string& path);
+/// Where the bodies and joints of the partitioned model went: this rank's local body b is body
+/// body[b] of the whole model (owned bodies, then ghosts), its local joint j is joint[j].
+struct InputNumbering {
+  std::vector<Index> body, joint;
+};
+
+/// This rank's part of `whole` (partitionModel) with the partitioner's name; numbering (if not
+/// null) receives where the whole model's bodies and joints went. Throws catena::Error on every
+/// rank alike, naming `path` and why, for a model the distributed analyses do not take
+/// (springs, fewer bodies than ranks). Collective.
+DistributedLatticePart partitionInputModel(const Model& whole, const std::string& path,
+                                           InputNumbering* numbering = nullptr);
+
+/// The input model without the constraint rows that the QRCP of C_q^T at its initial state
+/// finds redundant (mobility/independent_rows.hpp, as `catena simulate` selects them): the
+/// distributed saddle-point matrices are singular on dependent rows. Deterministic, so every
+/// rank selects the same rows from its copy of `whole`; not collective. dropped empty: none.
+IndependentRows independentInputRows(const Model& whole);
+
+/// The state of `whole` gathered from every rank's local state s of its part (numbering from
+/// partitionInputModel): q and v of every body, lambda of every row, t. The same bits on every
+/// rank (each entry has one owner, the others add zeros). Collective.
+State gatherWholeState(const DistributedModel& dm, const InputNumbering& numbering,
+                       const Model& whole, const State& s);
 
 /// Mass of the whole distributed model, kg: an exact sum over the owned bodies, the same bits
 /// on any rank count. Collective.
@@ -48,6 +70,11 @@ inline constexpr std::size_t kSupportReactions = 16;
 /// of `whole` that have a marker on the ground, at (q, t, lambda). Collective.
 void writeSupportReactions(JsonWriter& j, const DistributedAssembly& as, const Model& whole,
                            const VecX& q, double t, const VecX& lambda);
+
+/// As writeSupportReactions, from a state (q, t, lambda: every row of `whole`) of the whole
+/// model `whole` with its plan. Not collective.
+void writeWholeSupportReactions(JsonWriter& j, const Model& whole, const AssemblyPlan& plan,
+                                const VecX& q, double t, const VecX& lambda);
 
 /// The check values of a model's equilibrium r (writes them into j): the statics' own residuals
 /// (its convergence test, per body and per joint), the lowest marker, the support reactions
