@@ -394,10 +394,6 @@ bool latticeMotionChecks(JsonWriter& j, const DistributedModel& dm, const State&
   return pass;
 }
 
-/// What the multipliers of a run without its redundant rows are.
-constexpr const char* kMinimumNormNote =
-    "support reactions from the minimum-norm multipliers over every row at t_end (reactions of "
-    "redundant joints are not unique)";
 /// Bodies whose final positions (body frame origins, world basis) a dynamics run of an input
 /// model reports: its first ones.
 constexpr Index kReportedBodies = 64;
@@ -530,19 +526,11 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
     // rows left out and the positions of the first bodies (the whole state gathered).
     const State w = gatherWholeState(dm, numbering, rows.model, r.state);
     j.key("lowest_point_m").value(lowestMarkerHeight(dm, r.state.q));
-    j.key("redundant_rows").array(rows.dropped_names);
     if (!r.status.ok()) j.key("worst_rows").array(r.worst_rows);
-    if (redundant) {
-      // Every row's multipliers: the minimum-norm set with the reduced model's C_q^T lambda, as
-      // `catena simulate` reports them (computed once, on rank 0: only its line is written).
-      j.key("multipliers").value(std::string(kMinimumNormNote));
-      if (rank == 0)
-        writeWholeSupportReactions(
-            j, input->model, *whole_plan, w.q, w.t,
-            minimumNormMultipliers(input->model, *whole_plan, rows, w.q, w.t, w.lambda));
-    } else {
+    // Every row's multipliers: the minimum-norm set with the reduced model's C_q^T lambda, as
+    // `catena simulate` reports them.
+    if (!writeRedundantRows(j, input->model, whole_plan ? &*whole_plan : nullptr, rows, w))
       writeSupportReactions(j, as, input->model, r.state.q, r.state.t, r.state.lambda);
-    }
     j.key("body_positions_m").beginObject();
     const Model& whole = input->model;
     for (Index b = 0; b < static_cast<Index>(whole.bodies.size()) && b < kReportedBodies; ++b) {
@@ -614,20 +602,39 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   const double start = MPI_Wtime();
   // 1. Set-up: the rank's part of the model (a contiguous range of the chain's links, a graph
   // partition of the lattice's or the input's bodies), its numbering and ghosts, the assembly plan.
+  //    An input model runs without its redundant constraint rows at its initial state, as its
+  //    dynamics does; they must hold at the equilibrium.
   const bool chain = family == "chain";
   const FourBarLatticeOptions lattice =
       family == "lattice" ? studyLattice(size) : FourBarLatticeOptions{};
-  const auto [part, partitioner] =
-      buildStudyPart(study, input ? &input->model : nullptr, size, lattice, rank, ranks);
+  const IndependentRows rows = input ? independentInputRows(input->model) : IndependentRows{};
+  InputNumbering numbering;
+  const auto [part, partitioner] = buildStudyPart(study, input ? &rows.model : nullptr, size,
+                                                  lattice, rank, ranks, false, &numbering);
   const DistributedModel dm(part);
   DistributedAssembly as(dm);
+  std::optional<AssemblyPlan> whole_plan;
+  if (!rows.dropped.empty()) whole_plan.emplace(buildAssemblyPlan(input->model));
   const double setup = MPI_Wtime() - start;
 
   // 2. Newton (assembly, factorization, solves are timed inside).
   SaddlePointSolverOptions linear;
   if (study.linear_solver == "iterative")
     linear.method = SaddlePointSolverOptions::Method::kAugmentedLagrangian;
-  const DistributedStaticsResult r = solveDistributedStatics(as, {}, linear);
+  DistributedStaticsResult r = solveDistributedStatics(as, {}, linear);
+  State whole_state;  // an input model's equilibrium, gathered
+  if (input) whole_state = gatherWholeState(dm, numbering, rows.model, r.state);
+  if (whole_plan && r.status.ok()) {
+    RedundancyWatch watch(input->model, *whole_plan, rows);
+    if (!watch.holds(whole_state)) {
+      r.status = Status::failure(
+          Status::Code::kNotConverged,
+          "the constraint rows left out as redundant at the initial state are not satisfied at "
+          "the equilibrium found without them: they are not redundant there (the initial state "
+          "is a singular configuration); start from another configuration");
+      r.worst_rows = watch.rows();
+    }
+  }
 
   // 3. Modal: the lowest modes at the equilibrium (pencil, factorization, Krylov-Schur).
   DistributedModalResult modal;
@@ -663,9 +670,14 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   j.key("time_solve_s").value(maxOver(r.solve_seconds));
   writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).
-  const bool statics_pass = input   ? modelStaticsChecks(j, as, input->model, r, kWeightTolerance)
-                            : chain ? chainChecks(j, as, r, size)
-                                    : latticeChecks(j, as, r, lattice);
+  bool statics_pass = false;
+  if (input) {
+    const bool written =
+        writeRedundantRows(j, input->model, whole_plan ? &*whole_plan : nullptr, rows, whole_state);
+    statics_pass = modelStaticsChecks(j, as, input->model, r, kWeightTolerance, !written);
+  } else {
+    statics_pass = chain ? chainChecks(j, as, r, size) : latticeChecks(j, as, r, lattice);
+  }
   bool modes_pass = true;
   if (modes > 0) {
     // Modal: the statics fields above, then the eigensolver's (times: maximum over the ranks).

@@ -177,8 +177,23 @@ void writeWholeSupportReactions(JsonWriter& j, const Model& whole, const Assembl
   writeReactions(j, names, forces);
 }
 
+bool writeRedundantRows(JsonWriter& j, const Model& whole, const AssemblyPlan* plan,
+                        const IndependentRows& rows, const State& w) {
+  j.key("redundant_rows").array(rows.dropped_names);
+  if (rows.dropped.empty()) return false;
+  j.key("multipliers")
+      .value(std::string("support reactions from the minimum-norm multipliers over every row "
+                         "(reactions of redundant joints are not unique)"));
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0)  // only rank 0's line is written
+    writeWholeSupportReactions(j, whole, *plan, w.q, w.t,
+                               minimumNormMultipliers(whole, *plan, rows, w.q, w.t, w.lambda));
+  return true;
+}
+
 bool modelStaticsChecks(JsonWriter& j, const DistributedAssembly& as, const Model& whole,
-                        const StaticsResult& r, double weight_tolerance) {
+                        const StaticsResult& r, double weight_tolerance, bool reactions) {
   const DistributedModel& dm = as.distributedModel();
   const Model& m = dm.local();
   const StaticsIteration last =
@@ -188,7 +203,7 @@ bool modelStaticsChecks(JsonWriter& j, const DistributedAssembly& as, const Mode
   if (!r.status.ok()) j.key("worst_rows").array(r.worst_rows);
   j.key("warnings").array(r.warnings);
   j.key("lowest_point_m").value(lowestMarkerHeight(dm, r.state.q));
-  writeSupportReactions(j, as, whole, r.state.q, 0.0, r.state.lambda);
+  if (reactions) writeSupportReactions(j, as, whole, r.state.q, 0.0, r.state.lambda);
   const double support = groundSupportForce(as, r.state.q, 0.0, r.state.lambda);
   const double weight = totalMass(dm) * m.gravity.norm();
   // Loads would enter the balance with their own directions: no weight check for them (nor

@@ -62,6 +62,15 @@ double totalMass(const DistributedModel& dm);
 double groundSupportForce(const DistributedAssembly& as, const VecX& q, double t,
                           const VecX& lambda);
 
+/// Writes "redundant_rows", the rows of `whole` that a run left out (rows.dropped_names), and if
+/// there are any "multipliers" (what is reported) and on rank 0 "support_reactions_n" as
+/// writeWholeSupportReactions from the minimum-norm multipliers of every row
+/// (minimumNormMultipliers) at w, a state of rows.model gathered from the ranks
+/// (gatherWholeState); plan: whole's. Returns whether there were rows left out (and so the
+/// reactions are written here). Not collective.
+bool writeRedundantRows(JsonWriter& j, const Model& whole, const AssemblyPlan* plan,
+                        const IndependentRows& rows, const State& w);
+
 /// How many ground joints writeSupportReactions reports.
 inline constexpr std::size_t kSupportReactions = 16;
 
@@ -81,8 +90,9 @@ void writeWholeSupportReactions(JsonWriter& j, const Model& whole, const Assembl
 /// (writeSupportReactions; `whole`: the model partitioned), and, for a model loaded
 /// by gravity alone, the ground joints' support against the weight (relative residual at most
 /// `weight_tolerance`; a model with loads or without gravity has no such check: null). Returns
-/// whether the statics converged and the weight check passed. Collective.
+/// whether the statics converged and the weight check passed. reactions false: the caller wrote
+/// the support reactions (writeRedundantRows). Collective.
 bool modelStaticsChecks(JsonWriter& j, const DistributedAssembly& as, const Model& whole,
-                        const StaticsResult& r, double weight_tolerance);
+                        const StaticsResult& r, double weight_tolerance, bool reactions = true);
 
 }  // namespace catena
