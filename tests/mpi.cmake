@@ -80,3 +80,21 @@ if(Python3_Interpreter_FOUND)
       ENVIRONMENT "${CATENA_MPI_ENVIRONMENT};OMP_NUM_THREADS=1")
   endforeach()
 endif()
+
+# Redundant constraint rows through catena-scale --input, checked by mpi/redundant_rows_test.py
+# (docs/dynamics-redundant.md, "Distributed runs"): a merged four-bar lattice's dynamics on 1, 2
+# and 4 ranks equal to round-off and to the serial catena simulate to the integration error,
+# with the same rows left out; a start at a singular configuration stopped; the hanging
+# lattice's statics with minimum-norm reactions and its modes against the lattice without
+# redundant rows (dynamics, statics).
+if(Python3_Interpreter_FOUND)
+  foreach(mode dynamics statics)
+    add_test(NAME mpi_redundant_rows_${mode}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/redundant_rows_test.py
+                     --mpiexec ${MPIEXEC_EXECUTABLE} --scale $<TARGET_FILE:catena_scale>
+                     --catena $<TARGET_FILE:catena_cli> --inputs ${PROJECT_SOURCE_DIR}/inputs
+                     --work ${CMAKE_CURRENT_BINARY_DIR}/redundant_rows_${mode} ${mode})
+    set_tests_properties(mpi_redundant_rows_${mode} PROPERTIES LABELS mpi TIMEOUT 300
+      ENVIRONMENT "${CATENA_MPI_ENVIRONMENT};OMP_NUM_THREADS=1")
+  endforeach()
+endif()
