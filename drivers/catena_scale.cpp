@@ -415,7 +415,9 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
   //    every rank holds; the rows left out are watched at every output on the gathered state.
   const FourBarLatticeOptions lattice =
       lattice_family ? releaseLattice(size) : FourBarLatticeOptions{};
+  const double selection_start = MPI_Wtime();
   const IndependentRows rows = input ? independentInputRows(input->model) : IndependentRows{};
+  const double selection = MPI_Wtime() - selection_start;
   const bool redundant = !rows.dropped.empty();
   InputNumbering numbering;
   const auto [part, partitioner] =
@@ -529,7 +531,8 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
     if (!r.status.ok()) j.key("worst_rows").array(r.worst_rows);
     // Every row's multipliers: the minimum-norm set with the reduced model's C_q^T lambda, as
     // `catena simulate` reports them.
-    if (!writeRedundantRows(j, input->model, whole_plan ? &*whole_plan : nullptr, rows, w))
+    if (!writeRedundantRows(j, input->model, whole_plan ? &*whole_plan : nullptr, rows, w,
+                            dm.max(selection)))
       writeSupportReactions(j, as, input->model, r.state.q, r.state.t, r.state.lambda);
     j.key("body_positions_m").beginObject();
     const Model& whole = input->model;
@@ -607,7 +610,9 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   const bool chain = family == "chain";
   const FourBarLatticeOptions lattice =
       family == "lattice" ? studyLattice(size) : FourBarLatticeOptions{};
+  const double selection_start = MPI_Wtime();
   const IndependentRows rows = input ? independentInputRows(input->model) : IndependentRows{};
+  const double selection = MPI_Wtime() - selection_start;
   InputNumbering numbering;
   const auto [part, partitioner] = buildStudyPart(study, input ? &rows.model : nullptr, size,
                                                   lattice, rank, ranks, false, &numbering);
@@ -672,8 +677,8 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).
   bool statics_pass = false;
   if (input) {
-    const bool written =
-        writeRedundantRows(j, input->model, whole_plan ? &*whole_plan : nullptr, rows, whole_state);
+    const bool written = writeRedundantRows(j, input->model, whole_plan ? &*whole_plan : nullptr,
+                                            rows, whole_state, dm.max(selection));
     statics_pass = modelStaticsChecks(j, as, input->model, r, kWeightTolerance, !written);
   } else {
     statics_pass = chain ? chainChecks(j, as, r, size) : latticeChecks(j, as, r, lattice);

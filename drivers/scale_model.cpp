@@ -178,17 +178,29 @@ void writeWholeSupportReactions(JsonWriter& j, const Model& whole, const Assembl
 }
 
 bool writeRedundantRows(JsonWriter& j, const Model& whole, const AssemblyPlan* plan,
-                        const IndependentRows& rows, const State& w) {
+                        const IndependentRows& rows, const State& w, double selection_seconds) {
   j.key("redundant_rows").array(rows.dropped_names);
   if (rows.dropped.empty()) return false;
+  j.key("time_selection_s").value(selection_seconds);
+  if (whole.nv > kMinimumNormLimit) {
+    j.key("multipliers")
+        .value(std::string("support reactions from the multipliers of the model without the "
+                           "rows left out (zero on them; the minimum-norm set is computed up to " +
+                           std::to_string(kMinimumNormLimit) +
+                           " coordinates; reactions of redundant joints are not unique)"));
+    return false;
+  }
   j.key("multipliers")
       .value(std::string("support reactions from the minimum-norm multipliers over every row "
                          "(reactions of redundant joints are not unique)"));
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (rank == 0)  // only rank 0's line is written
-    writeWholeSupportReactions(j, whole, *plan, w.q, w.t,
-                               minimumNormMultipliers(whole, *plan, rows, w.q, w.t, w.lambda));
+  if (rank == 0) {  // only rank 0's line is written
+    const double start = MPI_Wtime();
+    const VecX lambda = minimumNormMultipliers(whole, *plan, rows, w.q, w.t, w.lambda);
+    j.key("time_minimum_norm_s").value(MPI_Wtime() - start);
+    writeWholeSupportReactions(j, whole, *plan, w.q, w.t, lambda);
+  }
   return true;
 }
 
