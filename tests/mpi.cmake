@@ -68,17 +68,22 @@ target_compile_definitions(mpi_model_partition_test PRIVATE CATENA_SOURCE_DIR="$
 # the estimated need and exits 4 (memory); --input runs YAML models through the same distributed
 # analyses and agrees with the serial catena (input).
 find_package(Python3 COMPONENTS Interpreter)
-if(Python3_Interpreter_FOUND)
-  foreach(mode ranks restart options iterative modal lattice dynamics dynamics_restart
-               reproducible lattice_dynamics interrupt memory input)
-    add_test(NAME mpi_catena_scale_${mode}
-             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/catena_scale_test.py
+# mpi/NAME_test.py MODE as ctest tests mpi_NAME_MODE, one per mode given, each in its own work
+# folder, with the programs and inputs it runs.
+function(catena_scale_script_test name)
+  foreach(mode ${ARGN})
+    add_test(NAME mpi_${name}_${mode}
+             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/${name}_test.py
                      --mpiexec ${MPIEXEC_EXECUTABLE} --scale $<TARGET_FILE:catena_scale>
                      --catena $<TARGET_FILE:catena_cli> --inputs ${PROJECT_SOURCE_DIR}/inputs
-                     --work ${CMAKE_CURRENT_BINARY_DIR}/catena_scale_${mode} ${mode})
-    set_tests_properties(mpi_catena_scale_${mode} PROPERTIES LABELS mpi TIMEOUT 300
+                     --work ${CMAKE_CURRENT_BINARY_DIR}/${name}_${mode} ${mode})
+    set_tests_properties(mpi_${name}_${mode} PROPERTIES LABELS mpi TIMEOUT 300
       ENVIRONMENT "${CATENA_MPI_ENVIRONMENT};OMP_NUM_THREADS=1")
   endforeach()
+endfunction()
+if(Python3_Interpreter_FOUND)
+  catena_scale_script_test(catena_scale ranks restart options iterative modal lattice dynamics
+                           dynamics_restart reproducible lattice_dynamics interrupt memory input)
 endif()
 
 # Redundant constraint rows through catena-scale --input, checked by mpi/redundant_rows_test.py
@@ -88,13 +93,5 @@ endif()
 # lattice's statics with minimum-norm reactions and its modes against the lattice without
 # redundant rows (dynamics, statics).
 if(Python3_Interpreter_FOUND)
-  foreach(mode dynamics statics)
-    add_test(NAME mpi_redundant_rows_${mode}
-             COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/mpi/redundant_rows_test.py
-                     --mpiexec ${MPIEXEC_EXECUTABLE} --scale $<TARGET_FILE:catena_scale>
-                     --catena $<TARGET_FILE:catena_cli> --inputs ${PROJECT_SOURCE_DIR}/inputs
-                     --work ${CMAKE_CURRENT_BINARY_DIR}/redundant_rows_${mode} ${mode})
-    set_tests_properties(mpi_redundant_rows_${mode} PROPERTIES LABELS mpi TIMEOUT 300
-      ENVIRONMENT "${CATENA_MPI_ENVIRONMENT};OMP_NUM_THREADS=1")
-  endforeach()
+  catena_scale_script_test(redundant_rows dynamics statics)
 endif()
