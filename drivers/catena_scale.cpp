@@ -529,16 +529,16 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
     const State w = gatherWholeState(dm, numbering, rows.model, r.state);
     j.key("lowest_point_m").value(lowestMarkerHeight(dm, r.state.q));
     if (!r.status.ok()) j.key("worst_rows").array(r.worst_rows);
-    // Every row's multipliers: the minimum-norm set with the reduced model's C_q^T lambda, as
-    // `catena simulate` reports them.
+    // With rows left out, the reactions of every row's minimum-norm multipliers (the reduced
+    // model's C_q^T lambda), as `catena simulate` reports them, up to kMinimumNormLimit.
     if (!writeRedundantRows(j, input->model, whole_plan ? &*whole_plan : nullptr, rows, w,
                             dm.max(selection)))
       writeSupportReactions(j, as, input->model, r.state.q, r.state.t, r.state.lambda);
     j.key("body_positions_m").beginObject();
     const Model& whole = input->model;
     for (Index b = 0; b < static_cast<Index>(whole.bodies.size()) && b < kReportedBodies; ++b) {
-      const double* r = w.q.data() + whole.qOffset(b);  // the body frame's origin
-      j.key(whole.bodies[b].name).array(std::vector<double>(r, r + whole.dimension));
+      const double* origin = w.q.data() + whole.qOffset(b);  // the body frame's origin
+      j.key(whole.bodies[b].name).array(std::vector<double>(origin, origin + whole.dimension));
     }
     j.endObject();
     j.key("ground_reactions_n").value(groundSupportForce(as, r.state.q, r.state.t, r.state.lambda));
