@@ -3,9 +3,10 @@
 /// Redundant constraints in the saddle-point integrators (generalized-alpha, IDA): their matrix
 /// [M C_q^T; C_q 0] is singular when rows of C_q are dependent, so a run on an over-constrained
 /// mechanism fails at its start. withIndependentRows then runs it again on the model without the
-/// rows a QRCP finds redundant there (mobility/independent_rows.hpp). The selection is made once,
-/// at the start: a mechanism whose rank changes along the way (a singular configuration) still
-/// fails there (docs/dynamics-redundant.md). Internal to lib/integrators.
+/// rows a QRCP finds redundant there (mobility/independent_rows.hpp). The selection is made at
+/// the start of a run; where the rank changes along the way (a singular configuration) the run
+/// fails or stops, and singular_passage.hpp crosses it and selects again after it
+/// (docs/dynamics-redundant.md). Internal to lib/integrators.
 
 #include <string>
 #include <utility>
