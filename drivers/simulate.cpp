@@ -305,7 +305,7 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   for (const SingularPassage& p : r.passages) {
     j.beginObject();
     j.key("from_s").value(p.from).key("failure_s").value(p.failure).key("to_s").value(p.to);
-    j.key("why").value(p.why);
+    j.key("by").value(p.by).key("why").value(p.why);
     j.endObject();
   }
   j.endArray();
@@ -527,15 +527,15 @@ int runSimulate(const cli::CommandLine& line) {
       std::cout << "\n";
     }
     if (!r.passages.empty()) {
-      // Where the integrator broke down next to a singular configuration, generalized-alpha
-      // with error control took over (integrators/singular_passage.hpp).
-      std::cout << "  singular configurations passed by generalized-alpha: " << r.passages.size()
-                << " (the chosen integrator failed or left its branch next to them)\n";
+      // Where the integrator broke down next to a singular configuration, MCS or
+      // generalized-alpha took over (integrators/singular_passage.hpp).
+      std::cout << "  singular configurations passed by another integrator: " << r.passages.size()
+                << " (the chosen one failed or left its branch next to them)\n";
       const std::size_t listed = std::min<std::size_t>(r.passages.size(), 5);
       for (std::size_t k = 0; k < listed; ++k)
-        std::cout << "    t = " << r.passages[k].from << " .. " << r.passages[k].to
-                  << " s (failed at " << r.passages[k].failure << " s: " << r.passages[k].why
-                  << ")\n";
+        std::cout << "    t = " << r.passages[k].from << " .. " << r.passages[k].to << " s by "
+                  << r.passages[k].by << " (failed at " << r.passages[k].failure
+                  << " s: " << r.passages[k].why << ")\n";
       if (listed < r.passages.size())
         std::cout << "    ... and " << r.passages.size() - listed << " more (JSON summary)\n";
     }

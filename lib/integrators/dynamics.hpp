@@ -39,13 +39,14 @@ struct DynamicsStats {
 /// joint F2 bases like statics). Return false to stop the run early (status stays ok).
 using TrajectoryObserver = std::function<bool(const State&)>;
 
-/// A singular configuration that the run's own integrator could not pass, integrated by
+/// A singular configuration that the run's own integrator could not pass, integrated by MCS or
 /// generalized-alpha instead (integrators/singular_passage.hpp).
 struct SingularPassage {
   double from = 0.0;     ///< s, the bridge's start (the last output before the failure)
   double failure = 0.0;  ///< s, where the run's integrator failed or left its branch
   double to = 0.0;       ///< s, where the run resumed
   std::string why;       ///< the failure's first line
+  std::string by;        ///< the bridge's integrator: "MCS" or "generalized-alpha"
 };
 
 struct DynamicsResult {

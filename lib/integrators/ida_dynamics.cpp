@@ -53,6 +53,7 @@ IdaResult integrateIda(const Model& model, const AssemblyPlan& plan, const State
   // bridges set the run's error: tighter than rtol, but not below 1e-10, where its own steps
   // end next to the crossing (at 1e-12 it failed there as fixed steps do).
   passage.bridge_tolerance = std::max(std::pow(o.rtol, 1.5), 1e-10);
+  passage.mcs_tolerance = std::clamp(o.rtol, 1e-8, 1e-4);  // MCS left a branch at 1e-10
   return withSingularPassages<IdaResult>(
       model, plan, initial, o.t_end, passage, observer,
       [&](const State& start, bool resumed, double t_end, const TrajectoryObserver& segment) {

@@ -24,6 +24,8 @@
 #include "integrators/dynamics.hpp"
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/initial_state.hpp"
+#include "integrators/mcs_dynamics.hpp"
+#include "mobility/blockwise_rank.hpp"
 
 namespace catena {
 
@@ -35,6 +37,7 @@ struct PassageOptions {
   /// bridge that fails returns the run's own failure.
   double margin = 0.25;
   double bridge_tolerance = 1e-6;  ///< generalized-alpha's error tolerance across a passage
+  double mcs_tolerance = 1e-8;     ///< MCS's rtol across a passage (dense models)
   double output_interval = 0.0;    ///< s, the run's (0: every accepted step)
   int max_passages = 1000;         ///< passages in one run; more is a failure
 };
@@ -64,10 +67,6 @@ template <class Result>
 Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const State& start,
                             double t_end, const PassageOptions& o,
                             const TrajectoryObserver& observer, const SegmentRun<Result>& run) {
-  // C_q's rank and smallest retained pivot at the start: taken at the first failure (a
-  // block-wise rank costs).
-  Index rank = -1;
-  double reference = 0.0;
   // Outputs not yet seen by the observer (at most kDelay, oldest first) and the last one seen.
   constexpr std::size_t kDelay = 2;  // a watch sees a jump split over two outputs two late
   std::deque<State> pending;
@@ -106,6 +105,55 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     }
     pending.clear();
   };
+  // Back to the last output seen (or `fallback`, the segment's start), the watch restarted
+  // from the outputs seen before it.
+  auto rewind = [&](const State& fallback) {
+    const State from = forwarded && forwarded->t >= fallback.t ? *forwarded : fallback;
+    pending.clear();
+    jump.reset();
+    watch.emplace(model);
+    for (const State& seen : recent)
+      if (seen.t <= from.t) watch->add(seen);
+    return from;
+  };
+  Index rank = -1;      // C_q's at the start, and its smallest retained pivot: taken at the first
+  double margin = 0.0;  // failure (a block-wise rank costs)
+  // One bridge from `from` until past `failure` with the pivot above the margin and growing;
+  // `end`: its last output.
+  auto cross = [&](bool mcs, const State& from, double failure, State& end) {
+    double previous = 0.0;
+    const TrajectoryObserver observe = [&](const State& st) {
+      if (st.t == from.t) return true;  // seen already
+      if (!add(st)) return false;
+      const double p = smallestRetainedPivot(model, plan, st.q, st.t, rank);
+      end = st;
+      const bool past = st.t > failure && p >= margin && p > previous;
+      previous = p;
+      return !past;
+    };
+    // The run's state may drift off C_q v + C_t = 0 (index 1 by up to its projection
+    // tolerance): a bridge's first error estimate would take that for a local error.
+    const InitialStateResult consistent = assembleInitialState(model, plan, from);
+    const State& start = consistent.status.ok() ? consistent.state : from;
+    if (mcs) {
+      McsOptions m;
+      m.t_end = t_end;
+      m.output_interval = o.output_interval;
+      m.rtol = o.mcs_tolerance;
+      m.atol = 1e-2 * o.mcs_tolerance;
+      m.max_coordinates = kDenseRankMaxCoordinates;
+      m.assemble_initial_state = false;
+      return integrateMcs(model, plan, start, m,
+                          [&](const State& st, const McsSample&) { return observe(st); })
+          .dynamics;
+    }
+    GeneralizedAlphaOptions g;
+    g.t_end = t_end;
+    g.output_interval = o.output_interval;
+    g.error_tolerance = o.bridge_tolerance;
+    if (o.output_interval > 0.0) g.step = std::min(g.step, o.output_interval);
+    return integrateGeneralizedAlpha(model, plan, start, g, observe);
+  };
   DynamicsStats stats;
   std::vector<SingularPassage> passages;
   State s = start;
@@ -135,8 +183,8 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
       return finish(r);
     }
     // A failure near a singular configuration: back to the last output seen, and across.
-    if (rank < 0) reference = smallestRetainedPivot(model, plan, start.q, start.t, -1, &rank);
-    const double margin = o.margin * reference;
+    if (rank < 0)
+      margin = o.margin * smallestRetainedPivot(model, plan, start.q, start.t, -1, &rank);
     const double pivot = smallestRetainedPivot(model, plan, r.state.q, r.state.t, rank);
     double pending_pivot = 1.0;
     for (const State& p : pending)
@@ -149,36 +197,23 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
             " (after " + std::to_string(passages.size()) + " singular passages, the most allowed)";
       return finish(r);
     }
-    const State from = forwarded && forwarded->t >= t0 ? *forwarded : s;
-    pending.clear();
-    jump.reset();
-    watch.emplace(model);
-    for (const State& seen : recent)
-      if (seen.t <= from.t) watch->add(seen);
+    const State from = rewind(s);
     SingularPassage passage;
     passage.from = from.t;
     passage.failure = r.state.t;
     passage.why = r.status.message.substr(0, r.status.message.find('\n'));
-    GeneralizedAlphaOptions g;
-    g.t_end = t_end;
-    g.output_interval = o.output_interval;
-    g.error_tolerance = o.bridge_tolerance;
-    if (o.output_interval > 0.0) g.step = std::min(g.step, o.output_interval);
-    double previous = 0.0;
+    // Across: MCS where the model is dense (fifth order; generalized-alpha's second order set
+    // the error of IDA at 1e-10), generalized-alpha where it is not or where MCS fails.
     State end = from;
-    // The run's state may drift off C_q v + C_t = 0 (index 1 by up to its projection
-    // tolerance): generalized-alpha's first error estimate would take that for a local error.
-    const InitialStateResult consistent = assembleInitialState(model, plan, from);
-    const DynamicsResult bridge = integrateGeneralizedAlpha(
-        model, plan, consistent.status.ok() ? consistent.state : from, g, [&](const State& st) {
-          if (st.t == from.t) return true;  // seen already
-          if (!add(st)) return false;
-          const double p = smallestRetainedPivot(model, plan, st.q, st.t, rank);
-          end = st;
-          const bool past = st.t > passage.failure && p >= margin && p > previous;
-          previous = p;
-          return !past;
-        });
+    passage.by = model.nv <= kDenseRankMaxCoordinates ? "MCS" : "generalized-alpha";
+    DynamicsResult bridge = cross(passage.by == "MCS", from, passage.failure, end);
+    if (passage.by == "MCS" && !stopped && (jump || !bridge.status.ok())) {
+      addStats(stats, bridge.stats);
+      const State again = rewind(from);
+      end = again;
+      passage.by = "generalized-alpha";
+      bridge = cross(false, again, passage.failure, end);
+    }
     addStats(stats, bridge.stats);
     passage.to = end.t;
     passages.push_back(passage);
@@ -188,7 +223,7 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
       flush();
       const std::string& why = jump ? jump->message : bridge.status.message;
       const State& reached = jump ? end : bridge.state;
-      r.status.message += "\ngeneralized-alpha, which took over at t = " + std::to_string(from.t) +
+      r.status.message += "\n" + passage.by + ", which took over at t = " + std::to_string(from.t) +
                           " s, stopped at t = " + std::to_string(reached.t) +
                           " s too: " + why.substr(0, why.find('\n'));
       if (reached.t > r.state.t) {
