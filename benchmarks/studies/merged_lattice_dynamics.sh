@@ -6,7 +6,7 @@
 # 10^2 to 10^4 cells) for 2 s by generalized-alpha and, up to IDA_MAX_CELLS cells (default
 # 900), IDA index 2; chain:N, the catenary chain of N links with its support at B doubled,
 # swinging for 0.05 s.
-# Outputs (where the minimum-norm multipliers are computed) every OUTPUT s (default 0.1). One
+# Outputs (where the minimum-norm multipliers are computed) every OUTPUT s (default 0.5). One
 # process per case, smallest first, under `nice`, one thread, a wall budget of BUDGET s per run
 # (default 2400): a run over it is reported with the time it reached. Writes
 #   benchmarks/results/merged_lattice_dynamics.md   command, date, machine, revision, tables,
@@ -49,7 +49,7 @@ study() {
   local md="$results/merged_lattice_dynamics.md" csv="$results/merged_lattice_dynamics.csv"
   local bench="$build/benchmarks/bench_merged_lattice_dynamics" status=0 shape run=0
   local cases="${CASES:-10x10 10x30 18x18 30x30 56x56 chain:100000 100x100}"
-  local common=(--t-end 2 --chain-t-end 0.05 --output-interval "${OUTPUT:-0.1}"
+  local common=(--t-end 2 --chain-t-end 0.05 --output-interval "${OUTPUT:-0.5}"
     --ida-max-cells "${IDA_MAX_CELLS:-900}" --budget "${BUDGET:-2400}")
   export OMP_NUM_THREADS=1
   start_runs
