@@ -530,7 +530,7 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
     j.key("lowest_point_m").value(lowestMarkerHeight(dm, r.state.q));
     if (!r.status.ok()) j.key("worst_rows").array(r.worst_rows);
     // With rows left out, the reactions of every row's minimum-norm multipliers (the reduced
-    // model's C_q^T lambda), as `catena simulate` reports them, up to kMinimumNormLimit.
+    // model's C_q^T lambda), as `catena simulate` reports them.
     if (!writeRedundantRows(j, input->model, whole_plan ? &*whole_plan : nullptr, rows, w,
                             dm.max(selection)))
       writeSupportReactions(j, as, input->model, r.state.q, r.state.t, r.state.lambda);

@@ -182,14 +182,6 @@ bool writeRedundantRows(JsonWriter& j, const Model& whole, const AssemblyPlan* p
   j.key("redundant_rows").array(rows.dropped_names);
   if (rows.dropped.empty()) return false;
   j.key("time_selection_s").value(selection_seconds);
-  if (whole.nv > kMinimumNormLimit) {
-    j.key("multipliers")
-        .value(std::string("support reactions from the multipliers of the model without the "
-                           "rows left out (zero on them; the minimum-norm set is computed up to " +
-                           std::to_string(kMinimumNormLimit) +
-                           " coordinates; reactions of redundant joints are not unique)"));
-    return false;
-  }
   j.key("multipliers")
       .value(std::string("support reactions from the minimum-norm multipliers over every row "
                          "(reactions of redundant joints are not unique)"));

@@ -62,19 +62,13 @@ double totalMass(const DistributedModel& dm);
 double groundSupportForce(const DistributedAssembly& as, const VecX& q, double t,
                           const VecX& lambda);
 
-/// Velocity coordinates up to which writeRedundantRows computes the minimum-norm multipliers:
-/// their sparse computation grows much faster than the run (merged lattices, one computation on
-/// one rank: 30 x 30 cells, 2880 coordinates, 3.6 s; 50 x 50, 7500, 84 s and 1.2 GB).
-inline constexpr Index kMinimumNormLimit = 3000;
-
 /// Writes "redundant_rows", the rows of `whole` that a run left out (rows.dropped_names), and if
-/// there are any, "time_selection_s" (given) and "multipliers", which multipliers the support
-/// reactions come from: up to kMinimumNormLimit velocity coordinates, the minimum-norm
-/// multipliers of every row (minimumNormMultipliers, on rank 0, "time_minimum_norm_s") at w,
-/// a state of rows.model gathered from the ranks (gatherWholeState), whose
-/// "support_reactions_n" it writes on rank 0 (writeWholeSupportReactions; plan: whole's); above,
-/// the reduced model's (the caller writes them). Returns whether it wrote the support
-/// reactions. Not collective.
+/// there are any, "time_selection_s" (given), "multipliers" (where the support reactions come
+/// from) and "support_reactions_n" from the minimum-norm multipliers of every row
+/// (minimumNormMultipliers, on rank 0, "time_minimum_norm_s") at w, a state of rows.model
+/// gathered from the ranks (gatherWholeState) (writeWholeSupportReactions; plan: whole's,
+/// non-null when rows are left out). Returns whether it wrote the support reactions (false:
+/// no rows left out; the caller writes them). Not collective.
 bool writeRedundantRows(JsonWriter& j, const Model& whole, const AssemblyPlan* plan,
                         const IndependentRows& rows, const State& w, double selection_seconds);
 

@@ -38,7 +38,7 @@ if [ "${1:-}" = "--quick" ]; then exit 0; fi
 
 step "2/3 sanitizer build (ASan + UBSan) and unit tests"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCATENA_SANITIZE=ON \
-  -DCMAKE_CXX_FLAGS_DEBUG="-O1 -g" > /dev/null
+  -DCMAKE_CXX_FLAGS_DEBUG="-Og -g1" > /dev/null
 cmake --build build-asan -j"$jobs" --target catena_unit_tests  # only what -L unit runs
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -L unit -j"$jobs"

@@ -10,7 +10,7 @@
 #include "mobility/block_tree.hpp"
 #include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
-#include "solvers/sparse_qr.hpp"
+#include "mobility/row_combinations.hpp"
 
 namespace catena {
 
@@ -44,8 +44,12 @@ IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, co
                                 double t, Index dense_limit) {
   if (model.nv <= dense_limit)
     return withoutRows(model, analyzeConstraintRank(model, plan, q, t).redundantRows());
-  return withoutRows(
-      model, analyzeBlockwiseRank(model, plan, q, t, blockTreeForModel(model)).redundant_rows);
+  SparseMatrixCSR Cq = makeConstraintMatrix(plan);
+  assembleConstraints(model, plan, q, t, nullptr, &Cq);
+  IndependentRows out =
+      withoutRows(model, analyzeBlockwiseRank(model, Cq, blockTreeForModel(model)).redundant_rows);
+  if (!out.dropped.empty()) out.supports = supportsOnLoops(model, Cq, out.kept, out.dropped);
+  return out;
 }
 
 VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,
@@ -63,32 +67,17 @@ VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,
     cod.setThreshold(kDefaultRankTolerance);
     return cod.solve(force);
   }
-  // The rows left out as combinations of the kept ones: C_qr^T c_d = C_q(d, :)^T.
-  auto selectRows = [&](const std::vector<Index>& which) {
-    SparseMatrixCSR S(static_cast<Index>(which.size()), model.nc);
-    std::vector<Eigen::Triplet<double>> ones;
-    for (std::size_t k = 0; k < which.size(); ++k)
-      ones.emplace_back(static_cast<int>(k), static_cast<int>(which[k]), 1.0);
-    S.setFromTriplets(ones.begin(), ones.end());
-    return SparseMatrixCSR(S * Cq);
-  };
-  const SparseMatrixCSR kept_rows = selectRows(rows.kept), dropped_rows = selectRows(rows.dropped);
-  const SparseMatrixCSR c = solveLeastSquares(SparseMatrixCSR(kept_rows.transpose()),
-                                              SparseMatrixCSR(dropped_rows.transpose()));
-  // W (m x d): column j is e_{dropped j} - sum_k c(k, j) e_{kept k}; C_q^T W = 0. The solve
-  // fills c with round-off (a 4 x 128 merged lattice: 790k entries, 5.6k above 1e-12 of the
-  // largest), which made W^T W dense (508 x 508) and cost ~1 s per output; entries below
-  // kFill of the largest are dropped (C_q^T W then holds to ~kFill instead of round-off).
-  constexpr double kFill = 1e-14;
-  double largest = 0.0;
-  for (int k = 0; k < c.nonZeros(); ++k) largest = std::max(largest, std::abs(c.valuePtr()[k]));
+  // The rows left out as combinations of the kept ones, C_qr^T c_d = C_q(d, :)^T, each on its
+  // own loop's rows (row_combinations.hpp).
+  const Eigen::SparseMatrix<double> c =
+      combinationsOfKeptRows(Cq, rows.kept, rows.dropped, &rows.supports).c;
+  // W (m x d): column j is e_{dropped j} - sum_k c(k, j) e_{kept k}; C_q^T W = 0.
   std::vector<Eigen::Triplet<double>> w;
   for (std::size_t j = 0; j < rows.dropped.size(); ++j)
     w.emplace_back(static_cast<int>(rows.dropped[j]), static_cast<int>(j), 1.0);
-  for (int k = 0; k < c.outerSize(); ++k)
-    for (SparseMatrixCSR::InnerIterator it(c, k); it; ++it)
-      if (std::abs(it.value()) > kFill * largest)
-        w.emplace_back(static_cast<int>(rows.kept[k]), static_cast<int>(it.col()), -it.value());
+  for (int j = 0; j < c.outerSize(); ++j)
+    for (Eigen::SparseMatrix<double>::InnerIterator it(c, j); it; ++it)
+      w.emplace_back(static_cast<int>(rows.kept[it.row()]), j, -it.value());
   Eigen::SparseMatrix<double> W(model.nc, static_cast<Index>(rows.dropped.size()));
   W.setFromTriplets(w.begin(), w.end());
   const Eigen::SparseMatrix<double> G = W.transpose() * W;

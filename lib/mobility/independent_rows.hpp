@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "assembly/plan.hpp"
+#include "mobility/row_combinations.hpp"
 #include "model/model.hpp"
 
 namespace catena {
@@ -27,6 +28,9 @@ struct IndependentRows {
   std::vector<Index> kept;  ///< row r of `model` is row kept[r] of the original model
   std::vector<Index> dropped;              ///< the original rows left out, ascending
   std::vector<std::string> dropped_names;  ///< Model::rowName of each (original model)
+  /// Above the dense limit, the kept rows whose combination is each dropped row at the
+  /// selection (row_combinations.hpp), reused by minimumNormMultipliers; else empty.
+  RowSupports supports;
 };
 
 /// The model without the constraint rows `rows` (original numbering; any order, no repeats).
@@ -35,7 +39,7 @@ IndependentRows withoutRows(const Model& model, std::vector<Index> rows);
 
 /// The model without the rows that the QRCP of C_q^T at (q, t) finds redundant (none: `model`
 /// itself, dropped empty): dense QRCP up to dense_limit velocity coordinates, the block-wise
-/// rank (blockwise_rank.hpp, blockTreeForModel) above.
+/// rank (blockwise_rank.hpp, blockTreeForModel) and the supports of the dropped rows above.
 IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, const VecX& q,
                                 double t, Index dense_limit = kDenseRowLimit);
 
@@ -43,9 +47,9 @@ IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, co
 /// the reduced ones: min |lambda| subject to C_q^T lambda = C_qr^T lambda_r at (q, t).
 /// lambda_r: multipliers of rows.model's rows. Up to dense_limit velocity coordinates a dense
 /// complete orthogonal decomposition of C_q^T; above, sparse: the rows left out as combinations
-/// of the kept ones (C_qr^T c = C_q(d, :)^T, SuiteSparseQR), which span the null space W of
-/// C_q^T, and lambda = padded - W (W^T W)^-1 W^T padded (padded: lambda_r on the kept rows, zero
-/// on the others; W^T W by sparse Cholesky).
+/// of the kept ones (C_qr^T c = C_q(d, :)^T on rows.supports where they still hold:
+/// row_combinations.hpp), which span the null space W of C_q^T, and lambda = padded - W (W^T W)^-1
+/// W^T padded (padded: lambda_r on the kept rows, zero on the others; W^T W by sparse Cholesky).
 VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,
                             const IndependentRows& rows, const VecX& q, double t,
                             const VecX& lambda_r, Index dense_limit = kDenseRowLimit);

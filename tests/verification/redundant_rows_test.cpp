@@ -21,6 +21,7 @@
 #include "integrators/initial_state.hpp"
 #include "mobility/constraint_rank.hpp"
 #include "mobility/independent_rows.hpp"
+#include "mobility/row_combinations.hpp"
 #include "model/four_bar_lattice.hpp"
 #include "model/model_builder.hpp"
 #include "petsc_fixture.hpp"
@@ -108,7 +109,7 @@ BOOST_AUTO_TEST_CASE(minimum_norm_multipliers_keep_the_constraint_force) {
   BOOST_TEST(std::abs(w.dot(lambda)) <= 1e-12 * lambda.norm(),
              "along the null space " << w.dot(lambda));
   BOOST_TEST(std::abs(w.dot(padded)) > 1e-3 * padded.norm());
-  // The sparse path (above 3000 coordinates; forced here) gives the same set.
+  // The sparse path (above kDenseRowLimit coordinates; forced here) gives the same set.
   const VecX sparse = minimumNormMultipliers(m, plan, rows, s.q, s.t, lambda_r, 0);
   BOOST_TEST((sparse - lambda).norm() <= 1e-12 * lambda.norm(),
              "sparse and dense differ by " << (sparse - lambda).norm());
@@ -208,6 +209,65 @@ BOOST_AUTO_TEST_CASE(the_blockwise_selection_leaves_independent_rows) {
   const VecX sparse_set = minimumNormMultipliers(m, plan, blockwise, s.q, s.t, lambda_r, 0);
   BOOST_TEST((sparse_set - dense_set).norm() <= 1e-10 * dense_set.norm(),
              "sparse and dense differ by " << (sparse_set - dense_set).norm());
+}
+
+// The rows left out as combinations of the kept ones: found on the whole matrix at the
+// selection, then solved on their supports (a few rows of their own loop) alone; the same
+// combinations as a dense least-squares solve on every kept row, on the constraint manifold and
+// 1e-9 off it (a state as an integrator leaves it). A support that no longer represents its
+// row is found again.
+BOOST_AUTO_TEST_CASE(the_rows_left_out_are_combined_on_their_own_loops) {
+  FourBarLatticeOptions o = leaningFourBarLattice(3, 10, 0.1);
+  o.merged_couplers = true;
+  const Model m = buildFourBarLattice(o);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const State s = assembled(m, plan);
+  const IndependentRows rows = independentRows(m, plan, s.q, s.t, 0);
+  BOOST_REQUIRE_EQUAL(rows.dropped.size(), 27u);
+  BOOST_REQUIRE_EQUAL(rows.supports.size(), 27u);
+  // Found on loops of a few bodies, every one.
+  std::size_t largest_support = 0, empty = 0;
+  for (const auto& support : rows.supports) {
+    largest_support = std::max(largest_support, support.size());
+    empty += support.empty();
+  }
+  BOOST_TEST(empty == 0u);
+  BOOST_TEST(largest_support <= 16u, largest_support << " of " << rows.kept.size());
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (const double off : {0.0, 1e-9}) {
+    VecX q = s.q;
+    for (Index i = 0; i < q.size(); ++i) q[i] += off * u(rng);
+    SparseMatrixCSR Cq = makeConstraintMatrix(plan);
+    assembleConstraints(m, plan, q, s.t, nullptr, &Cq);
+    const MatX dense = MatX(Cq);
+    MatX kept_rows(rows.kept.size(), dense.cols()), dropped_rows(rows.dropped.size(), dense.cols());
+    for (std::size_t k = 0; k < rows.kept.size(); ++k) kept_rows.row(k) = dense.row(rows.kept[k]);
+    for (std::size_t j = 0; j < rows.dropped.size(); ++j)
+      dropped_rows.row(j) = dense.row(rows.dropped[j]);
+    const MatX reference =
+        kept_rows.transpose().colPivHouseholderQr().solve(MatX(dropped_rows.transpose()));
+    RowSupports one_short = rows.supports;
+    one_short[0].pop_back();
+    const RowCombinations reused =
+        combinationsOfKeptRows(Cq, rows.kept, rows.dropped, &rows.supports);
+    const RowCombinations found = combinationsOfKeptRows(Cq, rows.kept, rows.dropped);
+    const RowCombinations mended = combinationsOfKeptRows(Cq, rows.kept, rows.dropped, &one_short);
+    BOOST_TEST(reused.reused == 27);
+    BOOST_TEST(found.found == 27);
+    BOOST_TEST(found.unclean == 0);
+    BOOST_TEST(mended.reused == 26);
+    BOOST_TEST(mended.found == 1);
+    for (const RowCombinations* r : {&reused, &found, &mended}) {
+      const double difference = (MatX(r->c) - reference).norm();
+      BOOST_TEST(difference <= (1e-10 + 10 * off) * reference.norm(),
+                 "off " << off << ": differ from the dense solve by " << difference);
+      // Each represents its row: C_K^T c_j = C_d^T to round-off on the manifold.
+      const MatX misfit = kept_rows.transpose() * MatX(r->c) - dropped_rows.transpose();
+      BOOST_TEST(misfit.norm() <= (off == 0.0 ? 1e-13 : 1e-7) * dropped_rows.norm(),
+                 "off " << off << ": misfit " << misfit.norm());
+    }
+  }
 }
 
 // Issue 28, item 4: the double four-bar in 3D with full revolutes about z (35 rows of rank 29:
