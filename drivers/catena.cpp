@@ -52,6 +52,7 @@
 #include "report/vtk_writer.hpp"
 #include "simulate.hpp"
 #include "solvers/blas_threads.hpp"
+#include "statics/redundant_statics.hpp"
 #include "statics/statics.hpp"
 
 namespace {
@@ -459,7 +460,10 @@ int runStaticsAndModes(Arguments& a, bool modal) {
     });
   };
   auto t0 = std::chrono::steady_clock::now();
-  const StaticsResult st = solveStatics(m, plan, initialState(m), so);
+  // An over-constrained model runs without its redundant rows (statics/redundant_statics.hpp).
+  const StaticsWithIndependentRows reduced =
+      solveStaticsWithIndependentRows(m, plan, initialState(m), so);
+  const StaticsResult& st = reduced.result;
   const double statics_seconds = seconds(t0);
   const EquilibriumSummary eq = summarizeEquilibrium(m, plan, st.state);
   progress.clear();
@@ -477,7 +481,14 @@ int runStaticsAndModes(Arguments& a, bool modal) {
     progress.milestone("modal: eigensolve for " + std::to_string(a.modes) + " modes started (" +
                        std::to_string(m.nv) + " velocity coordinates)");
     t0 = std::chrono::steady_clock::now();
-    mr = solveModal(m, plan, st.state, mo);
+    if (reduced.rows) {
+      // The modes of the model without the redundant rows are the model's.
+      State s = st.state;
+      s.lambda = reduced.reduced_lambda;
+      mr = solveModal(reduced.rows->model, buildAssemblyPlan(reduced.rows->model), s, mo);
+    } else {
+      mr = solveModal(m, plan, st.state, mo);
+    }
     modal_seconds = seconds(t0);
     progress.milestone("modal: eigensolve done in " + std::to_string(modal_seconds) + " s");
     progress.clear();
@@ -485,6 +496,8 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   }
   if (a.terse) {
     std::cout << "statics_converged " << (st.status.ok() ? "yes" : "no") << "\n";
+    if (!st.redundant_rows.empty())
+      std::cout << "redundant_rows " << st.redundant_rows.size() << "\n";
     if (modal)
       for (std::size_t k = 0; k < mr.modes.size(); ++k)
         std::cout << "mode " << k + 1 << " " << mr.modes[k].direction << " "

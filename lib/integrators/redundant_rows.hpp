@@ -18,27 +18,6 @@
 
 namespace catena {
 
-/// Watches the rows left out along a run of the reduced model: they must stay as satisfied as
-/// the kept ones, |C_left out| <= 100 |C_kept| + 1e-8 L (L: the length scale).
-class RedundancyWatch {
- public:
-  RedundancyWatch(const Model& model, const AssemblyPlan& plan, const IndependentRows& rows);
-  /// false, with status() set, once the rows left out drift at s.
-  bool holds(const State& s);
-  const Status& status() const { return status_; }
-  /// The rows left out with their values where they drifted (Model::rowName: value).
-  const std::vector<std::string>& rows() const { return rows_; }
-
- private:
-  const Model& model_;
-  const AssemblyPlan& plan_;
-  const IndependentRows& selection_;
-  VecX C_;
-  double length_scale_ = 1.0;
-  Status status_;
-  std::vector<std::string> rows_;
-};
-
 /// result = run(model, plan, start, observer, rerun); run leaves the diagnosis of a singular
 /// start to this function, which appends it when no rows can be left out. If it fails before
 /// its first step with a

@@ -12,8 +12,10 @@
 #include <vector>
 
 #include "assembly/plan.hpp"
+#include "core/status.hpp"
 #include "mobility/row_combinations.hpp"
 #include "model/model.hpp"
+#include "model/state.hpp"
 
 namespace catena {
 
@@ -53,5 +55,27 @@ IndependentRows independentRows(const Model& model, const AssemblyPlan& plan, co
 VecX minimumNormMultipliers(const Model& model, const AssemblyPlan& plan,
                             const IndependentRows& rows, const VecX& q, double t,
                             const VecX& lambda_r, Index dense_limit = kDenseRowLimit);
+
+/// Watches the rows left out along a run (or at an equilibrium) of the reduced model: they must
+/// stay as satisfied as the kept ones, |C_left out| <= 100 |C_kept| + 1e-8 L (L: the length
+/// scale).
+class RedundancyWatch {
+ public:
+  RedundancyWatch(const Model& model, const AssemblyPlan& plan, const IndependentRows& rows);
+  /// false, with status() set, once the rows left out drift at s.
+  bool holds(const State& s);
+  const Status& status() const { return status_; }
+  /// The rows left out with their values where they drifted (Model::rowName: value).
+  const std::vector<std::string>& rows() const { return rows_; }
+
+ private:
+  const Model& model_;
+  const AssemblyPlan& plan_;
+  const IndependentRows& selection_;
+  VecX C_;
+  double length_scale_ = 1.0;
+  Status status_;
+  std::vector<std::string> rows_;
+};
 
 }  // namespace catena

@@ -77,6 +77,13 @@ void printStatics(std::ostream& os, const Model& m, const StaticsResult& r,
      << "D): " << (r.status.ok() ? "converged" : "FAILED") << " after " << r.history.size() - 1
      << " Newton iterations (linear solver: " << r.linear_solver << ")\n";
   os << "  iteration  force residual  position residual  step\n";
+  if (!r.redundant_rows.empty()) {
+    os << "  redundant constraints: " << r.redundant_rows.size()
+       << " rows left out (the reactions below are the minimum-norm set; reactions of redundant "
+          "joints are not unique):";
+    for (const std::string& row : r.redundant_rows) os << " [" << row << "]";
+    os << "\n";
+  }
   for (std::size_t i = 0; i < r.history.size(); ++i) {
     const StaticsIteration& h = r.history[i];
     os << "  " << std::setw(9) << i << "  " << std::scientific << std::setprecision(3)
@@ -164,6 +171,13 @@ void writeRunJson(std::ostream& os, const std::string& input, const Model& m,
   j.key("warnings").beginArray();
   for (const std::string& w : st.warnings) j.value(w);
   j.endArray();
+  j.key("redundant_rows").array(st.redundant_rows);
+  if (!st.redundant_rows.empty())
+    j.key("multipliers")
+        .value(
+            "the minimum-norm multipliers of every row, with the generalized constraint force of "
+            "the "
+            "model without the redundant rows (reactions of redundant joints are not unique)");
   // A failed run's last iterate is no equilibrium: its sag and reactions would mislead.
   j.key("state").value(st.status.ok() ? "equilibrium" : "last iterate (not an equilibrium)");
   j.key("q").array(st.state.q).key("lambda").array(st.state.lambda);

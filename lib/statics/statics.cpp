@@ -188,8 +188,8 @@ StaticsResult solveStatics(Space& sp, State s, const StaticsOptions& o) {
       std::ostringstream os;
       os << "statics: the least-squares estimate of the multipliers failed (" << st.message << ")";
       if (st.code == Status::Code::kSingular)
-        os << "; [I C_q^T; C_q 0] is singular only when rows of C_q are dependent: the mechanism "
-              "has redundant constraints at its initial configuration";
+        os << "; [I C_q^T; C_q 0] is singular when rows of C_q are dependent (redundant "
+              "constraints at the initial configuration)";
       out.status = Status::failure(st.code, os.str());
       out.worst_rows = worstRows(sp, 5);
       out.state = s;

@@ -55,6 +55,9 @@ struct StaticsResult {
   double setup_seconds = 0.0, assembly_seconds = 0.0;
   /// The constraint rows with the largest residuals at the last iterate (Model::rowName).
   std::vector<std::string> worst_rows;
+  /// The constraint rows left out as redundant (solveStaticsWithIndependentRows; Model::rowName):
+  /// then lambda holds the minimum-norm multipliers of every row. Empty when none were.
+  std::vector<std::string> redundant_rows;
   /// On success: bodies whose equilibrium round-off cannot resolve (a very stiff element), so
   /// that their reactions are not meaningful to many digits. Empty when all is well.
   std::vector<std::string> warnings;
