@@ -25,6 +25,7 @@
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "integrators/mcs_dynamics.hpp"
+#include "integrators/mcs_passages.hpp"
 #include "io/yaml_loader.hpp"
 #include "parallel/petsc_session.hpp"
 #include "reference_odes.hpp"
@@ -141,9 +142,9 @@ int main(int argc, char** argv) {
           o.output_interval = kInterval;
           o.rtol = tol;
           o.atol = tol / 100;
-          d = integrateMcs(m, plan, initialState(m), o, [&](const State& s, const McsSample&) {
-                return observe(s);
-              }).dynamics;
+          d = integrateMcsWithPassages(m, plan, initialState(m), o,
+                                       [&](const State& s, const McsSample&) { return observe(s); })
+                  .dynamics;
         } else {
           IdaOptions o;
           o.formulation = name == "IDA index 1"   ? IdaFormulation::kIndex1

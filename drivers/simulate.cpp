@@ -47,6 +47,7 @@
 #include "integrators/ida_dynamics.hpp"
 #include "integrators/initial_state.hpp"
 #include "integrators/mcs_dynamics.hpp"
+#include "integrators/mcs_passages.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
 #include "io/output_file.hpp"
@@ -461,7 +462,7 @@ int runSimulate(const cli::CommandLine& line) {
     o.assemble_initial_state = false;  // done above
     McsCsvWriter history(mcs_csv, m);
     mcs = std::make_unique<McsResult>(
-        integrateMcs(m, plan, init.state, o, [&](const State& st, const McsSample& x) {
+        integrateMcsWithPassages(m, plan, init.state, o, [&](const State& st, const McsSample& x) {
           history.write(x);
           return observer(st);
         }));

@@ -37,6 +37,7 @@ cli_trust_CLASS; every run happens in a fresh folder under --work (the build tre
 
 Usage: trust_test.py --catena BIN --inputs DIR --work DIR [unittest arguments]
 """
+import csv
 import json
 import os
 import re
@@ -390,6 +391,35 @@ class SingularPassage(CatenaTest):
         last = RedundantHint.last_row(self.path("s.csv"))
         angles = [last[f"crank_0_{j}.theta_rad_world"] for j in range(3)]
         self.assertLess(max(angles) - min(angles), 1e-6, angles)
+
+    def test_mcs_at_1e_10_passes_the_double_four_bar(self):
+        # MCS at rtol 1e-10 left the branch at the crossing near 4.6 s (a step ended at a relative
+        # pivot of 1.4e-8; the branch watch stopped it: the former sample
+        # sample_simulate_branch_switch). Now that crossing is bridged and the run reaches 5 s with
+        # its cranks parallel, the minimal coordinate continuous across the passage.
+        t_end = 5.0
+        p = self.run_catena(["simulate", "--terse", "--formulation", "mcs", "--rtol", "1e-10",
+                             "--atol", "1e-12", "--t-end", str(t_end), "--output-dir", "o",
+                             "--json", self.path("m.json"), "--csv", self.path("m.csv"),
+                             "--mcs-csv", self.path("m.mcs.csv"),
+                             self.input("double_four_bar.yaml")])
+        self.assertIn("reached_end yes", p.stdout)
+        with open(self.path("m.json")) as f:
+            passages = json.load(f)["singular_passages"]
+        self.assertGreater(len(passages), 0)
+        crossings = double_four_bar_crossings(t_end)
+        for x in passages:
+            self.assertTrue(any(x["from_s"] < c < x["to_s"] for c in crossings),
+                            f"{x} brackets none of {crossings}")
+        last = RedundantHint.last_row(self.path("m.csv"))
+        angles = [last[f"crank_0_{j}.theta_rad_world"] for j in range(3)]
+        self.assertLess(max(angles) - min(angles), 1e-6, angles)
+        # q_1 follows q'_1 by the trapezoid rule across every row (no restart at a passage).
+        with open(self.path("m.mcs.csv")) as f:
+            rows = [(float(r["t"]), float(r["qdot_1"]), float(r["q_1"])) for r in csv.DictReader(f)]
+        worst = max(abs((q1 - q0) - 0.5 * (t1 - t0) * (d0 + d1))
+                    for (t0, d0, q0), (t1, d1, q1) in zip(rows, rows[1:]))
+        self.assertLess(worst, 1e-3, worst)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,112 @@
+#include "integrators/mcs_passages.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "assembly/assemble.hpp"
+#include "integrators/singular_passage.hpp"
+#include "mobility/tangent_continuation.hpp"
+
+namespace catena {
+namespace {
+
+/// The sample at a bridge's output s: the factorization there, its basis signed to follow
+/// `previous` column by column, q' = T^T v, q advanced by the trapezoid rule.
+McsSample bridgeSample(const Model& model, const AssemblyPlan& plan, const State& s,
+                       const McsSample& previous, double rank_tolerance) {
+  SparseMatrixCSR Cq = makeConstraintMatrix(plan);
+  assembleConstraints(model, plan, s.q, s.t, nullptr, &Cq);
+  const Index rank = previous.rank > 0 ? previous.rank : -1;
+  const TangentFactors F = factorTangent(MatX(Cq), rank_tolerance, rank);
+  McsSample x;
+  x.t = s.t;
+  x.T = F.T;
+  x.rank = F.rank;
+  x.r1_diagonal = F.r1_diagonal;
+  if (x.T.cols() == previous.T.cols() && x.T.rows() == previous.T.rows())
+    for (Index k = 0; k < x.T.cols(); ++k)
+      if (x.T.col(k).dot(previous.T.col(k)) < 0.0) x.T.col(k) *= -1.0;
+  x.qdot = x.T.transpose() * s.v;
+  x.q = previous.q;
+  if (x.q.size() == x.qdot.size() && previous.qdot.size() == x.qdot.size())
+    x.q += 0.5 * (s.t - previous.t) * (previous.qdot + x.qdot);
+  return x;
+}
+
+}  // namespace
+
+McsResult integrateMcsWithPassages(const Model& model, const AssemblyPlan& plan,
+                                   const State& initial, const McsOptions& o,
+                                   const McsObserver& observer) {
+  PassageOptions passage;
+  passage.output_interval = o.output_interval;
+  passage.bridge_tolerance = std::max(std::pow(o.rtol, 1.5), 1e-10);
+  passage.mcs_tolerance = std::clamp(o.rtol, 1e-8, 1e-4);
+  McsResult out;
+  bool first = true;
+  // The samples of MCS outputs not yet forwarded (outputs reach the observer late), by time,
+  // with the segment that made them: each segment integrates its minimal coordinates from 0,
+  // so a segment's are shifted to continue the last sample forwarded (trapezoid rule).
+  std::map<double, std::pair<int, McsSample>> samples;
+  std::optional<McsSample> last;
+  int segments = 0, last_segment = -1;
+  VecX offset;
+  const TrajectoryObserver forward = [&](const State& s) {
+    const auto it = samples.find(s.t);
+    McsSample x;
+    if (it == samples.end()) {
+      x = bridgeSample(model, plan, s, last ? *last : McsSample{}, o.rank_tolerance);
+      last_segment = -1;
+    } else {
+      x = it->second.second;
+      if (it->second.first != last_segment) {
+        offset = VecX::Zero(x.q.size());
+        if (last && last->q.size() == x.q.size() && last->qdot.size() == x.qdot.size())
+          offset = last->q + 0.5 * (x.t - last->t) * (last->qdot + x.qdot) - x.q;
+        last_segment = it->second.first;
+      }
+      if (offset.size() == x.q.size()) x.q += offset;
+    }
+    samples.erase(samples.begin(), samples.upper_bound(s.t));
+    last = x;
+    return !observer || observer(s, x);
+  };
+  out.dynamics = withSingularPassages<DynamicsResult>(
+      model, plan, initial, o.t_end, passage, forward,
+      [&](const State& start, bool resumed, double t_end, const TrajectoryObserver& segment) {
+        McsOptions part = o;
+        part.t_end = t_end;
+        const int id = segments++;
+        if (resumed) part.assemble_initial_state = true;  // the bridge's velocities drift
+        McsResult r =
+            integrateMcs(model, plan, start, part, [&](const State& s, const McsSample& x) {
+              samples[s.t] = {id, x};
+              return segment(s);
+            });
+        const McsStats& a = r.mcs;
+        McsStats& b = out.mcs;
+        b.rhs_evaluations += a.rhs_evaluations;
+        b.output_evaluations += a.output_evaluations;
+        b.factorizations += a.factorizations;
+        b.corrections += a.corrections;
+        b.correction_iterations += a.correction_iterations;
+        b.flips += a.flips;
+        b.seconds_rhs += a.seconds_rhs;
+        b.seconds_factorization += a.seconds_factorization;
+        b.seconds_continuation += a.seconds_continuation;
+        b.seconds_correction += a.seconds_correction;
+        out.singular_events.insert(out.singular_events.end(), r.singular_events.begin(),
+                                   r.singular_events.end());
+        if (first) {
+          out.rank = r.rank;
+          out.dof = r.dof;
+          first = false;
+        }
+        return r.dynamics;
+      });
+  return out;
+}
+
+}  // namespace catena
