@@ -83,6 +83,7 @@
 #include "solvers/blas_threads.hpp"
 #include "solvers/redundant_klu.hpp"
 #include "statics/distributed_statics.hpp"
+#include "statics/redundant_statics.hpp"
 
 using namespace catena;
 
@@ -629,17 +630,8 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   DistributedStaticsResult r = solveDistributedStatics(as, {}, linear);
   State whole_state;  // an input model's equilibrium, gathered
   if (input) whole_state = gatherWholeState(dm, numbering, rows.model, r.state);
-  if (whole_plan && r.status.ok()) {
-    RedundancyWatch watch(input->model, *whole_plan, rows);
-    if (!watch.holds(whole_state)) {
-      r.status = Status::failure(
-          Status::Code::kNotConverged,
-          "the constraint rows left out as redundant at the initial state are not satisfied at "
-          "the equilibrium found without them: they are not redundant there (the initial state "
-          "is a singular configuration); start from another configuration");
-      r.worst_rows = watch.rows();
-    }
-  }
+  if (whole_plan && r.status.ok())
+    checkRowsLeftOut(input->model, *whole_plan, rows, whole_state, r);
 
   // 3. Modal: the lowest modes at the equilibrium (pencil, factorization, Krylov-Schur).
   DistributedModalResult modal;

@@ -4,6 +4,19 @@
 
 namespace catena {
 
+bool checkRowsLeftOut(const Model& model, const AssemblyPlan& plan, const IndependentRows& rows,
+                      const State& equilibrium, StaticsResult& r) {
+  RedundancyWatch watch(model, plan, rows);
+  if (watch.holds(equilibrium)) return true;
+  r.status = Status::failure(
+      Status::Code::kNotConverged,
+      "statics: the constraint rows left out as redundant at the initial state are not "
+      "satisfied at the equilibrium found without them: they are not redundant there (the "
+      "initial state is a singular configuration); start from another configuration");
+  r.worst_rows = watch.rows();
+  return false;
+}
+
 StaticsWithIndependentRows solveStaticsWithIndependentRows(const Model& model,
                                                            const AssemblyPlan& plan,
                                                            const State& start,
@@ -33,17 +46,7 @@ StaticsWithIndependentRows solveStaticsWithIndependentRows(const Model& model,
   if (r.state.lambda.size() == rows.model.nc)
     r.state.lambda =
         minimumNormMultipliers(model, plan, rows, r.state.q, r.state.t, r.state.lambda);
-  if (r.status.ok()) {
-    RedundancyWatch watch(model, plan, rows);
-    if (!watch.holds(r.state)) {
-      r.status = Status::failure(
-          Status::Code::kNotConverged,
-          "statics: the constraint rows left out as redundant at the initial state are not "
-          "satisfied at the equilibrium found without them: they are not redundant there (the "
-          "initial state is a singular configuration); start from another configuration");
-      r.worst_rows = watch.rows();
-    }
-  }
+  if (r.status.ok()) checkRowsLeftOut(model, plan, rows, r.state, r);
   if (!r.status.ok())
     r.status.message += " (without the " + std::to_string(rows.dropped.size()) +
                         " constraint rows left out as redundant at the initial state, first '" +

@@ -34,4 +34,10 @@ StaticsWithIndependentRows solveStaticsWithIndependentRows(const Model& model,
                                                            const State& start,
                                                            const StaticsOptions& options = {});
 
+/// Whether the rows left out (rows) hold at `equilibrium`, a state of `model` found without
+/// them (RedundancyWatch); if not, r.status fails saying that the start was a singular
+/// configuration, with the rows as r.worst_rows. Used by the serial and distributed statics.
+bool checkRowsLeftOut(const Model& model, const AssemblyPlan& plan, const IndependentRows& rows,
+                      const State& equilibrium, StaticsResult& r);
+
 }  // namespace catena

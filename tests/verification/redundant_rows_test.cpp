@@ -46,6 +46,13 @@ State assembled(const Model& m, const AssemblyPlan& plan) {
   return r.state;
 }
 
+/// A merged lattice of 3 levels of 10 cells, leaning 0.1 rad: 27 redundant rows.
+Model mergedLattice3x10() {
+  FourBarLatticeOptions o = leaningFourBarLattice(3, 10, 0.1);
+  o.merged_couplers = true;
+  return buildFourBarLattice(o);
+}
+
 /// The angle of every crank at the end of a run.
 std::vector<double> crankAngles(const Model& m, const State& s) {
   std::vector<double> out;
@@ -191,9 +198,7 @@ BOOST_AUTO_TEST_CASE(a_singular_start_is_not_taken_for_redundancy) {
 // (here forced at a small size: a merged lattice of 3 levels of 10 cells, one redundant row per
 // level and cell but one): as many rows as the dense QRCP, and the rest has full rank.
 BOOST_AUTO_TEST_CASE(the_blockwise_selection_leaves_independent_rows) {
-  FourBarLatticeOptions o = leaningFourBarLattice(3, 10, 0.1);
-  o.merged_couplers = true;
-  const Model m = buildFourBarLattice(o);
+  const Model m = mergedLattice3x10();
   const AssemblyPlan plan = buildAssemblyPlan(m);
   const State s = assembled(m, plan);
   const IndependentRows dense = independentRows(m, plan, s.q, s.t);
@@ -211,15 +216,13 @@ BOOST_AUTO_TEST_CASE(the_blockwise_selection_leaves_independent_rows) {
              "sparse and dense differ by " << (sparse_set - dense_set).norm());
 }
 
-// The rows left out as combinations of the kept ones: found on the whole matrix at the
-// selection, then solved on their supports (a few rows of their own loop) alone; the same
+// The rows left out as combinations of the kept ones: their supports (a few rows of their own
+// loop) found on the body-joint graph at the selection, the values solved on them alone; the same
 // combinations as a dense least-squares solve on every kept row, on the constraint manifold and
 // 1e-9 off it (a state as an integrator leaves it). A support that no longer represents its
 // row is found again.
 BOOST_AUTO_TEST_CASE(the_rows_left_out_are_combined_on_their_own_loops) {
-  FourBarLatticeOptions o = leaningFourBarLattice(3, 10, 0.1);
-  o.merged_couplers = true;
-  const Model m = buildFourBarLattice(o);
+  const Model m = mergedLattice3x10();
   const AssemblyPlan plan = buildAssemblyPlan(m);
   const State s = assembled(m, plan);
   const IndependentRows rows = independentRows(m, plan, s.q, s.t, 0);
