@@ -46,8 +46,10 @@ StaticsWithIndependentRows solveStaticsWithIndependentRows(const Model& model,
   if (r.state.lambda.size() == rows.model.nc)
     r.state.lambda =
         minimumNormMultipliers(model, plan, rows, r.state.q, r.state.t, r.state.lambda);
-  if (r.status.ok()) checkRowsLeftOut(model, plan, rows, r.state, r);
-  if (!r.status.ok())
+  // A failure of the reduced statics itself says which rows it ran without.
+  if (r.status.ok())
+    checkRowsLeftOut(model, plan, rows, r.state, r);
+  else
     r.status.message += " (without the " + std::to_string(rows.dropped.size()) +
                         " constraint rows left out as redundant at the initial state, first '" +
                         rows.dropped_names.front() +
