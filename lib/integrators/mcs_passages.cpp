@@ -85,6 +85,11 @@ McsResult integrateMcsWithPassages(const Model& model, const AssemblyPlan& plan,
               samples[s.t] = {id, x};
               return segment(s);
             });
+        // A failed segment's outputs not yet forwarded are either dropped (a bridge takes over
+        // from an earlier output) or forwarded as they are; their samples, possibly past the
+        // branch switch, are not kept for a bridge's outputs at the same times.
+        if (!r.dynamics.status.ok())
+          std::erase_if(samples, [&](const auto& entry) { return entry.second.first == id; });
         const McsStats& a = r.mcs;
         McsStats& b = out.mcs;
         b.rhs_evaluations += a.rhs_evaluations;
