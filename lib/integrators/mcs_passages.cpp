@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 #include <optional>
+#include <sstream>
 
 #include "assembly/assemble.hpp"
 #include "integrators/singular_passage.hpp"
@@ -52,6 +53,7 @@ McsResult integrateMcsWithPassages(const Model& model, const AssemblyPlan& plan,
   std::map<double, std::pair<int, McsSample>> samples;
   std::optional<McsSample> last;
   int segments = 0, last_segment = -1;
+  double start_pivot = -1.0;  // the first sample's smallest retained relative pivot
   VecX offset;
   const TrajectoryObserver forward = [&](const State& s) {
     const auto it = samples.find(s.t);
@@ -80,11 +82,35 @@ McsResult integrateMcsWithPassages(const Model& model, const AssemblyPlan& plan,
         part.t_end = t_end;
         const int id = segments++;
         if (resumed) part.assemble_initial_state = true;  // the bridge's velocities drift
+        // Tighter than the bridge, MCS hands every crossing to it: its own steps shrink next to
+        // one (1e-13 s at rtol 1e-10) and each adds an error there (the double four-bar at 1e-10
+        // ended 6.6e-7 m off against 7.5e-8 at 1e-8, benchmarks/results/singular_passage.md).
+        // The pivot comes with every sample (|R_ii| of the chart's factorization).
+        const bool hand_over = o.rtol < passage.mcs_tolerance;
+        std::optional<State> approached;
         McsResult r =
             integrateMcs(model, plan, start, part, [&](const State& s, const McsSample& x) {
               samples[s.t] = {id, x};
+              if (hand_over && x.rank > 0 && x.r1_diagonal.size() >= x.rank &&
+                  x.r1_diagonal(0) > 0.0) {
+                const double p = x.r1_diagonal(x.rank - 1) / x.r1_diagonal(0);
+                if (start_pivot < 0.0) start_pivot = p;
+                if (p < passage.margin * start_pivot && !(resumed && s.t == start.t)) {
+                  approached = s;
+                  return false;
+                }
+              }
               return segment(s);
             });
+        if (approached) {
+          std::ostringstream os;
+          os << "MCS at rtol " << o.rtol
+             << " approached a singular configuration at t = " << approached->t
+             << " s and hands it to a bridge at rtol " << passage.mcs_tolerance
+             << " (its own steps next to a crossing lose accuracy)";
+          r.dynamics.status = Status::failure(Status::Code::kNotConverged, os.str());
+          r.dynamics.state = *approached;
+        }
         // A failed segment's outputs not yet forwarded are either dropped (a bridge takes over
         // from an earlier output) or forwarded as they are; their samples, possibly past the
         // branch switch, are not kept for a bridge's outputs at the same times.
