@@ -87,6 +87,16 @@ struct McsSample {
   MatX T;            ///< n x f: the tangent basis
   Index rank = 0;    ///< numerical rank of A at the rank tolerance
   long flips = 0;    ///< column sign flips of T over the steps since the previous output
+
+  /// The smallest retained relative pivot |R_rr| / |R_11| (r: rank), as smallestRetainedPivot
+  /// (singular_passage.hpp) computes it from a QRCP of its own: 0 if rank is 0 or below
+  /// `expected` (>= 0).
+  double smallestRetainedPivot(Index expected = -1) const {
+    if (rank == 0 || r1_diagonal.size() < rank || !(r1_diagonal(0) > 0.0) ||
+        (expected >= 0 && rank < expected))
+      return 0.0;
+    return r1_diagonal(rank - 1) / r1_diagonal(0);
+  }
 };
 
 /// A singular configuration met along the trajectory (QRCP paper sec. 2.5, N3).

@@ -85,15 +85,14 @@ McsResult integrateMcsWithPassages(const Model& model, const AssemblyPlan& plan,
         // Tighter than the bridge, MCS hands every crossing to it: its own steps shrink next to
         // one (1e-13 s at rtol 1e-10) and each adds an error there (the double four-bar at 1e-10
         // ended 6.6e-7 m off against 7.5e-8 at 1e-8, benchmarks/results/singular_passage.md).
-        // The pivot comes with every sample (|R_ii| of the chart's factorization).
+        // The pivot comes with every sample (McsSample::smallestRetainedPivot).
         const bool hand_over = o.rtol < passage.mcs_tolerance;
         std::optional<State> approached;
         McsResult r =
             integrateMcs(model, plan, start, part, [&](const State& s, const McsSample& x) {
               samples[s.t] = {id, x};
-              if (hand_over && x.rank > 0 && x.r1_diagonal.size() >= x.rank &&
-                  x.r1_diagonal(0) > 0.0) {
-                const double p = x.r1_diagonal(x.rank - 1) / x.r1_diagonal(0);
+              if (hand_over) {
+                const double p = x.smallestRetainedPivot();
                 if (start_pivot < 0.0) start_pivot = p;
                 if (p < passage.margin * start_pivot && !(resumed && s.t == start.t)) {
                   approached = s;

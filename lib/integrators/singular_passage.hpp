@@ -122,10 +122,12 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
   // `end`: its last output.
   auto cross = [&](bool mcs, const State& from, double failure, State& end) {
     double previous = 0.0;
-    const TrajectoryObserver observe = [&](const State& st) {
+    // pivot: the state's smallest retained pivot where the bridge has it (MCS's sample), else
+    // negative (a QRCP of its own).
+    auto observe = [&](const State& st, double pivot) {
       if (st.t == from.t) return true;  // seen already
       if (!add(st)) return false;
-      const double p = smallestRetainedPivot(model, plan, st.q, st.t, rank);
+      const double p = pivot >= 0.0 ? pivot : smallestRetainedPivot(model, plan, st.q, st.t, rank);
       end = st;
       const bool past = st.t > failure && p >= margin && p > previous;
       previous = p;
@@ -144,7 +146,9 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
       m.max_coordinates = kDenseRankMaxCoordinates;
       m.assemble_initial_state = false;
       return integrateMcs(model, plan, start, m,
-                          [&](const State& st, const McsSample&) { return observe(st); })
+                          [&](const State& st, const McsSample& x) {
+                            return observe(st, x.smallestRetainedPivot(rank));
+                          })
           .dynamics;
     }
     GeneralizedAlphaOptions g;
@@ -152,7 +156,8 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     g.output_interval = o.output_interval;
     g.error_tolerance = o.bridge_tolerance;
     if (o.output_interval > 0.0) g.step = std::min(g.step, o.output_interval);
-    return integrateGeneralizedAlpha(model, plan, start, g, observe);
+    return integrateGeneralizedAlpha(model, plan, start, g,
+                                     [&](const State& st) { return observe(st, -1.0); });
   };
   DynamicsStats stats;
   std::vector<SingularPassage> passages;
