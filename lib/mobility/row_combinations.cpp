@@ -46,6 +46,15 @@ std::optional<VecX> solveOnSupport(const SparseMatrixCSR& Cq, Index d,
   return c;
 }
 
+/// The rows whose coefficient in c is above kSupport of its largest.
+std::vector<Index> supportOf(const std::vector<Index>& rows, const VecX& c) {
+  std::vector<Index> out;
+  const double largest = c.size() > 0 ? c.cwiseAbs().maxCoeff() : 0.0;
+  for (std::size_t k = 0; k < rows.size(); ++k)
+    if (std::abs(c[static_cast<Index>(k)]) > kSupport * largest) out.push_back(rows[k]);
+  return out;
+}
+
 /// The rows in `which` (original numbering) as a sparse matrix.
 SparseMatrixCSR selectRows(const SparseMatrixCSR& Cq, const std::vector<Index>& which) {
   SparseMatrixCSR S(static_cast<Index>(which.size()), Cq.rows());
@@ -183,9 +192,7 @@ RowSupports supportsOnLoops(const Model& model, const SparseMatrixCSR& Cq,
         const std::vector<Index> rows = rowsOfLoop(g, in_loop, loop, joint);
         const std::optional<VecX> c = solveOnSupport(Cq, dropped[j], rows);
         if (!c) continue;
-        const double largest = c->cwiseAbs().maxCoeff();
-        for (std::size_t k = 0; k < rows.size(); ++k)
-          if (std::abs((*c)[static_cast<Index>(k)]) > kSupport * largest) out[j].push_back(rows[k]);
+        out[j] = supportOf(rows, *c);
         break;
       }
       for (Index u : loop) in_loop[u] = 0;
@@ -232,22 +239,25 @@ RowCombinations combinationsOfKeptRows(const SparseMatrixCSR& Cq, const std::vec
           rows.push_back(dropped[unsolved[v]]);
         whole = solveLeastSquares(kept_t, SparseMatrixCSR(selectRows(Cq, rows).transpose()));
       }
-      std::vector<std::pair<Index, double>> column;
-      double largest = 0.0;
+      std::vector<Index> rows;
+      std::vector<double> values_of_rows;
       for (Eigen::SparseMatrix<double>::InnerIterator it(whole, static_cast<Index>(u % kChunk)); it;
            ++it) {
-        column.emplace_back(kept[it.row()], it.value());
-        largest = std::max(largest, std::abs(it.value()));
+        rows.push_back(kept[it.row()]);
+        values_of_rows.push_back(it.value());
       }
-      std::vector<Index>& support = out.supports[unsolved[u]];
-      for (const auto& [row, value] : column) {
-        if (std::abs(value) > kSupport * largest) support.push_back(row);
-        if (std::abs(value) > kFill * largest) {
-          raw_rows[u].push_back(row);
-          raw[u].conservativeResize(raw[u].size() + 1);
-          raw[u][raw[u].size() - 1] = value;
+      const VecX column =
+          Eigen::Map<const VecX>(values_of_rows.data(), static_cast<Index>(values_of_rows.size()));
+      out.supports[unsolved[u]] = supportOf(rows, column);
+      // The pruned values, kept in case the support does not represent the row.
+      const double largest = column.size() > 0 ? column.cwiseAbs().maxCoeff() : 0.0;
+      std::vector<double> kept_values;
+      for (std::size_t k = 0; k < rows.size(); ++k)
+        if (std::abs(values_of_rows[k]) > kFill * largest) {
+          raw_rows[u].push_back(rows[k]);
+          kept_values.push_back(values_of_rows[k]);
         }
-      }
+      raw[u] = Eigen::Map<const VecX>(kept_values.data(), static_cast<Index>(kept_values.size()));
     }
     const Index nu = static_cast<Index>(unsolved.size());
 #pragma omp parallel for schedule(dynamic, 16)
