@@ -17,9 +17,9 @@
 /// step and body; the row selection (independentRows) and the minimum-norm multipliers
 /// (minimumNormMultipliers) timed by separate calls at the start; peak resident set (VmHWM, reset
 /// before each case) and its growth over the resident set before the case per body; the largest
-/// |C| of the rows left out and of the kept rows at the end. Then the log-log slope of CPU per
-/// step against bodies (least squares over the generalized-alpha lattices that reached t_end).
-/// Output: Markdown on stdout, CSV (--csv). One process, run with OMP_NUM_THREADS=1.
+/// |C| of the rows left out and of the kept rows at the end. The log-log slopes against bodies
+/// come from the CSV of all cases (benchmarks/studies/merged_lattice_dynamics.sh). Output: Markdown
+/// on stdout, CSV (--csv). One process, run with OMP_NUM_THREADS=1.
 ///
 ///   bench_merged_lattice_dynamics --lattices 10x10,10x30 --chain-links 1000 --csv out.csv
 #include <algorithm>
@@ -274,20 +274,6 @@ std::string row(const Run& r) {
                              r.sparse_vs_dense < 0.0 ? "-" : sci(r.sparse_vs_dense, 1)});
 }
 
-/// Least-squares slope of log(y) against log(x).
-double logLogSlope(const std::vector<double>& x, const std::vector<double>& y) {
-  const double n = static_cast<double>(x.size());
-  double sx = 0, sy = 0, sxx = 0, sxy = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    const double lx = std::log(x[i]), ly = std::log(y[i]);
-    sx += lx;
-    sy += ly;
-    sxx += lx * lx;
-    sxy += lx * ly;
-  }
-  return (n * sxy - sx * sy) / (n * sxx - sx * sx);
-}
-
 constexpr const char* kUsage =
     "usage: bench_merged_lattice_dynamics [--lattices LxK,...] [--t-end T] [--output-interval S] "
     "[--lean RAD] [--tolerance E] [--ida-max-cells N] [--ida-rtol R] [--chain-links N,...] "
@@ -393,28 +379,6 @@ int main(int argc, char** argv) {
     record(integrate(c, "generalized-alpha", o.chain_t_end, o, base));
   }
 
-  // 3. Slopes against bodies, generalized-alpha lattices that reached t_end.
-  std::vector<double> bodies, per_step, net, select, multipliers;
-  for (const Run& r : runs)
-    if (r.kind == "lattice" && r.integrator == "generalized-alpha" && r.ok) {
-      bodies.push_back(static_cast<double>(r.bodies));
-      per_step.push_back(r.perStep());
-      net.push_back(r.perStepNet());
-      select.push_back(r.select);
-      multipliers.push_back(r.multipliers);
-    }
-  std::cout << "\n## Log-log slopes against bodies (generalized-alpha lattices that reached "
-               "t_end: "
-            << bodies.size() << ")\n\n";
-  if (bodies.size() >= 2)
-    std::cout << "- CPU s per step: " << fixed(logLogSlope(bodies, per_step), 2)
-              << "\n- CPU s per step without the multipliers: "
-              << fixed(logLogSlope(bodies, net), 2)
-              << "\n- row selection: " << fixed(logLogSlope(bodies, select), 2)
-              << "\n- minimum-norm multipliers (one call): "
-              << fixed(logLogSlope(bodies, multipliers), 2) << "\n";
-  else
-    std::cout << "- fewer than two sizes: no slope\n";
   std::cout << "\nAll runs reached t_end: " << (all_ok ? "yes" : "no") << "\n";
   return all_ok ? 0 : 1;
 }
