@@ -3,11 +3,13 @@
 #include <klu.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
 #include <utility>
 #include <vector>
 
 #include "core/check.hpp"
+#include "solvers/kkt_ordering.hpp"
 
 namespace catena {
 
@@ -28,7 +30,7 @@ KluLu::KluLu(int n, const int* row_start, const int* columns)
     : KluLu(n, std::vector<int>(row_start, row_start + n + 1),
             std::vector<int>(columns, columns + row_start[n])) {}
 
-KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns)
+KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates)
     : klu_(std::make_unique<Klu>()), n_(n) {
   Klu& k = *klu_;
   CATENA_CHECK(n >= 0 && row_start.size() == static_cast<std::size_t>(n) + 1 &&
@@ -44,7 +46,25 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns)
   k.row_start = std::move(row_start);
   k.columns = std::move(columns);
   k.values.resize(k.columns.size());
+  // KLU's own analysis, while its search of a zero-free diagonal stays cheap (a chain); where
+  // it does not (a planar mesh of loops), the saddle-point order (solvers/kkt_ordering.hpp).
+  if (coordinates > 0) k.common.maxwork = kMaxTransversalWork;
   k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
+  std::vector<int> P, Q;
+  if (coordinates > 0 && k.symbolic && k.common.structural_rank < n &&
+      saddlePointPivotOrder(n, coordinates, k.row_start.data(), k.columns.data(), P, Q)) {
+    klu_free_symbolic(&k.symbolic, &k.common);
+    k.common.btf = 0;  // the order has its zero-free diagonal
+    saddle_point_order_ = true;
+    k.symbolic =
+        klu_analyze_given(n, k.row_start.data(), k.columns.data(), P.data(), Q.data(), &k.common);
+  } else if (coordinates > 0 && k.symbolic && k.common.structural_rank < n) {
+    // No such order (B has no full row matching): KLU's complete search, which finds the
+    // structural singularity.
+    klu_free_symbolic(&k.symbolic, &k.common);
+    k.common.maxwork = 0.0;
+    k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
+  }
   CATENA_CHECK(k.symbolic != nullptr, "KLU could not analyse the " << n << " x " << n
                                                                    << " pattern (status "
                                                                    << k.common.status << ")");
@@ -68,6 +88,36 @@ Status failure(const klu_common& c, int n, const char* what) {
   return Status::failure(Status::Code::kSingular, os.str());
 }
 
+/// The smallest pivot relative to the largest entry of its column of the matrix, and that
+/// column. Partial pivoting keeps each pivot within kPivotTolerance of the largest entry of its
+/// updated column, so a pivot at round-off of the column's entries means the updated column
+/// vanished: the column depends on those before it.
+std::pair<double, int> smallestRelativePivot(const klu_symbolic& symbolic,
+                                             const klu_numeric& numeric,
+                                             const std::vector<int>& start,
+                                             const std::vector<double>& values) {
+  const double* u = static_cast<const double*>(numeric.Udiag);
+  std::pair<double, int> worst{1.0, -1};
+  for (int k = 0; k < symbolic.n; ++k) {
+    const int column = symbolic.Q[k];
+    double largest = 0.0;
+    for (int a = start[column]; a < start[column + 1]; ++a)
+      largest = std::max(largest, std::abs(values[a]));
+    const double ratio = largest > 0.0 ? std::abs(u[k]) / largest : 0.0;
+    if (ratio < worst.first) worst = {ratio, column};
+  }
+  return worst;
+}
+
+Status singularPivot(int n, std::pair<double, int> pivot) {
+  std::ostringstream os;
+  os << "the " << n << " x " << n
+     << " matrix could not be factored by klu (numerically singular: the pivot of column "
+     << pivot.second << " is " << pivot.first << " of the column's largest entry, below "
+     << kSingularPivot << ")";
+  return Status::failure(Status::Code::kSingular, os.str());
+}
+
 }  // namespace
 
 double* KluLu::values() {
@@ -85,7 +135,9 @@ Status KluLu::factor() {
     const int ok = klu_refactor(k.row_start.data(), k.columns.data(), k.values.data(), k.symbolic,
                                 k.numeric, &k.common);
     if (ok && klu_rcond(k.symbolic, k.numeric, &k.common) &&
-        k.common.rcond * kMaxRcondDrop >= k.rcond_at_full) {
+        k.common.rcond * kMaxRcondDrop >= k.rcond_at_full &&
+        smallestRelativePivot(*k.symbolic, *k.numeric, k.row_start, k.values).first >=
+            kSingularPivot) {
       ++refactor_;
       return Status::success();
     }
@@ -100,6 +152,11 @@ Status KluLu::factor() {
     const Status st = failure(k.common, n_, "factorization");
     if (k.numeric) klu_free_numeric(&k.numeric, &k.common);
     return st;
+  }
+  const auto pivot = smallestRelativePivot(*k.symbolic, *k.numeric, k.row_start, k.values);
+  if (pivot.first < kSingularPivot) {
+    klu_free_numeric(&k.numeric, &k.common);
+    return singularPivot(n_, pivot);
   }
   klu_rcond(k.symbolic, k.numeric, &k.common);
   k.rcond_at_full = k.common.rcond;

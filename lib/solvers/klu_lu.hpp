@@ -30,8 +30,11 @@ class KluLu {
   /// Throws catena::Error if KLU cannot analyse the pattern.
   KluLu(int n, const int* row_start, const int* columns);
   /// The same, taking the arrays over instead of copying them: a caller that builds the pattern
-  /// for KLU alone (the saddle-point solver) keeps no second copy of it.
-  KluLu(int n, std::vector<int> row_start, std::vector<int> columns);
+  /// for KLU alone (the saddle-point solver) keeps no second copy of it. coordinates > 0 says
+  /// the matrix is [A B^T; B 0] with A coordinates x coordinates: its pivot order then comes
+  /// from solvers/kkt_ordering.hpp (KLU's own search of a zero-free diagonal is slow on the
+  /// empty block), falling back to KLU's analysis where that order does not exist.
+  KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates = 0);
   ~KluLu();
   KluLu(const KluLu&) = delete;
   KluLu& operator=(const KluLu&) = delete;
@@ -51,6 +54,8 @@ class KluLu {
   /// Overwrites b (n entries) with A^-1 b, using the last successful factor().
   Status solve(double* b);
 
+  /// Whether the analysis took the saddle-point order of solvers/kkt_ordering.hpp.
+  bool saddlePointOrder() const { return saddle_point_order_; }
   int fullFactorizations() const { return full_; }
   int refactorizations() const { return refactor_; }
 
@@ -60,6 +65,7 @@ class KluLu {
   int n_ = 0;
   int full_ = 0, refactor_ = 0;
   bool new_pivots_ = false;
+  bool saddle_point_order_ = false;
 };
 
 /// Threshold partial pivoting: a diagonal pivot is kept while it is at least this fraction of
@@ -74,6 +80,14 @@ inline constexpr double kPivotTolerance = 0.1;
 /// costs the block structure (Davis, KLU user guide). Uncapped, the transversal of a 10^4-link
 /// chain's GGL Newton matrix cost 81 s (integrators/serial_ida_system.cpp).
 inline constexpr double kMaxTransversalWork = 10.0;
+
+/// A factorization with a pivot below this fraction of the largest entry of its column (in the
+/// matrix factored) is numerically singular (kSingular). KLU itself stops only at an exact zero,
+/// which depends on the order of the sums; a redundant constraint row leaves a pivot at
+/// round-off instead (1e-31 to 1e-48 of its column on the modified double four-bar), a regular
+/// matrix pivots at 5e-8 of its column or more (a 100 x 100 merged four-bar lattice, 61100
+/// unknowns; 2e-5 at 10^5 chain links): docs/dynamics-redundant.md.
+inline constexpr double kSingularPivot = 1e-13;
 
 /// A refactorization whose rcond falls below the last full factorization's divided by this is
 /// redone with new pivots.

@@ -124,7 +124,7 @@ SaddlePointSolver::SaddlePointSolver(const SparseMatrixCSR& A, const SparseMatri
   CATENA_PETSC(KSPSetOperators(p.ksp, p.K, p.K));
   CATENA_PETSC(KSPSetFromOptions(p.ksp));
   if (defaultKlu(p.ksp, prefix)) {
-    p.klu = std::make_unique<KluLu>(N, std::move(row), std::move(col));
+    p.klu = std::make_unique<KluLu>(N, std::move(row), std::move(col), n);
     p.work.resize(N);
     return;
   }

@@ -3,12 +3,20 @@
 // pivoting) on seeded random saddle-point matrices with a structurally zero (2,2) block (the
 // KKT matrices of statics and generalized-alpha): the first factorization, refactorizations
 // with new values that keep the pivots, values that spoil the old pivots (the condition
-// estimate must send them back to a new factorization), forgetPivots, a singular matrix.
+// estimate must send them back to a new factorization), forgetPivots, a singular matrix. On a
+// four-bar lattice's KKT matrix: the saddle-point pivot order (solvers/kkt_ordering.hpp) is a
+// valid order and solves as a dense LU does, and a dependent row is reported singular on either
+// order (KLU stops only at exact zeros; solvers/klu_lu.hpp, kSingularPivot).
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <algorithm>
 #include <vector>
 
+#include "analysis/scales.hpp"
+#include "assembly/assemble.hpp"
+#include "model/four_bar_lattice.hpp"
+#include "random_model.hpp"
+#include "solvers/kkt_ordering.hpp"
 #include "solvers/klu_lu.hpp"
 #include "sparse_support.hpp"
 #include "test_support.hpp"
@@ -51,6 +59,40 @@ double solveError(KluLu& klu, const Csr& K, test::Random& rnd) {
   BOOST_REQUIRE(klu.solve(x.data()).ok());
   const VecX exact = MatX(K).partialPivLu().solve(b);
   return (x - exact).cwiseAbs().maxCoeff() / exact.cwiseAbs().maxCoeff();
+}
+
+/// Generalized-alpha's KKT matrix [1e4 M + K_c, s C_q^T; s C_q, 0] of an unmerged four-bar
+/// lattice (levels x cells) at a random state, its coordinates first; `doubled` >= 0 appends a
+/// constraint row 0.7 row `doubled` + 1.3 row `doubled + 1` (a dependent row).
+Csr latticeKkt(int levels, int cells, test::Random& rnd, int& coordinates, int doubled = -1) {
+  FourBarLatticeOptions o;
+  o.levels = levels;
+  o.cells = cells;
+  const Model m = buildFourBarLattice(o);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  SparseMatrixCSR M = makeBodyMatrix(plan), Kc = makeBodyMatrix(plan),
+                  Cq = makeConstraintMatrix(plan);
+  const State s = test::randomState(rnd, m);
+  assembleMass(m, plan, s.q, M);
+  assembleConstraintStiffness(m, plan, s.q, s.t, s.lambda, Kc);
+  assembleConstraints(m, plan, s.q, s.t, nullptr, &Cq);
+  SparseMatrixCSR S = M;
+  values(S) = 1e4 * values(M) + values(Kc);
+  const double scale = constraintRowScale(S, Cq);
+  const int n = static_cast<int>(m.nv), rows = static_cast<int>(m.nc) + (doubled >= 0 ? 1 : 0);
+  Triplets t;
+  for (int i = 0; i < n; ++i)
+    for (SparseMatrixCSR::InnerIterator it(S, i); it; ++it)
+      t.emplace_back(i, static_cast<int>(it.col()), it.value());
+  for (int r = 0; r < m.nc; ++r)
+    for (SparseMatrixCSR::InnerIterator it(Cq, r); it; ++it) {
+      const int c = static_cast<int>(it.col());
+      test::addSymmetric(t, n + r, c, scale * it.value());
+      if (r == doubled || r == doubled + 1)
+        test::addSymmetric(t, n + rows - 1, c, (r == doubled ? 0.7 : 1.3) * scale * it.value());
+    }
+  coordinates = n;
+  return test::compressedCsr(n + rows, n + rows, t);
 }
 
 }  // namespace
@@ -134,4 +176,76 @@ BOOST_AUTO_TEST_CASE(a_singular_matrix_is_reported) {
   const Csr K2 = saddlePoint(n, m, rnd, 0.3);
   BOOST_REQUIRE(klu.factor(K2.valuePtr()).ok());
   BOOST_TEST(solveError(klu, K2, rnd) < 1e-12);
+}
+
+// Each multiplier is eliminated right after a coordinate of its own row (whose elimination
+// fills the multiplier's empty diagonal), every coordinate on its own diagonal entry.
+BOOST_AUTO_TEST_CASE(the_saddle_point_order_puts_each_multiplier_after_a_coordinate_of_its_row) {
+  test::Random rnd(17);
+  int n = 0;
+  const Csr K = latticeKkt(6, 8, rnd, n);
+  const int N = static_cast<int>(K.rows());
+  std::vector<int> P, Q;
+  BOOST_REQUIRE(saddlePointPivotOrder(N, n, K.outerIndexPtr(), K.innerIndexPtr(), P, Q));
+  BOOST_TEST(P == Q);
+  std::vector<int> sorted = Q;
+  std::sort(sorted.begin(), sorted.end());
+  for (int k = 0; k < N; ++k) BOOST_REQUIRE(sorted[k] == k);
+  for (int k = 0; k < N; ++k) {
+    if (Q[k] < n) {
+      BOOST_TEST(K.coeff(Q[k], Q[k]) != 0.0);
+    } else {
+      BOOST_REQUIRE(k > 0);
+      BOOST_TEST(Q[k - 1] < n);
+      BOOST_TEST(K.coeff(Q[k], Q[k - 1]) != 0.0, "multiplier " << Q[k] << " after " << Q[k - 1]);
+    }
+  }
+}
+
+// Two constraint rows on one coordinate only: no row matching, no order (KLU's own then).
+BOOST_AUTO_TEST_CASE(no_saddle_point_order_without_a_row_matching) {
+  Triplets t;
+  for (int i = 0; i < 3; ++i) t.emplace_back(i, i, 1.0);
+  test::addSymmetric(t, 3, 0, 1.0);
+  test::addSymmetric(t, 4, 0, 2.0);
+  const Csr K = test::compressedCsr(5, 5, t);
+  std::vector<int> P, Q;
+  BOOST_TEST(!saddlePointPivotOrder(5, 3, K.outerIndexPtr(), K.innerIndexPtr(), P, Q));
+  BOOST_TEST(P.empty());
+  BOOST_TEST(Q.empty());
+}
+
+// A planar mesh of loops is where KLU's own search of a zero-free diagonal gives up within its
+// work limit: the saddle-point order is taken, and solves as a dense LU does.
+BOOST_AUTO_TEST_CASE(a_mesh_of_loops_is_factored_on_the_saddle_point_order) {
+  test::Random rnd(19);
+  int n = 0;
+  const Csr K = latticeKkt(12, 12, rnd, n);
+  const int N = static_cast<int>(K.rows());
+  KluLu klu(N, std::vector<int>(K.outerIndexPtr(), K.outerIndexPtr() + N + 1),
+            std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()), n);
+  BOOST_TEST_REQUIRE(klu.saddlePointOrder());
+  BOOST_REQUIRE(klu.factor(K.valuePtr()).ok());
+  BOOST_TEST(solveError(klu, K, rnd) < 1e-10);
+}
+
+// A combination of two constraint rows added: KLU's pivot there can be round-off, not an exact
+// zero; the pivot test reports the matrix singular, with and without the saddle-point order.
+BOOST_AUTO_TEST_CASE(a_dependent_row_is_singular_on_either_order) {
+  for (const int doubled : {0, 57, 130}) {
+    test::Random rnd(23);
+    int n = 0;
+    const Csr K = latticeKkt(12, 12, rnd, n, doubled);
+    const int N = static_cast<int>(K.rows());
+    for (const int coordinates : {0, n}) {
+      KluLu klu(N, std::vector<int>(K.outerIndexPtr(), K.outerIndexPtr() + N + 1),
+                std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()), coordinates);
+      const Status st = klu.factor(K.valuePtr());
+      BOOST_TEST(!st.ok(), "row " << doubled << " doubled, coordinates " << coordinates);
+      BOOST_TEST_MESSAGE("row " << doubled << ", order " << klu.saddlePointOrder() << ": "
+                                << st.message);
+      BOOST_TEST((st.code == Status::Code::kSingular), st.message);
+      BOOST_TEST(st.message.find("singular") != std::string::npos, st.message);
+    }
+  }
 }

@@ -1,0 +1,61 @@
+#include "solvers/kkt_ordering.hpp"
+
+#include <amd.h>
+#include <btf.h>
+
+namespace catena {
+
+bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
+                           std::vector<int>& Q) {
+  P.clear();
+  Q.clear();
+  const int m = N - n;
+  if (n <= 0 || m <= 0) return false;
+  // Columns n..N-1 of F hold B's rows (their coordinate entries): as compressed columns they
+  // are B^T (n rows, m columns), whose maximum transversal matches every multiplier r with a
+  // coordinate c with B(r, c) != 0. Work arrays: btf_maxtrans's contract.
+  std::vector<int> bt_start(m + 1);
+  for (int r = 0; r <= m; ++r) bt_start[r] = Ap[n + r] - Ap[n];
+  std::vector<int> match(n), work(5 * m);
+  double btf_work = 0.0;
+  const int matched = btf_maxtrans(n, m, bt_start.data(), const_cast<int*>(Ai + Ap[n]), 0.0,
+                                   &btf_work, match.data(), work.data());
+  if (matched != m) return false;
+  // Each matched pair (coordinate c, multiplier n + r) is one node of the graph that AMD
+  // orders, and is eliminated as c, then n + r: c's pivot is A's diagonal, and eliminating it
+  // fills in n + r's (-B(r, c)^2 / A(c, c)). So the order is symmetric (P = Q), the fill that of
+  // the coordinates' graph, and no multiplier comes before a coordinate of its row.
+  std::vector<int> node(N, -1);
+  for (int c = 0; c < n; ++c) {
+    node[c] = c;
+    if (match[c] >= 0) node[n + match[c]] = c;
+  }
+  for (int c = 0; c < n; ++c) {
+    bool diagonal = false;
+    for (int k = Ap[c]; k < Ap[c + 1] && !diagonal; ++k) diagonal = Ai[k] == c;
+    if (!diagonal) return false;
+  }
+  std::vector<int> g_start(n + 1, 0), g_rows;
+  g_rows.reserve(Ap[N]);
+  // Compressed columns of the nodes' graph: the entries of both columns of a pair.
+  std::vector<std::vector<int>> members(n);
+  for (int j = 0; j < N; ++j) members[node[j]].push_back(j);
+  for (int v = 0; v < n; ++v) {
+    for (int j : members[v])
+      for (int k = Ap[j]; k < Ap[j + 1]; ++k)
+        if (node[Ai[k]] != v) g_rows.push_back(node[Ai[k]]);
+    g_start[v + 1] = static_cast<int>(g_rows.size());
+  }
+  std::vector<int> order(n);
+  double control[AMD_CONTROL], info[AMD_INFO];
+  amd_defaults(control);
+  const int status = amd_order(n, g_start.data(), g_rows.data(), order.data(), control, info);
+  if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED) return false;
+  P.reserve(N);
+  for (int v : order)
+    for (int j : members[v]) P.push_back(j);
+  Q = P;
+  return true;
+}
+
+}  // namespace catena

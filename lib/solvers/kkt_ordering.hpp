@@ -1,0 +1,24 @@
+#pragma once
+/// @file kkt_ordering.hpp
+/// A fill-reducing pivot order for a saddle-point matrix [A B^T; B 0] that KLU can use without
+/// its own maximum transversal, which is slow on the empty (2,2) block of a planar mesh of
+/// loops (4.8 s per analysis of a 100 x 100 merged four-bar lattice, n = 61100). A matching of
+/// B's rows to coordinates (btf_maxtrans on B alone) pairs each multiplier with a coordinate;
+/// AMD orders the graph of the pairs and single coordinates. Measurements:
+/// docs/dynamics-redundant.md.
+
+#include <vector>
+
+namespace catena {
+
+/// The pivot order (KLU's P and Q, here equal: the k-th pivot is entry (P[k], Q[k])) of the
+/// N x N matrix F in compressed columns (Ap, Ai), structurally symmetric, whose first n rows and
+/// columns are the coordinates and the rest the multipliers with an empty (2,2) block. Each
+/// multiplier comes right after a coordinate of its row (whose elimination fills its diagonal);
+/// every coordinate's diagonal entry is in the pattern. Returns false, leaving P and Q empty,
+/// when B has no full row matching or a coordinate has no diagonal entry: the caller then lets
+/// KLU order F itself.
+bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
+                           std::vector<int>& Q);
+
+}  // namespace catena
