@@ -11,6 +11,8 @@ bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vect
   Q.clear();
   const int m = N - n;
   if (n <= 0 || m <= 0) return false;
+  for (int k = Ap[n]; k < Ap[N]; ++k)
+    if (Ai[k] >= n) return false;  // the (2,2) block is not empty
   // Columns n..N-1 of F hold B's rows (their coordinate entries): as compressed columns they
   // are B^T (n rows, m columns), whose maximum transversal matches every multiplier r with a
   // coordinate c with B(r, c) != 0. Work arrays: btf_maxtrans's contract.

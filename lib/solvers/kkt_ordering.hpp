@@ -16,8 +16,8 @@ namespace catena {
 /// columns are the coordinates and the rest the multipliers with an empty (2,2) block. Each
 /// multiplier comes right after a coordinate of its row (whose elimination fills its diagonal);
 /// every coordinate's diagonal entry is in the pattern. Returns false, leaving P and Q empty,
-/// when B has no full row matching or a coordinate has no diagonal entry: the caller then lets
-/// KLU order F itself.
+/// when B has no full row matching, the (2,2) block has an entry or a coordinate has no
+/// diagonal entry: the caller then lets KLU order F itself.
 bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
                            std::vector<int>& Q);
 

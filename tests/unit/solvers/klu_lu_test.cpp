@@ -202,7 +202,8 @@ BOOST_AUTO_TEST_CASE(the_saddle_point_order_puts_each_multiplier_after_a_coordin
   }
 }
 
-// Two constraint rows on one coordinate only: no row matching, no order (KLU's own then).
+// Two constraint rows on one coordinate only: no row matching, no order (KLU's own then);
+// nor with an entry in the (2,2) block.
 BOOST_AUTO_TEST_CASE(no_saddle_point_order_without_a_row_matching) {
   Triplets t;
   for (int i = 0; i < 3; ++i) t.emplace_back(i, i, 1.0);
@@ -213,6 +214,14 @@ BOOST_AUTO_TEST_CASE(no_saddle_point_order_without_a_row_matching) {
   BOOST_TEST(!saddlePointPivotOrder(5, 3, K.outerIndexPtr(), K.innerIndexPtr(), P, Q));
   BOOST_TEST(P.empty());
   BOOST_TEST(Q.empty());
+  // A regular matrix with an entry in the (2,2) block is not a saddle point of this form.
+  Triplets u;
+  for (int i = 0; i < 3; ++i) u.emplace_back(i, i, 1.0);
+  test::addSymmetric(u, 3, 0, 1.0);
+  test::addSymmetric(u, 4, 1, 1.0);
+  u.emplace_back(4, 4, 0.5);
+  const Csr L = test::compressedCsr(5, 5, u);
+  BOOST_TEST(!saddlePointPivotOrder(5, 3, L.outerIndexPtr(), L.innerIndexPtr(), P, Q));
 }
 
 // A planar mesh of loops is where KLU's own search of a zero-free diagonal gives up within its
