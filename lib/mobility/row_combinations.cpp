@@ -190,9 +190,11 @@ RowSupports supportsOnLoops(const Model& model, const SparseMatrixCSR& Cq,
       for (int ears = 0; ears <= kMaxEars && loop.size() <= kMaxLoopBodies; ++ears) {
         if (ears > 0 && !addEar(g, in_loop, loop, w)) break;
         const std::vector<Index> rows = rowsOfLoop(g, in_loop, loop, joint);
-        const std::optional<VecX> c = solveOnSupport(Cq, dropped[j], rows);
-        if (!c) continue;
-        out[j] = supportOf(rows, *c);
+        if (!solveOnSupport(Cq, dropped[j], rows)) continue;
+        // Every kept row of the loop, not only those with a coefficient here: which rows and
+        // joints carry the combination depends on the configuration (at vertical cranks a
+        // merged lattice's loops put none on some of their hinges, at other angles they do).
+        out[j] = rows;
         break;
       }
       for (Index u : loop) in_loop[u] = 0;

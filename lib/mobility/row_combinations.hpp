@@ -47,9 +47,11 @@ RowCombinations combinationsOfKeptRows(const SparseMatrixCSR& Cq, const std::vec
 /// the body-joint graph (the joints with kept rows): first the rows of the dropped row's joint
 /// and the joints parallel to it, then one ear more at a time (the shortest path outside the
 /// loop between two of its bodies), until the rows of the loop represent the row (dense QR).
-/// A row not represented within 8 ears or 64 bodies gets an empty support (left to the whole
-/// matrix by combinationsOfKeptRows). OpenMP over the rows; bitwise the same for any thread
-/// count. Cost: about the bodies within reach of the loop's hubs, per row.
+/// The support is every kept row of that loop, so that it holds along the motion, not only at
+/// the configuration where it was found. A row not represented
+/// within 8 ears or 64 bodies gets an empty support (left to the whole matrix by
+/// combinationsOfKeptRows). OpenMP over the rows; bitwise the same for any thread count. Cost:
+/// about the bodies within reach of the loop's hubs, per row.
 RowSupports supportsOnLoops(const Model& model, const SparseMatrixCSR& Cq,
                             const std::vector<Index>& kept, const std::vector<Index>& dropped);
 

@@ -235,7 +235,9 @@ BOOST_AUTO_TEST_CASE(the_rows_left_out_are_combined_on_their_own_loops) {
     empty += support.empty();
   }
   BOOST_TEST(empty == 0u);
-  BOOST_TEST(largest_support <= 16u, largest_support << " of " << rows.kept.size());
+  // A support is every kept row of its loop (the cranks between two couplers and the ears
+  // that close it), a few bodies' rows whatever the lattice's size.
+  BOOST_TEST(largest_support <= 32u, largest_support << " of " << rows.kept.size());
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   for (const double off : {0.0, 1e-9}) {
@@ -250,8 +252,9 @@ BOOST_AUTO_TEST_CASE(the_rows_left_out_are_combined_on_their_own_loops) {
       dropped_rows.row(j) = dense.row(rows.dropped[j]);
     const MatX reference =
         kept_rows.transpose().colPivHouseholderQr().solve(MatX(dropped_rows.transpose()));
+    // A support cut to one row no longer represents its row: found again.
     RowSupports one_short = rows.supports;
-    one_short[0].pop_back();
+    one_short[0].resize(1);
     const RowCombinations reused =
         combinationsOfKeptRows(Cq, rows.kept, rows.dropped, &rows.supports);
     const RowCombinations found = combinationsOfKeptRows(Cq, rows.kept, rows.dropped);
@@ -271,6 +274,33 @@ BOOST_AUTO_TEST_CASE(the_rows_left_out_are_combined_on_their_own_loops) {
                  "off " << off << ": misfit " << misfit.norm());
     }
   }
+}
+
+// The supports are found once, at the start of a run, and must hold along the motion. At
+// vertical cranks the x rows of a four-bar's hinges carry none of a redundant row's combination
+// (cos 90 deg), at any other angle they do: a support cut to the coefficients of the start sent
+// every row of a spinning 30 x 30 lattice to the whole-matrix solve at every output (hand run,
+// 2026-11-27: 15x the cost per step).
+BOOST_AUTO_TEST_CASE(supports_found_at_vertical_cranks_hold_at_other_angles) {
+  auto lattice = [](double angle) {
+    FourBarLatticeOptions o;
+    o.levels = 3;
+    o.cells = 10;
+    o.merged_couplers = true;
+    o.crank_angle = angle;
+    return buildFourBarLattice(o);
+  };
+  const Model vertical = lattice(std::numbers::pi / 2), turned = lattice(1.2);
+  const AssemblyPlan plan = buildAssemblyPlan(vertical), turned_plan = buildAssemblyPlan(turned);
+  const State s = assembled(vertical, plan);
+  const IndependentRows rows = independentRows(vertical, plan, s.q, s.t, 0);
+  BOOST_REQUIRE_EQUAL(rows.dropped.size(), 27u);
+  const State t = assembled(turned, turned_plan);
+  SparseMatrixCSR Cq = makeConstraintMatrix(turned_plan);
+  assembleConstraints(turned, turned_plan, t.q, t.t, nullptr, &Cq);
+  const RowCombinations c = combinationsOfKeptRows(Cq, rows.kept, rows.dropped, &rows.supports);
+  BOOST_TEST(c.reused == 27);
+  BOOST_TEST(c.found == 0);
 }
 
 // Issue 28, item 4: the double four-bar in 3D with full revolutes about z (35 rows of rank 29:
