@@ -2,6 +2,7 @@
 
 #include <SuiteSparseQR.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "core/check.hpp"
@@ -37,15 +38,28 @@ cholmod_sparse view(CscMatrix& A) {
   return s;
 }
 
-}  // namespace
+/// The rows of A that a rank-revealing QR of A^T keeps (ascending), and the rank: A's largest
+/// row norm times kMinimumNormRankTolerance is the threshold.
+std::pair<std::vector<Index>, long> independentRowsOf(const SparseMatrixCSR& A, double tolerance) {
+  CscMatrix at = CscMatrix(A.transpose());
+  at.makeCompressed();
+  Cholmod c;
+  cholmod_sparse a = view(at);
+  cholmod_sparse* R = nullptr;
+  Long* E = nullptr;
+  const Long rank = SuiteSparseQR<double>(SPQR_ORDERING_DEFAULT, tolerance, 0, &a, &R, &E, &c.cc);
+  CATENA_CHECK(rank >= 0, "SuiteSparseQR failed (status " << c.cc.status << ")");
+  std::vector<Index> rows;
+  // Dead columns of A^T (dependent rows of A) are moved behind the first `rank` of A^T E.
+  for (Long k = 0; k < rank; ++k) rows.push_back(E ? static_cast<Index>(E[k]) : k);
+  std::sort(rows.begin(), rows.end());
+  if (R) cholmod_l_free_sparse(&R, &c.cc);
+  if (E) cholmod_l_free(at.cols(), sizeof(Long), E, &c.cc);
+  return {rows, static_cast<long>(rank)};
+}
 
-MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b) {
-  CATENA_CHECK(b.size() == A.rows(), "minimum-norm solve: " << b.size() << " right-hand side "
-                                                            << "entries for " << A.rows()
-                                                            << " rows");
-  MinimumNormSolution out;
-  out.x = VecX::Zero(A.cols());
-  if (A.rows() == 0 || A.cols() == 0) return out;
+/// min |x| subject to A x = b for A of full row rank (QR of A^T).
+VecX minimumNormOfFullRowRank(const SparseMatrixCSR& A, const VecX& b) {
   CscMatrix csc = A;
   csc.makeCompressed();
   Cholmod c;
@@ -62,10 +76,44 @@ MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b) {
   cholmod_dense* X =
       SuiteSparseQR_min2norm<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, &a, &B, &c.cc);
   CATENA_CHECK(X != nullptr, "SuiteSparseQR failed (status " << c.cc.status << ")");
-  out.x = Eigen::Map<const VecX>(static_cast<const double*>(X->x), A.cols());
+  VecX x = Eigen::Map<const VecX>(static_cast<const double*>(X->x), A.cols());
   cholmod_l_free_dense(&X, &c.cc);
-  out.rank = c.cc.SPQR_istat[4];
-  out.tolerance = c.cc.SPQR_tol_used;
+  return x;
+}
+
+}  // namespace
+
+MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b) {
+  CATENA_CHECK(b.size() == A.rows(), "minimum-norm solve: " << b.size() << " right-hand side "
+                                                            << "entries for " << A.rows()
+                                                            << " rows");
+  MinimumNormSolution out;
+  out.x = VecX::Zero(A.cols());
+  if (A.rows() == 0 || A.cols() == 0) return out;
+  // SuiteSparseQR's min2norm is the minimum-norm solution only for a matrix of full row rank
+  // (for a tall or rank-deficient one it returns a basic solution, whose entries on nearly
+  // dependent columns can be large). So the rows that depend on the others are left out first
+  // (a rank-revealing QR of A^T); for consistent b that changes no solution.
+  double largest = 0.0;
+  for (Index i = 0; i < A.rows(); ++i) largest = std::max(largest, A.row(i).norm());
+  out.tolerance = kMinimumNormRankTolerance * largest;
+  if (largest == 0.0) return out;
+  const auto [rows, rank] = independentRowsOf(A, out.tolerance);
+  out.rank = rank;
+  if (rank == 0) return out;
+  if (rank == A.rows()) {
+    out.x = minimumNormOfFullRowRank(A, b);
+    return out;
+  }
+  std::vector<Eigen::Triplet<double>> pick;
+  VecX b_kept(rank);
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    pick.emplace_back(static_cast<int>(k), static_cast<int>(rows[k]), 1.0);
+    b_kept[static_cast<Index>(k)] = b[rows[k]];
+  }
+  SparseMatrixCSR P(rank, A.rows());
+  P.setFromTriplets(pick.begin(), pick.end());
+  out.x = minimumNormOfFullRowRank(SparseMatrixCSR(P * A), b_kept);
   return out;
 }
 

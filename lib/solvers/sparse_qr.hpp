@@ -10,19 +10,30 @@ namespace catena {
 
 struct MinimumNormSolution {
   VecX x;                  ///< minimizes |x| among the least-squares solutions of A x = b
-  long rank = 0;           ///< SuiteSparseQR's rank estimate of A
-  double tolerance = 0.0;  ///< the rank threshold it used (on |R_ii|)
+  long rank = 0;           ///< numerical rank of A (rows kept)
+  double tolerance = 0.0;  ///< the rank threshold used (on |R_ii|)
 };
 
-/// A: m x n (any shape or rank), b: m entries. Cost: one sparse QR of A^T.
+/// A: m x n (any shape or rank), b: m entries. The rows of A that depend on the others (pivots
+/// |R_ii| of a QR of A^T below kMinimumNormRankTolerance of A's largest row norm) are left out,
+/// then x is the minimum-norm solution on the rest. Cost: two sparse QRs of A^T (one where A
+/// has full row rank).
 MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b);
+
+/// The rank threshold of solveMinimumNorm, relative: the QRCP rank decision of
+/// mobility/constraint_rank.hpp. With SuiteSparseQR's default (20 (m + n) eps of the largest
+/// column norm) and its basic solution on rank-deficient matrices, a Newton step of the
+/// initial-state assembly from |C| = 2e-11 m landed at 0.18 m, and a velocity projection from a
+/// residual of 5e-8 m/s moved v by 0.37 (a merged four-bar lattice near its crossing;
+/// docs/dynamics-redundant.md).
+inline constexpr double kMinimumNormRankTolerance = 1e-10;
 
 /// X = A \ B for A (m x n, m >= n) of full column rank and a sparse B (m x k): the least-squares
 /// (here: exact, for consistent B) solution of every column, sparse (SuiteSparseQR_min2norm with
 /// a sparse right-hand side). Throws if SuiteSparseQR fails.
 SparseMatrixCSR solveLeastSquares(const SparseMatrixCSR& A, const SparseMatrixCSR& B);
 
-/// Numerical rank of A (SuiteSparseQR's default tolerance).
+/// Numerical rank of A (as solveMinimumNorm decides it).
 long numericalRank(const SparseMatrixCSR& A);
 
 struct SparseQrRank {
