@@ -161,6 +161,7 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
   };
   DynamicsStats stats;
   std::vector<SingularPassage> passages;
+  double reselected_at = -1.0;  // s: the failure after which the rows were last selected again
   State s = start;
   bool resumed = false;
   for (;;) {
@@ -194,6 +195,25 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     double pending_pivot = 1.0;
     for (const State& p : pending)
       pending_pivot = std::min(pending_pivot, smallestRetainedPivot(model, plan, p.q, p.t, rank));
+    // Away from a singular configuration: a run on a model without its redundant rows can fail
+    // because the rows it kept, selected at its start, turned dependent on the way (which rows
+    // of a merged lattice's hinges are independent depends on the angle: those selected next to
+    // horizontal cranks are not at vertical ones). Once per failure, the run goes back to its
+    // last output seen and resumes there, selecting its rows again.
+    if (std::min(pivot, pending_pivot) >= margin && forwarded && forwarded->t > s.t &&
+        r.state.t != reselected_at && static_cast<int>(passages.size()) < o.max_passages) {
+      reselected_at = r.state.t;
+      const State from = rewind(s);
+      SingularPassage passage;
+      passage.from = passage.to = from.t;
+      passage.failure = r.state.t;
+      passage.why = r.status.message.substr(0, r.status.message.find('\n'));
+      passage.by = "a new selection of independent rows";
+      passages.push_back(passage);
+      s = from;
+      resumed = true;
+      continue;
+    }
     if (std::min(pivot, pending_pivot) >= margin ||
         static_cast<int>(passages.size()) >= o.max_passages) {
       flush();

@@ -4,9 +4,11 @@
 // at -1 rad/s: the kinetic energy depends on the levels' angles only through their differences,
 // so equal angles and rates leave no generalized force, and theta(t) = pi/2 - t exactly. At
 // t = pi/2 every crank is horizontal: a singular configuration of every cell at once, where
-// C_q loses rank and the cells could fold. Each integrator and formulation must reach 2 s on the
-// parallelogram branch with every crank (all 15) within its bound of the closed form; the
-// bounds are about 5x the errors measured on 2026-11-27, which came after the minimum-norm
+// C_q loses rank and the cells could fold. Each integrator and formulation must reach 3.5 s on the
+// parallelogram branch with every crank (all 15) within its bound of the closed form, and past
+// t = pi, where the cranks are vertical again and rows kept at a selection next to the crossing
+// may have turned dependent (IDA at 1e-10 selects again there); the
+// bounds are 2.5x to 5x the errors measured on 2026-11-27, which came after the minimum-norm
 // steps of the initial-state assembly left dependent rows out (solvers/sparse_qr.hpp): before,
 // MCS at rtol 1e-10 ended 5e-3 rad off and IDA index 1 0.1 rad off after their bridges.
 #include <boost/test/unit_test.hpp>
@@ -28,7 +30,7 @@ using namespace catena;
 
 namespace {
 
-constexpr double kEnd = 2.0;  // s: one crossing, at pi/2
+constexpr double kEnd = 3.5;  // s: a crossing at pi/2, vertical cranks again at pi
 
 struct Spinning {
   Model model;
@@ -85,9 +87,10 @@ double check(const std::string& name, double bound,
 
 BOOST_AUTO_TEST_CASE(every_integrator_spins_through_the_crossing) {
   for (const auto& [formulation, name, rtol, bound] :
-       {std::tuple{IdaFormulation::kIndex2, "IDA index 2, rtol 1e-8", 1e-8, 1e-6},
-        std::tuple{IdaFormulation::kIndex1, "IDA index 1, rtol 1e-8", 1e-8, 1e-8},
-        std::tuple{IdaFormulation::kIndex3, "IDA index 3, rtol 1e-10", 1e-10, 1e-6}}) {
+       {std::tuple{IdaFormulation::kIndex2, "IDA index 2, rtol 1e-8", 1e-8, 3e-6},
+        std::tuple{IdaFormulation::kIndex2, "IDA index 2, rtol 1e-10", 1e-10, 1e-6},
+        std::tuple{IdaFormulation::kIndex1, "IDA index 1, rtol 1e-8", 1e-8, 1.5e-8},
+        std::tuple{IdaFormulation::kIndex3, "IDA index 3, rtol 1e-10", 1e-10, 2e-6}}) {
     check(name, bound, [&](const TrajectoryObserver& observer, State& last) {
       const Spinning lattice;
       IdaOptions o;
@@ -104,8 +107,8 @@ BOOST_AUTO_TEST_CASE(every_integrator_spins_through_the_crossing) {
   // A tighter tolerance never gives a worse answer.
   double previous = 1.0;
   for (const auto& [name, tolerance, bound] :
-       {std::tuple{"generalized-alpha, tolerance 1e-6", 1e-6, 2e-4},
-        std::tuple{"generalized-alpha, tolerance 1e-8", 1e-8, 1e-5}}) {
+       {std::tuple{"generalized-alpha, tolerance 1e-6", 1e-6, 3e-4},
+        std::tuple{"generalized-alpha, tolerance 1e-8", 1e-8, 2e-5}}) {
     const double error = check(name, bound, [&](const TrajectoryObserver& observer, State& last) {
       const Spinning lattice;
       GeneralizedAlphaOptions o;
