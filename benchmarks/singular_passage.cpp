@@ -9,9 +9,15 @@
 // crank's own angle, so that a phase error is not counted; "-" if never), steps and wall time.
 // Tolerances: generalized-alpha --tolerance tol; IDA and MCS rtol = tol, atol = tol / 100; the
 // fixed-step generalized-alpha runs at the step sqrt(tol) (1e-2 .. 1e-5 s). Prints a Markdown
-// table.
+// table. With --lattices K,K: merged K x K four-bar lattices (one coupler per level) spinning
+// without gravity, cranks vertical at -1 rad/s, which turn every crank uniformly for ever
+// (theta = pi/2 - t: the kinetic energy depends on the levels' angles only through their
+// differences), through a crossing of every cell at once every pi s; error: the largest
+// |theta - (pi/2 - t)| over all cranks; tolerances 1e-6 .. 1e-10; MCS up to 2000 coordinates
+// (beyond, the passages are bridged by generalized-alpha).
 //
 //   bench_singular_passage --t-end 10
+//   bench_singular_passage --t-end 10 --lattices 4,10 --lattice-t-end 5
 
 #include <cmath>
 #include <functional>
@@ -24,9 +30,11 @@
 #include "assembly/plan.hpp"
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/ida_dynamics.hpp"
+#include "integrators/initial_state.hpp"
 #include "integrators/mcs_dynamics.hpp"
 #include "integrators/mcs_passages.hpp"
 #include "io/yaml_loader.hpp"
+#include "model/four_bar_lattice.hpp"
 #include "parallel/petsc_session.hpp"
 #include "reference_odes.hpp"
 #include "support/options.hpp"
@@ -60,17 +68,82 @@ struct Row {
   std::string why;
 };
 
+/// One run of `integrator` ("gen-alpha", "gen-alpha fixed", "IDA index 1|2|3", "MCS") at
+/// tolerance tol: generalized-alpha --tolerance tol (fixed: the step sqrt(tol)); IDA and MCS
+/// rtol = tol, atol = tol / 100; outputs every kInterval s.
+DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& start,
+                         const std::string& name, double tol, double t_end,
+                         const TrajectoryObserver& observe) {
+  if (name.rfind("gen-alpha", 0) == 0) {
+    GeneralizedAlphaOptions o;
+    o.t_end = t_end;
+    o.output_interval = kInterval;
+    if (name == "gen-alpha fixed") {
+      o.step = std::sqrt(tol);
+      o.error_tolerance = 0.0;
+    } else {
+      o.error_tolerance = tol;
+    }
+    return integrateGeneralizedAlpha(m, plan, start, o, observe);
+  }
+  if (name == "MCS") {
+    McsOptions o;
+    o.t_end = t_end;
+    o.output_interval = kInterval;
+    o.rtol = tol;
+    o.atol = tol / 100;
+    return integrateMcsWithPassages(m, plan, start, o,
+                                    [&](const State& s, const McsSample&) { return observe(s); })
+        .dynamics;
+  }
+  IdaOptions o;
+  o.formulation = name == "IDA index 1"   ? IdaFormulation::kIndex1
+                  : name == "IDA index 3" ? IdaFormulation::kIndex3
+                                          : IdaFormulation::kIndex2;
+  o.t_end = t_end;
+  o.output_interval = kInterval;
+  o.rtol = tol;
+  o.atol = tol / 100;
+  return integrateIda(m, plan, start, o, observe);
+}
+
 std::string shortened(const std::string& s) {
   const std::string first = s.substr(0, s.find('\n'));
   return first.size() > 110 ? first.substr(0, 110) + "..." : first;
+}
+
+/// The table rows of `rows` (Markdown).
+void printRows(const std::vector<Row>& rows) {
+  for (const Row& w : rows) {
+    std::ostringstream err, off, left;
+    err << std::scientific << std::setprecision(2) << w.error;
+    off << std::scientific << std::setprecision(2) << w.off_branch;
+    if (w.left_branch >= 0.0)
+      left << std::fixed << std::setprecision(2) << w.left_branch;
+    else
+      left << "-";
+    std::cout << "| " << w.model << " | " << w.integrator << " | " << w.tol << " | "
+              << (w.reached ? "yes" : "no (t = " + std::to_string(w.t_stop) + " s)") << " | "
+              << err.str() << " | " << off.str() << " | " << left.str() << " | " << w.redundant
+              << " | " << w.passages << " | " << w.steps << " | " << std::fixed
+              << std::setprecision(0) << w.wall_ms << std::defaultfloat << std::setprecision(6)
+              << " | " << w.why << " |\n";
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   double t_end = 10.0;
-  bench::OptionReader r(argc, argv, "usage: bench_singular_passage [--t-end S]\n");
-  r.readAll({bench::option("--t-end", t_end)});
+  std::vector<int> lattices;
+  double lattice_t_end = 5.0;
+  bool four_bars = true;
+  bench::OptionReader r(argc, argv,
+                        "usage: bench_singular_passage [--t-end S] [--lattices K,K] "
+                        "[--lattice-t-end S] [--skip-four-bars]\n");
+  r.readAll({bench::option("--t-end", t_end), bench::option("--lattices", lattices),
+             bench::option("--lattice-t-end", lattice_t_end),
+             bench::flag("--skip-four-bars", four_bars, false)});
   PetscSession session(nullptr, nullptr);
 
   std::vector<double> times;
@@ -88,6 +161,7 @@ int main(int argc, char** argv) {
                                          "coupler_0_1"};
   std::vector<Row> rows;
   for (const char* file : {"double_four_bar", "double_four_bar_3d"}) {
+    if (!four_bars) break;
     const Model m =
         loadMechanismFile(std::string(CATENA_SOURCE_DIR) + "/inputs/" + file + ".yaml").model;
     const AssemblyPlan plan = buildAssemblyPlan(m);
@@ -123,39 +197,8 @@ int main(int argc, char** argv) {
           return true;
         };
         const auto start = bench::Clock::now();
-        DynamicsResult d;
-        const std::string name = integrator;
-        if (name.rfind("gen-alpha", 0) == 0) {
-          GeneralizedAlphaOptions o;
-          o.t_end = t_end;
-          o.output_interval = kInterval;
-          if (name == "gen-alpha fixed") {
-            o.step = std::sqrt(tol);
-            o.error_tolerance = 0.0;
-          } else {
-            o.error_tolerance = tol;
-          }
-          d = integrateGeneralizedAlpha(m, plan, initialState(m), o, observe);
-        } else if (name == "MCS") {
-          McsOptions o;
-          o.t_end = t_end;
-          o.output_interval = kInterval;
-          o.rtol = tol;
-          o.atol = tol / 100;
-          d = integrateMcsWithPassages(m, plan, initialState(m), o,
-                                       [&](const State& s, const McsSample&) { return observe(s); })
-                  .dynamics;
-        } else {
-          IdaOptions o;
-          o.formulation = name == "IDA index 1"   ? IdaFormulation::kIndex1
-                          : name == "IDA index 3" ? IdaFormulation::kIndex3
-                                                  : IdaFormulation::kIndex2;
-          o.t_end = t_end;
-          o.output_interval = kInterval;
-          o.rtol = tol;
-          o.atol = tol / 100;
-          d = integrateIda(m, plan, initialState(m), o, observe);
-        }
+        const DynamicsResult d =
+            integrate(m, plan, initialState(m), integrator, tol, t_end, observe);
         row.wall_ms = bench::millisecondsSince(start);
         row.reached = d.status.ok();
         row.t_stop = d.state.t;
@@ -176,20 +219,72 @@ int main(int argc, char** argv) {
                "branch [m] | left the branch at [s] | rows left out | passages | steps | wall [ms] "
                "| failure |\n";
   std::cout << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
-  for (const Row& w : rows) {
-    std::ostringstream err, off, left;
-    err << std::scientific << std::setprecision(2) << w.error;
-    off << std::scientific << std::setprecision(2) << w.off_branch;
-    if (w.left_branch >= 0.0)
-      left << std::fixed << std::setprecision(2) << w.left_branch;
-    else
-      left << "-";
-    std::cout << "| " << w.model << " | " << w.integrator << " | " << w.tol << " | "
-              << (w.reached ? "yes" : "no (t = " + std::to_string(w.t_stop) + " s)") << " | "
-              << err.str() << " | " << off.str() << " | " << left.str() << " | " << w.redundant
-              << " | " << w.passages << " | " << w.steps << " | " << std::fixed
-              << std::setprecision(0) << w.wall_ms << std::defaultfloat << std::setprecision(6)
-              << " | " << w.why << " |\n";
+  printRows(rows);
+
+  // Merged K x K lattices spinning through their crossings.
+  std::vector<Row> lattice_rows;
+  for (const int K : lattices) {
+    FourBarLatticeOptions o;
+    o.levels = o.cells = K;
+    o.merged_couplers = true;
+    o.crank_angle = M_PI / 2;
+    o.crank_rate = -1.0;
+    Model m = buildFourBarLattice(o);
+    m.gravity.setZero();
+    const AssemblyPlan plan = buildAssemblyPlan(m);
+    const InitialStateResult assembled = assembleInitialState(m, plan, initialState(m));
+    std::vector<Index> cranks;
+    for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b)
+      if (m.bodies[b].name.rfind("crank", 0) == 0) cranks.push_back(b);
+    std::vector<std::string> integrators = {"gen-alpha", "gen-alpha fixed", "IDA index 2",
+                                            "IDA index 1", "IDA index 3"};
+    if (m.nv <= 2000) integrators.push_back("MCS");
+    for (const std::string& integrator : integrators) {
+      for (double tol : {1e-6, 1e-8, 1e-10}) {
+        Row row;
+        row.model = std::to_string(K) + "x" + std::to_string(K) + " merged";
+        row.integrator = integrator;
+        row.tol = tol;
+        auto observe = [&](const State& s) {
+          double lo = 1e300, hi = -1e300;
+          for (Index b : cranks) {
+            const double theta = s.q(m.qOffset(b) + 2);
+            row.error =
+                std::max(row.error, std::abs(std::remainder(theta - (M_PI / 2 - s.t), 2 * M_PI)));
+            const double own = std::remainder(theta - s.q(m.qOffset(cranks[0]) + 2), 2 * M_PI);
+            lo = std::min(lo, own);
+            hi = std::max(hi, own);
+          }
+          // Cells folded (cranks no longer parallel): off the branch.
+          row.off_branch = std::max(row.off_branch, hi - lo);
+          if (hi - lo > kBranchError && row.left_branch < 0.0) row.left_branch = s.t;
+          return true;
+        };
+        const auto start = bench::Clock::now();
+        const DynamicsResult d =
+            integrate(m, plan, assembled.state, integrator, tol, lattice_t_end, observe);
+        row.wall_ms = bench::millisecondsSince(start);
+        row.reached = d.status.ok();
+        row.t_stop = d.state.t;
+        row.steps = d.stats.steps;
+        row.redundant = static_cast<Index>(d.redundant_rows.size());
+        row.passages = d.passages.size();
+        if (!row.reached) row.why = shortened(d.status.message);
+        std::cerr << row.model << " " << integrator << " " << tol << ": "
+                  << (row.reached ? "reached" : "FAILED " + row.why) << "\n";
+        lattice_rows.push_back(row);
+      }
+    }
+  }
+  if (!lattice_rows.empty()) {
+    std::cout << "\nMerged lattices spinning without gravity through their singular configurations"
+                 " (every pi s from t = pi/2), t = 0.."
+              << lattice_t_end << " s, outputs every " << kInterval << " s\n\n";
+    std::cout << "| model | integrator | tol | reached t_end | max crank angle error [rad] | max "
+                 "crank spread [rad] | left the branch at [s] | rows left out | passages | steps | "
+                 "wall [ms] | failure |\n";
+    std::cout << "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+    printRows(lattice_rows);
   }
   return 0;
 }
