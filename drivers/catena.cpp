@@ -45,6 +45,7 @@
 #include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
 #include "modal/modal.hpp"
+#include "modes_at_equilibrium.hpp"
 #include "options.hpp"
 #include "parallel/petsc_session.hpp"
 #include "report/mobility_report.hpp"
@@ -481,14 +482,7 @@ int runStaticsAndModes(Arguments& a, bool modal) {
     progress.milestone("modal: eigensolve for " + std::to_string(a.modes) + " modes started (" +
                        std::to_string(m.nv) + " velocity coordinates)");
     t0 = std::chrono::steady_clock::now();
-    if (reduced.rows) {
-      // The modes of the model without the redundant rows are the model's.
-      State s = st.state;
-      s.lambda = reduced.reduced_lambda;
-      mr = solveModal(reduced.rows->model, buildAssemblyPlan(reduced.rows->model), s, mo);
-    } else {
-      mr = solveModal(m, plan, st.state, mo);
-    }
+    mr = solveModesAtEquilibrium(m, plan, reduced, mo);
     modal_seconds = seconds(t0);
     progress.milestone("modal: eigensolve done in " + std::to_string(modal_seconds) + " s");
     progress.clear();

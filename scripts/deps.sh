@@ -1,4 +1,6 @@
 # Sourced by the scripts: installs the Debian 12 packages catena needs, if any is missing.
+# pybind11-dev and the python3-* packages: the Python module, its tests and examples
+# (docs/python.md).
 # Usage: catena_install_deps [extra packages...]
 
 # libopenblas0-pthread replaces the reference BLAS/LAPACK through Debian's alternatives: the
@@ -7,7 +9,8 @@
 # results stay independent of the OpenMP thread count.
 CATENA_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libboost-test-dev libopenmpi-dev
   openmpi-bin petsc-dev slepc-dev libsundials-dev libyaml-cpp-dev libsuitesparse-dev
-  libopenblas0-pthread)
+  libopenblas0-pthread
+  pybind11-dev python3-dev python3-numpy python3-scipy python3-matplotlib)
 
 catena_install_deps() {
   local wanted=("${CATENA_PACKAGES[@]}" "$@") missing=() p

@@ -11,7 +11,13 @@ catena_install_deps
 
 jobs=$(nproc 2>/dev/null || echo 2)
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
-cmake --build build -j"$jobs" --target catena_cli
+cmake --build build -j"$jobs" --target catena_cli catena_python
+# `import catena` for Debian's python3 from anywhere: a .pth file in the user's site-packages
+# names build/python (docs/python.md), so a rebuild is picked up without reinstalling.
+site=$(/usr/bin/python3 -m site --user-site)
+mkdir -p "$site"
+echo "$root/build/python" > "$site/catena.pth"
+echo "[catena] Python module: $root/build/python (listed in $site/catena.pth)"
 
 input=${1:-inputs/anchor_chain.yaml}
 shift || true

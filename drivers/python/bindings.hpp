@@ -1,0 +1,40 @@
+#pragma once
+/// @file bindings.hpp
+/// What the binding files of the Python module share: NumPy arrays that own Eigen storage
+/// (no copy), the Python exceptions, and the Model as Python holds it.
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <memory>
+#include <string>
+
+#include "assembly/plan.hpp"
+#include "core/status.hpp"
+#include "model/model.hpp"
+
+namespace catena::python {
+
+namespace py = pybind11;
+
+/// A loaded or built mechanism with its assembly plan, and the name messages start with (the
+/// file it was read from, as the CLI's).
+struct PyModel {
+  Model model;
+  AssemblyPlan plan;
+  std::string source;
+  std::vector<std::string> warnings;
+};
+
+/// A NumPy array viewing `v`'s storage, which it then owns (moved, not copied).
+py::array_t<double> toNumpy(VecX&& v);
+/// The same for a column-major matrix (rows x cols, Fortran order).
+py::array_t<double> toNumpy(MatX&& a);
+
+/// Raises catena.SolverError(message) with attribute `result` (what was computed).
+[[noreturn]] void raiseSolverError(const std::string& message, py::object result);
+
+void bindModel(py::module_& m);     // module.cpp: Model, load, loads, matrices
+void bindAnalyses(py::module_& m);  // analyses.cpp: statics, modal, mobility, simulate
+
+}  // namespace catena::python
