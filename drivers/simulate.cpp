@@ -43,8 +43,7 @@
 
 #include "analysis/energy.hpp"
 #include "formulations/natural/natural_yaml.hpp"
-#include "integrators/generalized_alpha.hpp"
-#include "integrators/ida_dynamics.hpp"
+#include "integrator_choice.hpp"
 #include "integrators/initial_state.hpp"
 #include "integrators/mcs_dynamics.hpp"
 #include "integrators/mcs_passages.hpp"
@@ -444,54 +443,31 @@ int runSimulate(const cli::CommandLine& line) {
 
   // 3. Integrate.
   const double e0 = computeEnergy(m, plan, init.state).total();
-  DynamicsResult r;
+  IntegratorChoice c;
+  c.integrator = a.integrator;
+  c.formulation = a.formulation;
+  c.linear_solver = a.linear_solver;
+  c.t_end = a.t_end;
+  c.dt = a.dt;
+  c.output_interval = a.output_interval;
+  c.rho_inf = a.rho_inf;
+  c.rtol = a.rtol;
+  c.atol = a.atol;
+  c.tolerance = a.tolerance;
+  c.newton_tolerance = a.newton_tolerance;
+  c.kc = !a.no_kc;
+  c.fixed_step = a.fixed_step;
+  c.full_newton = a.full_newton;
+  c.continuation = a.continuation;
+  c.continuation_map = a.continuation_map;
+  c.rank_tolerance = a.rank_tolerance;
+  c.align_basis = a.align_basis;
   std::unique_ptr<McsResult> mcs;
-  if (a.formulation == "mcs") {
-    McsOptions o;
-    o.t_end = init.state.t + a.t_end;
-    o.output_interval = a.output_interval;
-    o.rtol = a.rtol;
-    o.atol = a.atol;
-    o.fixed_step = a.fixed_step ? a.dt : 0.0;
-    o.continuation = a.continuation == "on";
-    o.map = a.continuation_map == "cayley"       ? ContinuationMap::kCayley
-            : a.continuation_map == "projection" ? ContinuationMap::kProjection
-                                                 : ContinuationMap::kExponential;
-    o.rank_tolerance = a.rank_tolerance;
-    o.align_initial_basis = a.align_basis;
-    o.assemble_initial_state = false;  // done above
-    McsCsvWriter history(mcs_csv, m);
-    mcs = std::make_unique<McsResult>(
-        integrateMcsWithPassages(m, plan, init.state, o, [&](const State& st, const McsSample& x) {
-          history.write(x);
-          return observer(st);
-        }));
-    history.close();
-    r = mcs->dynamics;
-  } else if (a.integrator == "ida") {
-    IdaOptions o;
-    o.formulation = a.formulation == "index3"   ? IdaFormulation::kIndex3
-                    : a.formulation == "index1" ? IdaFormulation::kIndex1
-                                                : IdaFormulation::kIndex2;
-    o.t_end = init.state.t + a.t_end;
-    o.output_interval = a.output_interval;
-    o.rtol = a.rtol;
-    o.atol = a.atol;
-    o.linear_solver = a.linear_solver == "petsc" ? IdaLinearSolver::kPetsc : IdaLinearSolver::kKlu;
-    o.assemble_initial_state = false;  // done above
-    r = integrateIda(m, plan, init.state, o, observer);
-  } else {
-    GeneralizedAlphaOptions o;
-    o.t_end = init.state.t + a.t_end;
-    o.step = a.dt;
-    o.output_interval = a.output_interval;
-    o.rho_inf = a.rho_inf;
-    o.constraint_stiffness = !a.no_kc;
-    o.error_tolerance = a.fixed_step ? 0.0 : a.tolerance;
-    o.reuse_iteration_matrix = !a.full_newton;
-    o.newton_tolerance = a.newton_tolerance;
-    r = integrateGeneralizedAlpha(m, plan, init.state, o, observer);
-  }
+  std::unique_ptr<McsCsvWriter> history;
+  if (a.formulation == "mcs") history = std::make_unique<McsCsvWriter>(mcs_csv, m);
+  DynamicsResult r = integrateChoice(
+      m, plan, init.state, c, observer, [&](const McsSample& x) { history->write(x); }, &mcs);
+  if (history) history->close();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.clear();

@@ -8,12 +8,10 @@
 
 #include <algorithm>
 
+#include "../integrator_choice.hpp"
 #include "../modes_at_equilibrium.hpp"
 #include "bindings.hpp"
-#include "integrators/generalized_alpha.hpp"
-#include "integrators/ida_dynamics.hpp"
 #include "integrators/initial_state.hpp"
-#include "integrators/mcs_passages.hpp"
 #include "io/yaml_loader.hpp"
 #include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
@@ -184,16 +182,30 @@ py::object mobility(const PyModel& p, double tolerance) {
 py::object simulate(const PyModel& p, double t_end, const std::string& integrator,
                     const std::string& formulation, double dt, double output_interval,
                     double rho_inf, double rtol, double atol, bool kc, bool fixed_step,
-                    double tolerance) {
+                    double tolerance, const std::string& linear_solver) {
   requireBodies(p.model, p.source);
   if (!(t_end > 0.0)) throw py::value_error("t_end: expected a positive duration in s");
-  if (integrator != "generalized-alpha" && integrator != "ida")
-    throw py::value_error("integrator: 'generalized-alpha' or 'ida'");
+  if (integrator != "gen-alpha" && integrator != "ida")
+    throw py::value_error("integrator: 'gen-alpha' or 'ida'");
+  if (linear_solver != "klu" && linear_solver != "petsc")
+    throw py::value_error("linear_solver: 'klu' or 'petsc'");
   if (formulation != "index3" && formulation != "index2" && formulation != "index1" &&
       formulation != "mcs")
     throw py::value_error("formulation: 'index3', 'index2', 'index1' or 'mcs'");
   const Model& m = p.model;
-  if (output_interval <= 0.0) output_interval = std::max(dt, t_end / 1000.0);  // as the CLI
+  IntegratorChoice c;  // the CLI's defaults where an argument has none
+  c.integrator = integrator;
+  c.formulation = formulation;
+  c.linear_solver = linear_solver;
+  c.t_end = t_end;
+  c.dt = dt;
+  c.output_interval = output_interval > 0.0 ? output_interval : std::max(dt, t_end / 1000.0);
+  c.rho_inf = rho_inf;
+  c.rtol = rtol;
+  c.atol = atol;
+  c.kc = kc;
+  c.fixed_step = fixed_step;
+  c.tolerance = tolerance;
   std::vector<double> times;
   std::vector<VecX> qs, vs, ls;
   DynamicsResult r;
@@ -209,39 +221,7 @@ py::object simulate(const PyModel& p, double t_end, const std::string& integrato
         ls.push_back(s.lambda);
         return true;
       };
-      const double t1 = init.state.t + t_end;
-      if (formulation == "mcs") {
-        McsOptions o;
-        o.t_end = t1;
-        o.output_interval = output_interval;
-        o.rtol = rtol;
-        o.atol = atol;
-        o.fixed_step = fixed_step ? dt : 0.0;
-        o.assemble_initial_state = false;
-        r = integrateMcsWithPassages(m, p.plan, init.state, o,
-                                     [&](const State& s, const McsSample&) { return observer(s); })
-                .dynamics;
-      } else if (integrator == "ida") {
-        IdaOptions o;
-        o.formulation = formulation == "index3"   ? IdaFormulation::kIndex3
-                        : formulation == "index1" ? IdaFormulation::kIndex1
-                                                  : IdaFormulation::kIndex2;
-        o.t_end = t1;
-        o.output_interval = output_interval;
-        o.rtol = rtol;
-        o.atol = atol;
-        o.assemble_initial_state = false;
-        r = integrateIda(m, p.plan, init.state, o, observer);
-      } else {
-        GeneralizedAlphaOptions o;
-        o.t_end = t1;
-        o.step = dt;
-        o.output_interval = output_interval;
-        o.rho_inf = rho_inf;
-        o.constraint_stiffness = kc;
-        o.error_tolerance = fixed_step ? 0.0 : tolerance;
-        r = integrateGeneralizedAlpha(m, p.plan, init.state, o, observer);
-      }
+      r = integrateChoice(m, p.plan, init.state, c, observer, {}, nullptr);
     }
   }
   if (!init.status.ok())
@@ -289,14 +269,14 @@ void bindAnalyses(py::module_& m) {
         "n, m, rank, dof, redundant_rows (names), redundant_row_indices, pivots (|R_ii| /\n"
         "max), tangent (n_v x dof, orthonormal, C_q T = 0).");
   m.def("simulate", &simulate, py::arg("model"), py::arg("t_end"),
-        py::arg("integrator") = "generalized-alpha", py::arg("formulation") = "index2",
+        py::arg("integrator") = "gen-alpha", py::arg("formulation") = "index2",
         py::arg("dt") = 1e-2, py::arg("output_interval") = 0.0, py::arg("rho_inf") = 0.5,
         py::arg("rtol") = 1e-6, py::arg("atol") = 1e-8, py::arg("kc") = true,
-        py::arg("fixed_step") = false,
-        py::arg("tolerance") = GeneralizedAlphaOptions{}.error_tolerance,
+        py::arg("fixed_step") = false, py::arg("tolerance") = IntegratorChoice{}.tolerance,
+        py::arg("linear_solver") = "klu",
         "Time integration over t_end s from the assembled initial state, as `catena simulate`:\n"
-        "integrator 'generalized-alpha' (dt, rho_inf, tolerance, fixed_step, kc) or 'ida'\n"
-        "(formulation 'index3' | 'index2' | 'index1', rtol, atol); formulation 'mcs': the\n"
+        "integrator 'gen-alpha' (dt, rho_inf, tolerance, fixed_step, kc) or 'ida' (formulation\n"
+        "'index3' | 'index2' | 'index1', rtol, atol, linear_solver); formulation 'mcs': the\n"
         "minimal-coordinate dynamics. Returns t (s), q, v, lambda_ (one row per output time),\n"
         "steps, method. A failed run raises catena.SolverError with .result up to the failure.");
 }

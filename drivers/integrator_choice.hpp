@@ -1,0 +1,89 @@
+#pragma once
+/// @file integrator_choice.hpp
+/// The integration `catena simulate` runs, as its options choose it, shared by the CLI
+/// (drivers/simulate.cpp) and the Python module (drivers/python/analyses.cpp): generalized-alpha,
+/// IDA on the index-3, index-2 (GGL) or index-1 DAE, or the minimal-coordinate (MCS) dynamics.
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
+#include "integrators/mcs_passages.hpp"
+#include "mobility/constraint_rank.hpp"
+
+namespace catena {
+
+/// The integrator and its settings (the CLI's option of each name; units s).
+struct IntegratorChoice {
+  std::string integrator = "gen-alpha";  ///< gen-alpha | ida
+  std::string formulation = "index2";    ///< index3 | index2 | index1 (ida) | mcs
+  std::string linear_solver = "klu";     ///< ida: klu | petsc
+  double t_end = 1.0;                    ///< s, the duration from the initial state's t
+  double dt = 1e-2;                      ///< s: gen-alpha's largest step; mcs: the fixed step
+  double output_interval = 0.0;          ///< s
+  double rho_inf = 0.5, rtol = 1e-6, atol = 1e-8, tolerance = 1e-5, newton_tolerance = 0.0;
+  bool kc = true, fixed_step = false, full_newton = false;
+  std::string continuation = "on", continuation_map = "exponential";  ///< mcs
+  double rank_tolerance = kDefaultRankTolerance;                      ///< mcs
+  bool align_basis = false;                                           ///< mcs
+};
+
+/// Integrates from `initial` (consistent: integrators/initial_state.hpp) over c.t_end; the
+/// observer gets every output time. An MCS run also hands each sample to `on_mcs_sample` (may be
+/// empty) and its whole result to *mcs (if mcs is not null). Failures are in the Status.
+inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
+                                      const State& initial, const IntegratorChoice& c,
+                                      const TrajectoryObserver& observer,
+                                      const std::function<void(const McsSample&)>& on_mcs_sample,
+                                      std::unique_ptr<McsResult>* mcs) {
+  if (c.formulation == "mcs") {
+    McsOptions o;
+    o.t_end = initial.t + c.t_end;
+    o.output_interval = c.output_interval;
+    o.rtol = c.rtol;
+    o.atol = c.atol;
+    o.fixed_step = c.fixed_step ? c.dt : 0.0;
+    o.continuation = c.continuation == "on";
+    o.map = c.continuation_map == "cayley"       ? ContinuationMap::kCayley
+            : c.continuation_map == "projection" ? ContinuationMap::kProjection
+                                                 : ContinuationMap::kExponential;
+    o.rank_tolerance = c.rank_tolerance;
+    o.align_initial_basis = c.align_basis;
+    o.assemble_initial_state = false;  // the caller's
+    auto r = std::make_unique<McsResult>(
+        integrateMcsWithPassages(m, plan, initial, o, [&](const State& s, const McsSample& x) {
+          if (on_mcs_sample) on_mcs_sample(x);
+          return observer(s);
+        }));
+    DynamicsResult d = r->dynamics;
+    if (mcs) *mcs = std::move(r);
+    return d;
+  }
+  if (c.integrator == "ida") {
+    IdaOptions o;
+    o.formulation = c.formulation == "index3"   ? IdaFormulation::kIndex3
+                    : c.formulation == "index1" ? IdaFormulation::kIndex1
+                                                : IdaFormulation::kIndex2;
+    o.t_end = initial.t + c.t_end;
+    o.output_interval = c.output_interval;
+    o.rtol = c.rtol;
+    o.atol = c.atol;
+    o.linear_solver = c.linear_solver == "petsc" ? IdaLinearSolver::kPetsc : IdaLinearSolver::kKlu;
+    o.assemble_initial_state = false;  // the caller's
+    return integrateIda(m, plan, initial, o, observer);
+  }
+  GeneralizedAlphaOptions o;
+  o.t_end = initial.t + c.t_end;
+  o.step = c.dt;
+  o.output_interval = c.output_interval;
+  o.rho_inf = c.rho_inf;
+  o.constraint_stiffness = c.kc;
+  o.error_tolerance = c.fixed_step ? 0.0 : c.tolerance;
+  o.reuse_iteration_matrix = !c.full_newton;
+  o.newton_tolerance = c.newton_tolerance;
+  return integrateGeneralizedAlpha(m, plan, initial, o, observer);
+}
+
+}  // namespace catena
