@@ -108,6 +108,27 @@ void bindModel(py::module_& m) {
           "initial_q", [](const PyModel& p) { return toNumpy(initialState(p.model).q); },
           "the initial positions q given by the file (n entries; m and unit quaternions)")
       .def(
+          "constraints",
+          [](const PyModel& p, py::object q, double t) {
+            const VecX qq = vectorOr(q, initialState(p.model).q, p.model.nq, "q");
+            VecX C(p.model.nc);
+            assembleConstraints(p.model, p.plan, qq, t, &C, nullptr);
+            return toNumpy(std::move(C));
+          },
+          py::arg("q") = py::none(), py::arg("t") = 0.0,
+          "The constraint residual C(q, t) (m entries; m, or rad for rotations)")
+      .def(
+          "apply_variation",
+          [](const PyModel& p, py::object q, py::object dq, double scale) {
+            VecX qq = vectorOr(q, VecX(), p.model.nq, "q");
+            const VecX d = vectorOr(dq, VecX(), p.model.nv, "dq");
+            applyVariation(p.model, d, scale, qq);
+            return toNumpy(std::move(qq));
+          },
+          py::arg("q"), py::arg("dq"), py::arg("scale") = 1.0,
+          "q moved by scale * dq on the manifold (dq: n_v entries, delta r in m and theta in rad\n"
+          "per body; quaternions updated by the exponential map): for finite differences")
+      .def(
           "matrices",
           [](const PyModel& p, py::object q, py::object lambda_, double t) {
             const State s0 = initialState(p.model);

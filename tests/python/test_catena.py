@@ -80,6 +80,30 @@ class SameAsCli(unittest.TestCase):
         self.assertEqual(r.where, d["where"])
         self.assertEqual(r.tangent.shape, (r.n, r.dof))
 
+    def test_simulate_trajectory(self):
+        # The CLI's time history (max_digits10) against the module's, every integrator.
+        runs = [([], {}),
+                (["--integrator", "ida", "--formulation", "index3"],
+                 {"integrator": "ida", "formulation": "index3"}),
+                (["--integrator", "ida"], {"integrator": "ida"}),
+                (["--integrator", "ida", "--formulation", "index1"],
+                 {"integrator": "ida", "formulation": "index1"}),
+                (["--formulation", "mcs", "--mcs-csv", "mcs.csv"], {"formulation": "mcs"})]
+        for extra, kw in runs:
+            with tempfile.TemporaryDirectory() as tmp:
+                csv = os.path.join(tmp, "t.csv")
+                p = subprocess.run([CLI, "simulate", inp("pendulum.yaml"), "--t-end", "0.5",
+                                    "--output-interval", "0.1", "--terse", "--csv", csv,
+                                    "--json", os.path.join(tmp, "t.json"), *extra],
+                                   cwd=tmp, capture_output=True, text=True)
+                self.assertEqual(p.returncode, 0, p.stderr)
+                table = np.loadtxt(csv, delimiter=",", skiprows=1, ndmin=2)
+            r = catena.simulate(catena.load(inp("pendulum.yaml")), 0.5, output_interval=0.1,
+                                **kw)
+            self.assertEqual(r.t.tolist(), table[:, 0].tolist())
+            self.assertEqual(r.q.tolist(), table[:, 1:8].tolist())
+            self.assertEqual(r.v[:, :3].tolist(), table[:, 8:11].tolist())
+
     def test_simulate(self):
         model = catena.load(inp("pendulum.yaml"))
         r = catena.simulate(model, 0.5, output_interval=0.1)
@@ -120,7 +144,7 @@ class Errors(unittest.TestCase):
 
 class Matrices(unittest.TestCase):
     def test_constraint_jacobian_is_the_derivative_of_c(self):
-        model = catena.load(inp("double_pendulum.yaml"))
+        model = catena.load(inp("spatial_slider_crank.yaml"))
         mats = model.matrices()
         cq = mats["C_q"]
         self.assertEqual(cq.shape, (model.m, model.n_v))
@@ -128,6 +152,15 @@ class Matrices(unittest.TestCase):
             self.assertEqual(mats[name].shape, (model.n_v, model.n_v))
         # M is symmetric positive definite: its diagonal holds masses and inertias.
         self.assertTrue((mats["M"].diagonal() > 0).all())
+        # Each column of C_q is the central difference of C along that velocity coordinate.
+        q, h = model.initial_q(), 1e-6
+        fd = np.empty((model.m, model.n_v))
+        for j in range(model.n_v):
+            e = np.zeros(model.n_v)
+            e[j] = 1.0
+            fd[:, j] = (model.constraints(model.apply_variation(q, e, h)) -
+                        model.constraints(model.apply_variation(q, e, -h))) / (2 * h)
+        self.assertLess(np.abs(fd - cq.toarray()).max(), 1e-8 * max(1.0, abs(fd).max()))
         # C_q times a motion the constraints admit vanishes.
         tangent = catena.mobility(model).tangent
         self.assertLess(np.abs(cq @ tangent).max(), 1e-10)
