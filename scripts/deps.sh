@@ -10,7 +10,7 @@
 CATENA_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libboost-test-dev libopenmpi-dev
   openmpi-bin petsc-dev slepc-dev libsundials-dev libyaml-cpp-dev libsuitesparse-dev
   libopenblas0-pthread
-  pybind11-dev python3-dev python3-numpy python3-scipy python3-matplotlib)
+  pybind11-dev python3-dev python3-numpy python3-scipy python3-matplotlib python3-mpi4py)
 
 catena_install_deps() {
   local wanted=("${CATENA_PACKAGES[@]}" "$@") missing=() p

@@ -34,7 +34,8 @@ py::array_t<double> toNumpy(MatX&& a);
 /// Raises catena.SolverError(message) with attribute `result` (what was computed).
 [[noreturn]] void raiseSolverError(const std::string& message, py::object result);
 
-void bindModel(py::module_& m);     // module.cpp: Model, load, loads, matrices
-void bindAnalyses(py::module_& m);  // analyses.cpp: statics, modal, mobility, simulate
+void bindModel(py::module_& m);        // module.cpp: Model, load, loads, matrices
+void bindAnalyses(py::module_& m);     // analyses.cpp: statics, modal, mobility, simulate
+void bindDistributed(py::module_& m);  // distributed.cpp: MPI rank, size, distributed statics
 
 }  // namespace catena::python

@@ -194,4 +194,5 @@ PYBIND11_MODULE(catena, m) {
   }));
   bindModel(m);
   bindAnalyses(m);
+  bindDistributed(m);
 }
