@@ -161,7 +161,7 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
   };
   DynamicsStats stats;
   std::vector<SingularPassage> passages;
-  double reselected_at = -1.0;  // s: the failure after which the rows were last selected again
+  bool reselected = false;  // the current segment resumed after a new selection of rows
   State s = start;
   bool resumed = false;
   for (;;) {
@@ -198,11 +198,12 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     // Away from a singular configuration: a run on a model without its redundant rows can fail
     // because the rows it kept, selected at its start, turned dependent on the way (which rows
     // of a merged lattice's hinges are independent depends on the angle: those selected next to
-    // horizontal cranks are not at vertical ones). Once per failure, the run goes back to its
-    // last output seen and resumes there, selecting its rows again.
-    if (std::min(pivot, pending_pivot) >= margin && forwarded && forwarded->t > s.t &&
-        r.state.t != reselected_at && static_cast<int>(passages.size()) < o.max_passages) {
-      reselected_at = r.state.t;
+    // horizontal cranks are not at vertical ones). The run goes back to its last output seen and
+    // resumes there, selecting its rows again; not twice in a row (a failure for another reason
+    // fails again, and is returned).
+    if (std::min(pivot, pending_pivot) >= margin && !r.redundant_rows.empty() && !reselected &&
+        forwarded && forwarded->t > s.t && static_cast<int>(passages.size()) < o.max_passages) {
+      reselected = true;
       const State from = rewind(s);
       SingularPassage passage;
       passage.from = passage.to = from.t;
@@ -266,6 +267,7 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     }
     s = end;
     resumed = true;
+    reselected = false;
   }
 }
 
