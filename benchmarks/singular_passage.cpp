@@ -112,6 +112,21 @@ std::string shortened(const std::string& s) {
   return first.size() > 110 ? first.substr(0, 110) + "..." : first;
 }
 
+/// Times run() and fills the row's outcome columns; one line on stderr.
+void finish(Row& row, const std::function<DynamicsResult()>& run) {
+  const auto start = bench::Clock::now();
+  const DynamicsResult d = run();
+  row.wall_ms = bench::millisecondsSince(start);
+  row.reached = d.status.ok();
+  row.t_stop = d.state.t;
+  row.steps = d.stats.steps;
+  row.redundant = static_cast<Index>(d.redundant_rows.size());
+  row.passages = d.passages.size();
+  if (!row.reached) row.why = shortened(d.status.message);
+  std::cerr << row.model << " " << row.integrator << " " << row.tol << ": "
+            << (row.reached ? "reached" : "FAILED " + row.why) << "\n";
+}
+
 /// The table rows of `rows` (Markdown).
 void printRows(const std::vector<Row>& rows) {
   for (const Row& w : rows) {
@@ -196,18 +211,9 @@ int main(int argc, char** argv) {
           ++k;
           return true;
         };
-        const auto start = bench::Clock::now();
-        const DynamicsResult d =
-            integrate(m, plan, initialState(m), integrator, tol, t_end, observe);
-        row.wall_ms = bench::millisecondsSince(start);
-        row.reached = d.status.ok();
-        row.t_stop = d.state.t;
-        row.steps = d.stats.steps;
-        row.redundant = static_cast<Index>(d.redundant_rows.size());
-        row.passages = d.passages.size();
-        if (!row.reached) row.why = shortened(d.status.message);
-        std::cerr << file << " " << integrator << " " << tol << ": "
-                  << (row.reached ? "reached" : "FAILED " + row.why) << "\n";
+        finish(row, [&] {
+          return integrate(m, plan, initialState(m), integrator, tol, t_end, observe);
+        });
         rows.push_back(row);
       }
     }
@@ -260,18 +266,9 @@ int main(int argc, char** argv) {
           if (hi - lo > kBranchError && row.left_branch < 0.0) row.left_branch = s.t;
           return true;
         };
-        const auto start = bench::Clock::now();
-        const DynamicsResult d =
-            integrate(m, plan, assembled.state, integrator, tol, lattice_t_end, observe);
-        row.wall_ms = bench::millisecondsSince(start);
-        row.reached = d.status.ok();
-        row.t_stop = d.state.t;
-        row.steps = d.stats.steps;
-        row.redundant = static_cast<Index>(d.redundant_rows.size());
-        row.passages = d.passages.size();
-        if (!row.reached) row.why = shortened(d.status.message);
-        std::cerr << row.model << " " << integrator << " " << tol << ": "
-                  << (row.reached ? "reached" : "FAILED " + row.why) << "\n";
+        finish(row, [&] {
+          return integrate(m, plan, assembled.state, integrator, tol, lattice_t_end, observe);
+        });
         lattice_rows.push_back(row);
       }
     }

@@ -3,6 +3,7 @@
 #include <SuiteSparseQR.hpp>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 #include "core/check.hpp"
@@ -38,24 +39,39 @@ cholmod_sparse view(CscMatrix& A) {
   return s;
 }
 
-/// The rows of A that a rank-revealing QR of A^T keeps (ascending), and the rank: A's largest
-/// row norm times kMinimumNormRankTolerance is the threshold.
-std::pair<std::vector<Index>, long> independentRowsOf(const SparseMatrixCSR& A, double tolerance) {
-  CscMatrix at = CscMatrix(A.transpose());
-  at.makeCompressed();
+/// A rank-revealing QR of csc (SuiteSparseQR with its column pivoting): the rank at the
+/// absolute threshold, the column order E (the first `rank` are the columns kept; dead columns
+/// are moved behind them) and CHOLMOD's peak memory.
+struct PivotedQr {
+  long rank = 0;
+  std::vector<Index> order;
+  std::size_t peak_bytes = 0;
+};
+PivotedQr pivotedQr(CscMatrix& csc, double tolerance) {
   Cholmod c;
-  cholmod_sparse a = view(at);
+  cholmod_sparse a = view(csc);
   cholmod_sparse* R = nullptr;
   Long* E = nullptr;
   const Long rank = SuiteSparseQR<double>(SPQR_ORDERING_DEFAULT, tolerance, 0, &a, &R, &E, &c.cc);
-  CATENA_CHECK(rank >= 0, "SuiteSparseQR failed (status " << c.cc.status << ")");
-  std::vector<Index> rows;
-  // Dead columns of A^T (dependent rows of A) are moved behind the first `rank` of A^T E.
-  for (Long k = 0; k < rank; ++k) rows.push_back(E ? static_cast<Index>(E[k]) : k);
-  std::sort(rows.begin(), rows.end());
+  PivotedQr out;
+  out.peak_bytes = c.cc.memory_usage;
+  for (Long k = 0; k < static_cast<Long>(csc.cols()); ++k)
+    out.order.push_back(E ? static_cast<Index>(E[k]) : static_cast<Index>(k));
   if (R) cholmod_l_free_sparse(&R, &c.cc);
-  if (E) cholmod_l_free(at.cols(), sizeof(Long), E, &c.cc);
-  return {rows, static_cast<long>(rank)};
+  if (E) cholmod_l_free(csc.cols(), sizeof(Long), E, &c.cc);
+  CATENA_CHECK(rank >= 0, "SuiteSparseQR failed (status " << c.cc.status << ")");
+  out.rank = static_cast<long>(rank);
+  return out;
+}
+
+/// The rows of A that a rank-revealing QR of A^T keeps (ascending), and the rank.
+std::pair<std::vector<Index>, long> independentRowsOf(const SparseMatrixCSR& A, double tolerance) {
+  CscMatrix at = CscMatrix(A.transpose());
+  at.makeCompressed();
+  PivotedQr qr = pivotedQr(at, tolerance);
+  qr.order.resize(static_cast<std::size_t>(qr.rank));
+  std::sort(qr.order.begin(), qr.order.end());
+  return {std::move(qr.order), qr.rank};
 }
 
 /// min |x| subject to A x = b for A of full row rank (QR of A^T).
@@ -154,16 +170,9 @@ SparseQrRank sparseQrRank(const SparseMatrixCSR& A, double tolerance, bool trans
   if (A.rows() == 0 || A.cols() == 0) return out;
   CscMatrix csc = transpose ? CscMatrix(A.transpose()) : CscMatrix(A);
   csc.makeCompressed();
-  Cholmod c;
-  cholmod_sparse a = view(csc);
-  cholmod_sparse* R = nullptr;
-  Long* E = nullptr;
-  const Long rank = SuiteSparseQR<double>(SPQR_ORDERING_DEFAULT, tolerance, 0, &a, &R, &E, &c.cc);
-  out.peak_bytes = c.cc.memory_usage;
-  if (R) cholmod_l_free_sparse(&R, &c.cc);
-  if (E) cholmod_l_free(csc.cols(), sizeof(Long), E, &c.cc);
-  CATENA_CHECK(rank >= 0, "SuiteSparseQR failed (status " << c.cc.status << ")");
-  out.rank = rank;
+  const PivotedQr qr = pivotedQr(csc, tolerance);
+  out.rank = qr.rank;
+  out.peak_bytes = qr.peak_bytes;
   return out;
 }
 
