@@ -19,6 +19,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "integrators/branch_watch.hpp"
 #include "integrators/dynamics.hpp"
@@ -139,9 +140,11 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     // projection this close to the crossing is ill-conditioned (IDA at rtol 1e-8 on a spinning
     // 10 x 10 merged lattice: the assembly moved q and v by 5.4e-4 and the cells out of
     // parallel; 1.2e-6 rad at 5 s without it, 7.5e-5 with it).
-    const InitialStateResult consistent =
-        mcs ? InitialStateResult{} : assembleInitialState(model, plan, from);
-    const State& start = !mcs && consistent.status.ok() ? consistent.state : from;
+    State start = from;
+    if (!mcs) {
+      InitialStateResult consistent = assembleInitialState(model, plan, from);
+      if (consistent.status.ok()) start = std::move(consistent.state);
+    }
     if (mcs) {
       McsOptions m;
       m.t_end = t_end;

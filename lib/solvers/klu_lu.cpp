@@ -50,20 +50,20 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int co
   // it does not (a planar mesh of loops), the saddle-point order (solvers/kkt_ordering.hpp).
   if (coordinates > 0) k.common.maxwork = kMaxTransversalWork;
   k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
-  std::vector<int> P, Q;
-  if (coordinates > 0 && k.symbolic && k.common.structural_rank < n &&
-      saddlePointPivotOrder(n, coordinates, k.row_start.data(), k.columns.data(), P, Q)) {
+  if (coordinates > 0 && k.symbolic && k.common.structural_rank < n) {
     klu_free_symbolic(&k.symbolic, &k.common);
-    k.common.btf = 0;  // the order has its zero-free diagonal
-    saddle_point_order_ = true;
-    k.symbolic =
-        klu_analyze_given(n, k.row_start.data(), k.columns.data(), P.data(), Q.data(), &k.common);
-  } else if (coordinates > 0 && k.symbolic && k.common.structural_rank < n) {
-    // No such order (B has no full row matching): KLU's complete search, which finds the
-    // structural singularity.
-    klu_free_symbolic(&k.symbolic, &k.common);
-    k.common.maxwork = 0.0;
-    k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
+    std::vector<int> P, Q;
+    if (saddlePointPivotOrder(n, coordinates, k.row_start.data(), k.columns.data(), P, Q)) {
+      k.common.btf = 0;  // the order has its zero-free diagonal
+      saddle_point_order_ = true;
+      k.symbolic =
+          klu_analyze_given(n, k.row_start.data(), k.columns.data(), P.data(), Q.data(), &k.common);
+    } else {
+      // No such order (B has no full row matching): KLU's complete search, which finds the
+      // structural singularity.
+      k.common.maxwork = 0.0;
+      k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
+    }
   }
   CATENA_CHECK(k.symbolic != nullptr, "KLU could not analyse the " << n << " x " << n
                                                                    << " pattern (status "

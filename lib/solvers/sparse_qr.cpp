@@ -74,8 +74,9 @@ std::pair<std::vector<Index>, long> independentRowsOf(const SparseMatrixCSR& A, 
   return {std::move(qr.order), qr.rank};
 }
 
-/// min |x| subject to A x = b for A of full row rank (QR of A^T).
-VecX minimumNormOfFullRowRank(const SparseMatrixCSR& A, const VecX& b) {
+/// SuiteSparseQR's min2norm at the rank threshold `tolerance`: min |x| subject to A x = b where
+/// A has full row rank (a QR of A^T when A is wide); `rank`: the rank that QR found.
+VecX min2norm(const SparseMatrixCSR& A, const VecX& b, double tolerance, long& rank) {
   CscMatrix csc = A;
   csc.makeCompressed();
   Cholmod c;
@@ -90,10 +91,11 @@ VecX minimumNormOfFullRowRank(const SparseMatrixCSR& A, const VecX& b) {
   B.xtype = CHOLMOD_REAL;
   B.dtype = CHOLMOD_DOUBLE;
   cholmod_dense* X =
-      SuiteSparseQR_min2norm<double>(SPQR_ORDERING_DEFAULT, SPQR_DEFAULT_TOL, &a, &B, &c.cc);
+      SuiteSparseQR_min2norm<double>(SPQR_ORDERING_DEFAULT, tolerance, &a, &B, &c.cc);
   CATENA_CHECK(X != nullptr, "SuiteSparseQR failed (status " << c.cc.status << ")");
   VecX x = Eigen::Map<const VecX>(static_cast<const double*>(X->x), A.cols());
   cholmod_l_free_dense(&X, &c.cc);
+  rank = static_cast<long>(c.cc.SPQR_istat[4]);
   return x;
 }
 
@@ -108,19 +110,25 @@ MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b) {
   if (A.rows() == 0 || A.cols() == 0) return out;
   // SuiteSparseQR's min2norm is the minimum-norm solution only for a matrix of full row rank
   // (for a tall or rank-deficient one it returns a basic solution, whose entries on nearly
-  // dependent columns can be large). So the rows that depend on the others are left out first
-  // (a rank-revealing QR of A^T); for consistent b that changes no solution.
+  // dependent columns can be large). A wide A is tried as it is (its QR of A^T reveals the
+  // rank); otherwise the rows that depend on the others are left out first (a rank-revealing QR
+  // of A^T); for consistent b that changes no solution.
   double largest = 0.0;
   for (Index i = 0; i < A.rows(); ++i) largest = std::max(largest, A.row(i).norm());
   out.tolerance = kMinimumNormRankTolerance * largest;
   if (largest == 0.0) return out;
+  if (A.rows() <= A.cols()) {
+    long rank = 0;
+    VecX x = min2norm(A, b, out.tolerance, rank);
+    if (rank == A.rows()) {
+      out.x = std::move(x);
+      out.rank = rank;
+      return out;
+    }
+  }
   const auto [rows, rank] = independentRowsOf(A, out.tolerance);
   out.rank = rank;
   if (rank == 0) return out;
-  if (rank == A.rows()) {
-    out.x = minimumNormOfFullRowRank(A, b);
-    return out;
-  }
   std::vector<Eigen::Triplet<double>> pick;
   VecX b_kept(rank);
   for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -129,7 +137,8 @@ MinimumNormSolution solveMinimumNorm(const SparseMatrixCSR& A, const VecX& b) {
   }
   SparseMatrixCSR P(rank, A.rows());
   P.setFromTriplets(pick.begin(), pick.end());
-  out.x = minimumNormOfFullRowRank(SparseMatrixCSR(P * A), b_kept);
+  long kept_rank = 0;
+  out.x = min2norm(SparseMatrixCSR(P * A), b_kept, out.tolerance, kept_rank);
   return out;
 }
 
