@@ -28,6 +28,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <string_view>
@@ -312,34 +313,25 @@ int runMobilityAlongSimulation(const Arguments& a, const catena::Model& m,
                                const catena::AssemblyPlan& plan, const catena::State& s0,
                                bool blockwise) {
   using namespace catena;
-  McsOptions o;
-  o.t_end = s0.t + a.t_end;
-  o.output_interval = a.interval > 0.0 ? a.interval : a.t_end / 500.0;
+  MobilityRunOptions o;
+  o.duration = a.t_end;
+  o.interval = a.interval;
   o.rank_tolerance = a.rank_tolerance;
-  o.singular_margin = a.margin;
-  o.max_coordinates = kDenseRankMaxCoordinates;
+  o.margin = a.margin;
+  o.blockwise = blockwise;
+  const double t_end = s0.t + a.t_end;
   Progress progress(!a.terse);
   const auto on_sample = [&](double t) {
     progress.update([&] {
       std::ostringstream os;
-      os << "mobility: t = " << t << " s of " << o.t_end << " s (" << progress.elapsed() << " s)";
+      os << "mobility: t = " << t << " s of " << t_end << " s (" << progress.elapsed() << " s)";
       return os.str();
     });
   };
-  MobilityHistory h;
-  if (blockwise) {
-    const PetscSession session(nullptr, nullptr);  // the iteration matrix's solver
-    GeneralizedAlphaOptions g;
-    g.t_end = o.t_end;
-    g.output_interval = o.output_interval;
-    g.step = std::min(g.step, o.output_interval);
-    RankWatchOptions w;
-    w.rank_tolerance = o.rank_tolerance;
-    w.singular_margin = o.singular_margin;
-    h = mobilityAlongSparseTrajectory(m, plan, s0, g, w, on_sample);
-  } else {
-    h = mobilityAlongTrajectory(m, plan, s0, o, on_sample);
-  }
+  // The block-wise path runs generalized-alpha, whose iteration matrix's solver needs PETSc.
+  std::optional<PetscSession> session;
+  if (blockwise) session.emplace(nullptr, nullptr);
+  const MobilityHistory h = mobilityAlongSimulation(m, plan, s0, o, on_sample);
   progress.clear();
   printMobilityHistory(std::cout, m, h, a.terse);
   const std::string csv =
@@ -364,31 +356,13 @@ int runMobility(const Arguments& a) {
   const AssemblyPlan plan = buildAssemblyPlan(m);
   // Up to kDenseRankMaxCoordinates velocity coordinates the dense QRCP of C_q^T (it also gives
   // the tangent basis); above, block by block (mobility/blockwise_rank.hpp).
-  const bool blockwise = a.blockwise || m.nv > kDenseRankMaxCoordinates;
-  // 2. The configuration: the initial state, assembled onto C = 0 when it can be. A large model
-  //    whose initial state already satisfies C = 0 (a generated lattice or chain) is taken as
-  //    it is: the assembly would also solve for velocities by a global sparse QR, which the rank
-  //    does not need.
-  State s0 = initialState(m);
-  VecX C0(m.nc);
-  assembleConstraints(m, plan, s0.q, s0.t, &C0, nullptr);
-  const double c0 = m.nc > 0 ? C0.cwiseAbs().maxCoeff() : 0.0;
-  const bool consistent = c0 <= InitialStateOptions{}.position_tolerance * lengthScale(m);
-  std::string where;
-  bool assembled = true;
-  if (blockwise && consistent) {
-    std::ostringstream os;
-    os << "at the initial configuration (consistent: |C| = " << c0 << " m)";
-    where = os.str();
-  } else {
-    const InitialStateResult init = assembleInitialState(m, plan, s0);
-    where = init.status.ok() ? "at the assembled initial configuration"
-                             : "at the initial configuration as given (it could not be "
-                               "assembled: " +
-                                   init.status.message + ")";
-    if (init.status.ok()) s0 = init.state;
-    assembled = init.status.ok();
-  }
+  const bool blockwise = usesBlockwiseRank(m, a.blockwise);
+  // 2. The configuration: the initial state, assembled onto C = 0 when it can be
+  //    (integrators/mobility_history.hpp, computeMobilityStart).
+  const MobilityStart start = computeMobilityStart(m, plan, blockwise);
+  const State& s0 = start.state;
+  const std::string& where = start.where;
+  const bool assembled = start.assembled;
   const std::string json =
       a.json.empty()
           ? defaultOutputPath(a.output_dir,

@@ -2,6 +2,11 @@
 
 #include <algorithm>
 #include <deque>
+#include <sstream>
+
+#include "analysis/scales.hpp"
+#include "assembly/assemble.hpp"
+#include "integrators/initial_state.hpp"
 
 #include "mobility/block_tree.hpp"
 #include "mobility/blockwise_rank.hpp"
@@ -88,6 +93,53 @@ MobilityHistory mobilityAlongSparseTrajectory(const Model& model, const Assembly
   for (std::size_t i = 1; i < h.samples.size(); ++i)
     if (h.samples[i].rank != h.samples[i - 1].rank) h.rank_change_at.push_back(Index(i));
   return h;
+}
+
+bool usesBlockwiseRank(const Model& model, bool requested) {
+  return requested || model.nv > kDenseRankMaxCoordinates;
+}
+
+MobilityStart computeMobilityStart(const Model& model, const AssemblyPlan& plan, bool blockwise) {
+  MobilityStart start;
+  start.state = initialState(model);
+  VecX C0(model.nc);
+  assembleConstraints(model, plan, start.state.q, start.state.t, &C0, nullptr);
+  const double c0 = model.nc > 0 ? C0.cwiseAbs().maxCoeff() : 0.0;
+  const bool consistent = c0 <= InitialStateOptions{}.position_tolerance * lengthScale(model);
+  if (blockwise && consistent) {
+    std::ostringstream os;
+    os << "at the initial configuration (consistent: |C| = " << c0 << " m)";
+    start.where = os.str();
+    return start;
+  }
+  const InitialStateResult init = assembleInitialState(model, plan, start.state);
+  start.where = init.status.ok() ? "at the assembled initial configuration"
+                                 : "at the initial configuration as given (it could not be "
+                                   "assembled: " +
+                                       init.status.message + ")";
+  if (init.status.ok()) start.state = init.state;
+  start.assembled = init.status.ok();
+  return start;
+}
+
+MobilityHistory mobilityAlongSimulation(const Model& model, const AssemblyPlan& plan,
+                                        const State& start, const MobilityRunOptions& options,
+                                        const std::function<void(double t)>& on_sample) {
+  McsOptions o;
+  o.t_end = start.t + options.duration;
+  o.output_interval = options.interval > 0.0 ? options.interval : options.duration / 500.0;
+  o.rank_tolerance = options.rank_tolerance;
+  o.singular_margin = options.margin;
+  o.max_coordinates = kDenseRankMaxCoordinates;
+  if (!options.blockwise) return mobilityAlongTrajectory(model, plan, start, o, on_sample);
+  GeneralizedAlphaOptions g;
+  g.t_end = o.t_end;
+  g.output_interval = o.output_interval;
+  g.step = std::min(g.step, o.output_interval);
+  RankWatchOptions w;
+  w.rank_tolerance = o.rank_tolerance;
+  w.singular_margin = o.singular_margin;
+  return mobilityAlongSparseTrajectory(model, plan, start, g, w, on_sample);
 }
 
 }  // namespace catena

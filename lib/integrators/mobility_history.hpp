@@ -64,4 +64,37 @@ MobilityHistory mobilityAlongSparseTrajectory(const Model& model, const Assembly
                                               const RankWatchOptions& watch,
                                               const std::function<void(double t)>& on_sample = {});
 
+/// Where `catena mobility` takes the rank: the initial state assembled onto C = 0 when it can
+/// be; on the block-wise path an initial state already consistent (|C|_inf within the initial
+/// assembly's tolerance, as a generated lattice or chain) is taken as it is, sparing the global
+/// sparse QR of the assembly, which the rank does not need.
+struct MobilityStart {
+  State state;            ///< the configuration of the rank (and start of any simulation)
+  std::string where;      ///< for reports, e.g. "at the assembled initial configuration"
+  bool assembled = true;  ///< false: the initial state could not be assembled (no simulation)
+};
+MobilityStart computeMobilityStart(const Model& model, const AssemblyPlan& plan, bool blockwise);
+
+/// True when `catena mobility` takes the block-wise rank: asked for, or above
+/// kDenseRankMaxCoordinates velocity coordinates.
+bool usesBlockwiseRank(const Model& model, bool requested);
+
+/// `catena mobility --t-end T --interval H --margin M [--blockwise]`.
+struct MobilityRunOptions {
+  double duration = 1.0;  ///< T: s from the start's time, > 0
+  double interval = 0.0;  ///< H: s between samples; 0: duration / 500
+  double rank_tolerance = kDefaultRankTolerance;
+  double margin = 0.05;    ///< M: singular margin (RankWatchOptions::singular_margin)
+  bool blockwise = false;  ///< generalized-alpha + block-wise rank, else the MCS path
+};
+
+/// The rank along a simulation from `start` (consistent) as `catena mobility --t-end` runs it:
+/// mobilityAlongSparseTrajectory (generalized-alpha, step at most the interval) if
+/// options.blockwise, else mobilityAlongTrajectory (MCS, dense up to kDenseRankMaxCoordinates).
+/// The block-wise path needs a live PetscSession (the caller's). Never throws on numerical
+/// failure (history.run.dynamics.status).
+MobilityHistory mobilityAlongSimulation(const Model& model, const AssemblyPlan& plan,
+                                        const State& start, const MobilityRunOptions& options,
+                                        const std::function<void(double t)>& on_sample = {});
+
 }  // namespace catena
