@@ -20,17 +20,14 @@
 #include <filesystem>
 #include <iomanip>
 #include <iostream>
-#include <limits>
-#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "analysis/energy.hpp"
 #include "core/check.hpp"
-#include "formulations/lagrangian/lagrangian_ida.hpp"
 #include "formulations/natural/natural_kinematics_run.hpp"
-#include "formulations/natural/natural_mechanism.hpp"
+#include "formulations/natural/natural_run.hpp"
 #include "formulations/natural/natural_yaml.hpp"
 #include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
@@ -91,112 +88,16 @@ class NaturalHistory {
   long rows_ = 0;
 };
 
-/// What one run produced, whichever way it ran.
-struct NaturalRun {
-  std::string method;
-  Status status;
-  double t_reached = 0.0;
-  long steps = 0, newton_iterations = 0, residual_evaluations = 0, jacobian_evaluations = 0,
-       error_test_failures = 0, convergence_failures = 0;
-  double energy_initial = std::numeric_limits<double>::quiet_NaN(),
-         energy_final = std::numeric_limits<double>::quiet_NaN(), max_kinetic = 0.0;
-  Index rank = -1, free_dof = -1;  ///< kinematic runs
-  std::vector<std::string> worst_rows;
-};
-
-NaturalRun runDynamics(const NaturalInput& in, const NaturalSimulateOptions& o, double t_end,
-                       double interval, NaturalHistory& history) {
-  NaturalRun run;
-  const auto model = std::make_shared<const NaturalModel>(in.model);
-  const lagrangian::LagrangianSystem sys = makeNaturalLagrangianSystem(model);
-  lagrangian::LagrangianState s0;
-  lagrangian::ConsistencyOptions copt;
-  copt.fixed = in.problem.fixed;
-  run.status = computeConsistentLagrangianState(sys, in.problem.q0, in.problem.v0, copt, s0);
-  run.method = std::string("IDA on the Lagrangian DAE (momentum form, AD), ") +
-               (o.index3 ? "index 3" : "stabilized index 2 (GGL)");
-  run.t_reached = in.problem.t0;
-  if (!run.status.ok()) {
-    run.status.message = "the initial state is not consistent: " + run.status.message;
-    return run;
-  }
-  s0.t = in.problem.t0;
-  lagrangian::LagrangianIdaOptions io;
-  io.form = o.index3 ? lagrangian::LagrangianForm::kIndex3
-                     : lagrangian::LagrangianForm::kStabilizedIndex2;
-  io.t_end = t_end;
-  io.output_interval = interval;
-  io.rtol = o.rtol;
-  io.atol = o.atol;
-  lagrangian::LagrangianFirstOrder first;
-  first.resize(sys.nq, sys.nc);
-  const lagrangian::LagrangianRunResult r =
-      integrateLagrangianIda(sys, s0, io, [&](const lagrangian::LagrangianState& s) {
-        sys.evaluateFirst(s.q, s.v, first);
-        const double e = computeLagrangianEnergy(sys, s.q, s.v);
-        if (std::isnan(run.energy_initial)) run.energy_initial = e;
-        run.energy_final = e;
-        // T = (v . L_v - L + V) / ... : for L = T - V with T quadratic in v, T = v . L_v / 2.
-        run.max_kinetic = std::max(run.max_kinetic, 0.5 * s.v.dot(first.L_v));
-        history.write(s.t, s.q, s.v, e, first.C.size() ? first.C.lpNorm<Eigen::Infinity>() : 0.0,
-                      first.C.size() ? (first.C_q * s.v).lpNorm<Eigen::Infinity>() : 0.0);
-        return !terminationRequested();
-      });
-  run.status = r.status;
-  run.t_reached = r.state.t;
-  run.steps = r.stats.steps;
-  run.newton_iterations = r.stats.newton_iterations;
-  run.residual_evaluations = r.stats.residual_evaluations;
-  run.jacobian_evaluations = r.stats.jacobian_evaluations;
-  run.error_test_failures = r.stats.error_test_failures;
-  run.convergence_failures = r.stats.convergence_failures;
-  if (!r.status.ok() && r.state.q.size() == sys.nq) {
-    sys.evaluateFirst(r.state.q, r.state.v, first);
-    run.worst_rows.clear();
-    for (Index i = 0; i < sys.nc; ++i)
-      if (std::abs(first.C(i)) > 1e-6)
-        run.worst_rows.push_back(in.model.constraintName(i) + ": residual " +
-                                 std::to_string(first.C(i)));
-  }
-  return run;
-}
-
-NaturalRun runKinematics(const NaturalInput& in, double t_end, double interval,
-                         NaturalHistory& history) {
-  NaturalRun run;
-  run.method =
-      "kinematics (no mass): the problem's fixed coordinates driven at their given "
-      "velocities, the others by Newton on C(q) = 0";
-  NaturalKinematicsOptions ko;
-  ko.t_end = t_end;
-  ko.output_interval = interval;
-  VecX C;
-  MatX C_q;
-  const NaturalKinematicsResult r =
-      runNaturalKinematics(in.model, in.problem, ko, [&](double t, const VecX& q, const VecX& v) {
-        computeNaturalConstraints(in.model, q, C, C_q);
-        history.write(t, q, v, 0.0, C.size() ? C.lpNorm<Eigen::Infinity>() : 0.0,
-                      C.size() ? (C_q * v).lpNorm<Eigen::Infinity>() : 0.0);
-        return !terminationRequested();
-      });
-  run.status = r.status;
-  run.t_reached = r.t;
-  run.steps = r.stats.steps;
-  run.newton_iterations = r.stats.newton_iterations;
-  run.rank = r.stats.rank;
-  run.free_dof = r.stats.free_dof;
-  run.worst_rows = r.worst_rows;
-  return run;
-}
-
 }  // namespace
 
 int runSimulateNatural(const NaturalSimulateOptions& o) {
   const NaturalInput in = loadNaturalInput(o.file);
   const NaturalModel& m = in.model;
-  const double duration = o.duration > 0.0 ? o.duration : in.problem.t_end - in.problem.t0;
-  const double t_end = in.problem.t0 + duration;
-  const double interval = o.output_interval > 0.0 ? o.output_interval : duration / 500.0;
+  NaturalRunOptions ro = naturalRunOptions(in.problem, o.duration, o.output_interval);
+  ro.index3 = o.index3;
+  ro.rtol = o.rtol;
+  ro.atol = o.atol;
+  const double t_end = ro.t_end;
   const std::string stem = std::filesystem::path(o.file).stem().string();
   const std::string csv =
       o.csv.empty() ? defaultOutputPath(o.output_dir, stem + ".trajectory.csv") : o.csv;
@@ -211,8 +112,11 @@ int runSimulateNatural(const NaturalSimulateOptions& o) {
   Progress progress(!o.terse);
   NaturalHistory history(csv, m, progress, in.problem.t0, t_end);
   const auto t0 = std::chrono::steady_clock::now();
-  NaturalRun run = kinematic ? runKinematics(in, t_end, interval, history)
-                             : runDynamics(in, o, t_end, interval, history);
+  NaturalRun run = runNaturalSimulation(
+      in, ro, [&](double t, const VecX& q, const VecX& v, double energy, double c, double cv) {
+        history.write(t, q, v, energy, c, cv);
+        return !terminationRequested();
+      });
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   // A signal stopped the run if it came while the run was going well.
