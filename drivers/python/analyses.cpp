@@ -12,18 +12,26 @@
 #include "../modes_at_equilibrium.hpp"
 #include "bindings.hpp"
 #include "integrators/initial_state.hpp"
+#include "integrators/mobility_history.hpp"
 #include "io/yaml_loader.hpp"
+#include "mobility/block_tree.hpp"
 #include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
 #include "report/run_report.hpp"
 
 namespace catena::python {
-namespace {
 
-/// A result: attributes set one by one (types.SimpleNamespace), documented in docs/python.md.
 py::object namespace_() {
   return py::module_::import("types").attr("SimpleNamespace")();
 }
+
+py::array_t<double> stackRows(const std::vector<VecX>& rows, Index cols) {
+  MatX a(static_cast<Index>(rows.size()), cols);
+  for (std::size_t k = 0; k < rows.size(); ++k) a.row(static_cast<Index>(k)) = rows[k].transpose();
+  return toNumpy(std::move(a));
+}
+
+namespace {
 
 py::object staticsObject(const Model& m, StaticsResult&& st, const EquilibriumSummary& eq) {
   py::object r = namespace_();
@@ -144,38 +152,139 @@ py::object modal(const PyModel& p, int modes, double target_hz, bool kc, bool da
   return r;
 }
 
-py::object mobility(const PyModel& p, double tolerance) {
-  requireBodies(p.model, p.source);
-  ConstraintRank cr;
-  std::string where;
-  {
-    py::gil_scoped_release release;
-    if (p.model.nv > kDenseRankMaxCoordinates)
-      throw Error(p.source + ": mobility from Python: dense rank up to " +
-                  std::to_string(kDenseRankMaxCoordinates) +
-                  " velocity coordinates (use the CLI's block-wise rank above)");
-    State s0 = initialState(p.model);
-    const InitialStateResult init = assembleInitialState(p.model, p.plan, s0);
-    where = init.status.ok() ? "at the assembled initial configuration"
-                             : "at the initial configuration as given (it could not be "
-                               "assembled: " +
-                                   init.status.message + ")";
-    if (init.status.ok()) s0 = init.state;
-    cr = analyzeConstraintRank(p.model, p.plan, s0.q, s0.t, tolerance);
+/// The rank along a simulation as Python sees it: arrays of the samples, the rank changes and
+/// the singular configurations met (docs/python.md).
+py::object historyObject(const Model& m, const MobilityHistory& h) {
+  const auto k = static_cast<Index>(h.samples.size());
+  VecX t(k), smallest(k), dropped(k);
+  std::vector<Index> rank(static_cast<std::size_t>(k));
+  for (Index i = 0; i < k; ++i) {
+    const MobilitySample& s = h.samples[static_cast<std::size_t>(i)];
+    t(i) = s.t;
+    rank[static_cast<std::size_t>(i)] = s.rank;
+    smallest(i) = s.smallest_retained;
+    dropped(i) = s.largest_dropped;
   }
   py::object r = namespace_();
-  r.attr("n") = cr.n;
-  r.attr("m") = cr.m;
-  r.attr("rank") = cr.rank;
-  r.attr("dof") = cr.dof();
-  r.attr("where") = where;
-  const std::vector<Index> rows = cr.redundantRows();
+  r.attr("path") = h.path;
+  r.attr("ok") = h.run.dynamics.status.ok();
+  r.attr("message") = h.run.dynamics.status.message;
+  r.attr("times") = toNumpy(std::move(t));
+  r.attr("rank") = py::array_t<Index>(static_cast<py::ssize_t>(k), rank.data());
+  r.attr("smallest_retained") = toNumpy(std::move(smallest));
+  r.attr("largest_dropped") = toNumpy(std::move(dropped));
+  py::list changes;
+  for (Index i : h.rank_change_at) {
+    const MobilitySample &a = h.samples[static_cast<std::size_t>(i - 1)],
+                         &b = h.samples[static_cast<std::size_t>(i)];
+    changes.append(py::make_tuple(a.t, b.t, a.rank, b.rank));
+  }
+  r.attr("rank_changes") = changes;
+  py::list events;
+  for (const SingularEvent& e : h.run.singular_events) {
+    py::object ev = namespace_();
+    ev.attr("t") = e.t;
+    ev.attr("margin") = e.margin;
+    std::vector<std::string> names;
+    for (Index row : e.rows) names.push_back(m.rowName(row));
+    ev.attr("rows") = names;
+    ev.attr("row_indices") = e.rows;
+    // The block-wise path keeps no tangent bases: its new motions are the rank drop (as the
+    // CLI's report, report/mobility_report.cpp).
+    ev.attr("motions") =
+        e.new_motions.cols() > 0 ? e.new_motions.cols() : static_cast<Index>(e.vanished.size());
+    ev.attr("new_motions") = e.new_motions.cols() > 0 ? py::object(toNumpy(MatX(e.new_motions)))
+                                                      : py::object(py::none());
+    events.append(ev);
+  }
+  r.attr("singular") = events;
+  return r;
+}
+
+py::object mobility(const PyModel& p, double tolerance, py::object blockwise_arg,
+                    py::object t_end_arg, py::object interval_arg, double margin) {
+  requireBodies(p.model, p.source);
+  const Model& m = p.model;
+  const bool forced_dense = !blockwise_arg.is_none() && !blockwise_arg.cast<bool>();
+  const bool blockwise =
+      usesBlockwiseRank(m, !blockwise_arg.is_none() && blockwise_arg.cast<bool>());
+  if (forced_dense && blockwise)
+    throw py::value_error("blockwise=False: the dense rank takes up to " +
+                          std::to_string(kDenseRankMaxCoordinates) +
+                          " velocity coordinates; this model has " + std::to_string(m.nv));
+  MobilityRunOptions ro;
+  ro.rank_tolerance = tolerance;
+  ro.margin = margin;
+  ro.blockwise = blockwise;
+  const bool along = !t_end_arg.is_none();
+  if (along) {
+    ro.duration = t_end_arg.cast<double>();
+    if (!(ro.duration > 0.0)) throw py::value_error("t_end: expected a positive duration in s");
+  }
+  if (!interval_arg.is_none()) {
+    ro.interval = interval_arg.cast<double>();
+    if (!(ro.interval > 0.0)) throw py::value_error("interval: expected a positive time in s");
+  }
+  if (!(margin > 0.0)) throw py::value_error("margin: expected a positive number");
+  if (!(tolerance > 0.0 && tolerance < 1.0))
+    throw py::value_error("rank_tolerance: expected a number in (0, 1)");
+  MobilityStart start;
+  ConstraintRank cr;
+  BlockwiseRank br;
+  MobilityHistory h;
+  {
+    py::gil_scoped_release release;
+    start = computeMobilityStart(m, p.plan, blockwise);
+    if (blockwise) {
+      BlockwiseRankOptions o;
+      o.tolerance = tolerance;
+      br = analyzeBlockwiseRank(m, p.plan, start.state.q, start.state.t, blockTreeForModel(m), o);
+    } else {
+      cr = analyzeConstraintRank(m, p.plan, start.state.q, start.state.t, tolerance);
+    }
+    if (along && start.assembled) h = mobilityAlongSimulation(m, p.plan, start.state, ro);
+  }
+  py::object r = namespace_();
+  r.attr("blockwise") = blockwise;
+  r.attr("where") = start.where;
+  std::vector<Index> rows;
+  if (blockwise) {
+    r.attr("n") = br.n;
+    r.attr("m") = br.m;
+    r.attr("rank") = br.rank;
+    r.attr("dof") = br.dof();
+    rows = br.redundant_rows;
+    r.attr("smallest_retained") = br.smallest_retained;
+    r.attr("largest_dropped") = br.largest_dropped;
+    r.attr("blocking") = br.blocking;
+    r.attr("pivots") = py::none();
+    r.attr("tangent") = py::none();
+  } else {
+    r.attr("n") = cr.n;
+    r.attr("m") = cr.m;
+    r.attr("rank") = cr.rank;
+    r.attr("dof") = cr.dof();
+    rows = cr.redundantRows();
+    r.attr("smallest_retained") = cr.smallestRetained();
+    r.attr("largest_dropped") = cr.largestDropped();
+    r.attr("blocking") = "";
+    r.attr("pivots") = toNumpy(std::move(cr.pivots));
+    r.attr("tangent") = toNumpy(std::move(cr.tangent));
+  }
   std::vector<std::string> names;
-  for (Index row : rows) names.push_back(p.model.rowName(row));
+  for (Index row : rows) names.push_back(m.rowName(row));
   r.attr("redundant_rows") = names;
   r.attr("redundant_row_indices") = rows;
-  r.attr("pivots") = toNumpy(std::move(cr.pivots));
-  r.attr("tangent") = toNumpy(std::move(cr.tangent));
+  r.attr("history") = py::none();
+  if (!along) return r;
+  if (!start.assembled)
+    throw Error(p.source +
+                ": mobility --t-end: no simulation from an initial state that could not be "
+                "assembled (" +
+                start.where + ")");
+  r.attr("history") = historyObject(m, h);
+  if (!h.run.dynamics.status.ok())
+    raiseSolverError(p.source + ": " + h.run.dynamics.status.message, r);
   return r;
 }
 
@@ -185,13 +294,16 @@ py::object simulate(const PyModel& p, double t_end, const std::string& integrato
                     double tolerance, const std::string& linear_solver) {
   requireBodies(p.model, p.source);
   if (!(t_end > 0.0)) throw py::value_error("t_end: expected a positive duration in s");
+  if (formulation == "rotation_matrix")
+    return simulateRotationMatrix(
+        p, t_end, integrator, output_interval > 0.0 ? output_interval : t_end / 1000.0, rtol, atol);
   if (integrator != "gen-alpha" && integrator != "ida")
     throw py::value_error("integrator: 'gen-alpha' or 'ida'");
   if (linear_solver != "klu" && linear_solver != "petsc")
     throw py::value_error("linear_solver: 'klu' or 'petsc'");
   if (formulation != "index3" && formulation != "index2" && formulation != "index1" &&
       formulation != "mcs")
-    throw py::value_error("formulation: 'index3', 'index2', 'index1' or 'mcs'");
+    throw py::value_error("formulation: 'index3', 'index2', 'index1', 'mcs' or 'rotation_matrix'");
   const Model& m = p.model;
   IntegratorChoice c;  // the CLI's defaults where an argument has none
   c.integrator = integrator;
@@ -227,19 +339,14 @@ py::object simulate(const PyModel& p, double t_end, const std::string& integrato
   if (!init.status.ok())
     throw Error(p.source + ": the initial state is not consistent: " + init.status.message);
   const auto rows = static_cast<Index>(times.size());
-  auto stack = [&](const std::vector<VecX>& xs, Index cols) {
-    MatX a(rows, cols);
-    for (Index k = 0; k < rows; ++k) a.row(k) = xs[k].transpose();
-    return toNumpy(std::move(a));
-  };
   py::object out = namespace_();
   out.attr("ok") = r.status.ok();
   out.attr("message") = r.status.message;
   out.attr("method") = r.method;
   out.attr("t") = toNumpy(VecX(Eigen::Map<const VecX>(times.data(), rows)));
-  out.attr("q") = stack(qs, m.nq);
-  out.attr("v") = stack(vs, m.nv);
-  out.attr("lambda_") = stack(ls, m.nc);
+  out.attr("q") = stackRows(qs, m.nq);
+  out.attr("v") = stackRows(vs, m.nv);
+  out.attr("lambda_") = stackRows(ls, m.nc);
   out.attr("steps") = r.stats.steps;
   out.attr("rejected_steps") = r.stats.rejected_steps;
   out.attr("worst_rows") = r.worst_rows;
@@ -265,20 +372,28 @@ void bindAnalyses(py::module_& m) {
         "shapes (n_v x modes: delta r in m, theta in rad per body; unit 2-norm), shapes_imag,\n"
         "shapes_mass_normalized (phi^T M phi = 1), directions, nodes, dof.");
   m.def("mobility", &mobility, py::arg("model"), py::arg("rank_tolerance") = kDefaultRankTolerance,
-        "Rank of C_q by QRCP at the assembled initial configuration, as `catena mobility`:\n"
-        "n, m, rank, dof, redundant_rows (names), redundant_row_indices, pivots (|R_ii| /\n"
-        "max), tangent (n_v x dof, orthonormal, C_q T = 0).");
-  m.def("simulate", &simulate, py::arg("model"), py::arg("t_end"),
-        py::arg("integrator") = "gen-alpha", py::arg("formulation") = "index2",
-        py::arg("dt") = 1e-2, py::arg("output_interval") = 0.0, py::arg("rho_inf") = 0.5,
-        py::arg("rtol") = 1e-6, py::arg("atol") = 1e-8, py::arg("kc") = true,
-        py::arg("fixed_step") = false, py::arg("tolerance") = IntegratorChoice{}.tolerance,
-        py::arg("linear_solver") = "klu",
-        "Time integration over t_end s from the assembled initial state, as `catena simulate`:\n"
-        "integrator 'gen-alpha' (dt, rho_inf, tolerance, fixed_step, kc) or 'ida' (formulation\n"
-        "'index3' | 'index2' | 'index1', rtol, atol, linear_solver); formulation 'mcs': the\n"
-        "minimal-coordinate dynamics. Returns t (s), q, v, lambda_ (one row per output time),\n"
-        "steps, method. A failed run raises catena.SolverError with .result up to the failure.");
+        py::arg("blockwise") = py::none(), py::arg("t_end") = py::none(),
+        py::arg("interval") = py::none(), py::arg("margin") = 0.05,
+        "Rank of C_q by QRCP at the assembled initial configuration, as `catena mobility\n"
+        "[--blockwise] [--t-end T --interval H --margin M]`: n, m, rank, dof, redundant_rows\n"
+        "(names), redundant_row_indices, smallest_retained, largest_dropped; dense (up to 2000\n"
+        "velocity coordinates, the default there): pivots (|R_ii| / max), tangent (n_v x dof,\n"
+        "orthonormal, C_q T = 0); block-wise (blockwise=True, the default above): blocking.\n"
+        "With t_end (s): history along a simulation (times, rank, smallest_retained,\n"
+        "largest_dropped arrays; rank_changes; singular: t, margin, rows, motions).");
+  m.def(
+      "simulate", &simulate, py::arg("model"), py::arg("t_end"),
+      py::arg("integrator") = "gen-alpha", py::arg("formulation") = "index2", py::arg("dt") = 1e-2,
+      py::arg("output_interval") = 0.0, py::arg("rho_inf") = 0.5, py::arg("rtol") = 1e-6,
+      py::arg("atol") = 1e-8, py::arg("kc") = true, py::arg("fixed_step") = false,
+      py::arg("tolerance") = IntegratorChoice{}.tolerance, py::arg("linear_solver") = "klu",
+      "Time integration over t_end s from the assembled initial state, as `catena simulate`:\n"
+      "integrator 'gen-alpha' (dt, rho_inf, tolerance, fixed_step, kc) or 'ida' (formulation\n"
+      "'index3' | 'index2' | 'index1', rtol, atol, linear_solver); formulation 'mcs': the\n"
+      "minimal-coordinate dynamics; formulation 'rotation_matrix': bodies as (T*, R), integrator\n"
+      "'ida' or 'two_step' (spherical joints and gravity only; also returns centres, energy).\n"
+      "Returns t (s), q, v, lambda_ (one row per output time), steps, method. A failed run\n"
+      "raises catena.SolverError with .result up to the failure.");
 }
 
 }  // namespace catena::python

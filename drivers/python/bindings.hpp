@@ -8,6 +8,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "assembly/plan.hpp"
 #include "core/status.hpp"
@@ -31,11 +32,24 @@ py::array_t<double> toNumpy(VecX&& v);
 /// The same for a column-major matrix (rows x cols, Fortran order).
 py::array_t<double> toNumpy(MatX&& a);
 
+/// A result object (types.SimpleNamespace): attributes set one by one, documented in
+/// docs/python.md.
+py::object namespace_();
+/// Equal-length vectors as the rows of a NumPy array (rows.size() x cols; one copy).
+py::array_t<double> stackRows(const std::vector<VecX>& rows, Index cols);
+
 /// Raises catena.SolverError(message) with attribute `result` (what was computed).
 [[noreturn]] void raiseSolverError(const std::string& message, py::object result);
 
-void bindModel(py::module_& m);        // module.cpp: Model, load, loads, matrices
-void bindAnalyses(py::module_& m);     // analyses.cpp: statics, modal, mobility, simulate
-void bindDistributed(py::module_& m);  // distributed.cpp: MPI rank, size, distributed statics
+void bindModel(py::module_& m);         // module.cpp: Model, load, loads, matrices
+void bindAnalyses(py::module_& m);      // analyses.cpp: statics, modal, mobility, simulate
+void bindDistributed(py::module_& m);   // distributed.cpp: MPI rank, size, distributed statics
+void bindFormulations(py::module_& m);  // formulations.cpp: natural files, load_natural
+
+/// catena.simulate(model, formulation="rotation_matrix"): the model's bodies in rotation-matrix
+/// form (rmModelFromCatenaModel; its refusal raised as catena.InputError), integrated over
+/// t_end s by integrator "ida" (GGL DAE) or "two_step" (ARKODE); formulations.cpp.
+py::object simulateRotationMatrix(const PyModel& p, double t_end, const std::string& integrator,
+                                  double output_interval, double rtol, double atol);
 
 }  // namespace catena::python

@@ -195,4 +195,5 @@ PYBIND11_MODULE(catena, m) {
   bindModel(m);
   bindAnalyses(m);
   bindDistributed(m);
+  bindFormulations(m);
 }
