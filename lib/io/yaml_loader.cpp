@@ -11,9 +11,8 @@
 #include <sstream>
 #include <vector>
 
-#include "io/memory_estimate.hpp"
+#include "io/yaml_elements.hpp"
 #include "io/yaml_reader.hpp"
-#include "model/generators.hpp"
 #include "model/model_builder.hpp"
 
 namespace catena {
@@ -25,34 +24,8 @@ InputError::InputError(std::string file, int line, int column, const std::string
       line_(line),
       column_(column) {}
 
+namespace io {
 namespace {
-
-using io::Map;
-using io::Reader;
-
-/// Everything one load needs: where messages point, what is being built, how big it may get.
-struct Context {
-  Reader& reader;
-  ModelBuilder& builder;
-  const LoaderLimits& limits;
-  int dim() const { return reader.dimension; }
-};
-
-/// Runs one ModelBuilder (or generator) call for the element at `mark`. The builder validates
-/// the element; its catena::Error becomes an InputError there, and its warnings get the position.
-template <typename F>
-void build(Context& cx, const YAML::Mark& mark, F&& add) {
-  const std::size_t before = cx.builder.peek().warnings.size();
-  try {
-    add();
-  } catch (const InputError&) {
-    throw;
-  } catch (const Error& e) {
-    cx.reader.fail(mark, e.what());
-  }
-  const auto& warnings = cx.builder.peek().warnings;
-  for (std::size_t i = before; i < warnings.size(); ++i) cx.reader.warn(mark, warnings[i]);
-}
 
 Quat planarRotation(double angle) {
   return Quat(Eigen::AngleAxisd(angle, Vec3::UnitZ()));
@@ -228,6 +201,8 @@ std::uint8_t readFixedCoordinates(Context& cx, const Map& m) {
   return bits;
 }
 
+}  // namespace
+
 void readBody(Context& cx, const YAML::Node& node, std::size_t index) {
   Map m(cx.reader, node, io::elementLabel("body", node, index), "", node.Mark());
   m.allowKeys({"name", "mass", "inertia", "com", "position", "orientation", "velocity",
@@ -260,6 +235,8 @@ void readMarker(Context& cx, const YAML::Node& node, std::size_t index) {
   marker.orientation = readOrientation(m, cx.dim());
   build(cx, m.mark(), [&] { cx.builder.addMarker(std::move(marker)); });
 }
+
+namespace {
 
 JointType readJointType(const Context& cx, const Map& m) {
   const std::string name = m.string("type");
@@ -320,6 +297,8 @@ JointMotion readMotion(const Context& cx, const Map& joint) {
   return motion;
 }
 
+}  // namespace
+
 void readJoint(Context& cx, const YAML::Node& node, std::size_t index) {
   Map m(cx.reader, node, io::elementLabel("joint", node, index), "", node.Mark());
   m.allowKeys({"name", "type", "marker1", "marker2", "motion", "mask"}, {}, {"length"});
@@ -340,6 +319,8 @@ void readJoint(Context& cx, const YAML::Node& node, std::size_t index) {
   if (m.has("motion")) joint.motion = readMotion(cx, m);
   build(cx, m.mark(), [&] { cx.builder.addJoint(std::move(joint)); });
 }
+
+namespace {
 
 void readLoad(Context& cx, Map& m) {
   m.nameElement("load");
@@ -388,6 +369,8 @@ void readRotationalSpring(Context& cx, Map& m) {
   build(cx, m.mark(), [&] { cx.builder.addRotationalSpring(std::move(spring)); });
 }
 
+}  // namespace
+
 void readForce(Context& cx, const YAML::Node& node, std::size_t index) {
   Map m(cx.reader, node, io::elementLabel("force", node, index), "", node.Mark());
   const std::string type = m.string("type");
@@ -398,98 +381,12 @@ void readForce(Context& cx, const YAML::Node& node, std::size_t index) {
                      "; valid types: load, spring, rotational_spring");
 }
 
-/// Fails if a generator would build more bodies than the limit. Called before anything is
-/// allocated, so that a tiny file cannot ask for an enormous model.
-void checkGeneratedSize(const Context& cx, const Map& g, std::string_view key, long long bodies,
-                        const std::string& description) {
-  noteModelSize(bodies);  // for the message if the process runs out of memory
-  if (bodies > cx.limits.max_generated_bodies)
-    g.fail(key, description + " exceed the loader's limit of " +
-                    std::to_string(cx.limits.max_generated_bodies) + " generated bodies");
+void readGravity(Context& cx, const YAML::Node& node, const YAML::Mark& at) {
+  const Vec3 g = cx.reader.vector(node, cx.dim(), "top level: gravity", at);
+  build(cx, at, [&] { cx.builder.setGravity(g); });
 }
 
-/// A generator of `type` that builds models of dimension `dim` fails in a file of the other one.
-void requireDimension(const Context& cx, const Map& g, const std::string& type, int dim) {
-  if (cx.dim() != dim)
-    g.fail("type", type + (dim == 3 ? " builds a spatial" : " builds a planar") +
-                       " model; it needs dimension: " + std::to_string(dim));
-}
-
-/// The two ends and the sag point of a hanging chain (catenary_chain, node_chain).
-template <typename Options>
-void readHangingEnds(const Map& g, Options& o) {
-  o.end_a = g.vector("end_a", o.end_a);
-  o.end_b = g.vector("end_b", o.end_b);
-  o.sag_point = g.vector("sag_point", o.sag_point);
-}
-
-void readCatenaryChain(Context& cx, const Map& g) {
-  g.allowKeys({"type", "links", "end_a", "end_b", "sag_point", "mass_per_length", "radius"});
-  requireDimension(cx, g, "catenary_chain", 3);
-  CatenaryChainOptions o;
-  o.links = static_cast<int>(g.integer("links", 1, INT_MAX, o.links));
-  checkGeneratedSize(cx, g, "links", o.links, std::to_string(o.links) + " links");
-  readHangingEnds(g, o);
-  o.mass_per_length = g.number("mass_per_length", o.mass_per_length);
-  o.radius = g.number("radius", o.radius);
-  build(cx, g.mark(), [&] { addCatenaryChain(cx.builder, o); });
-}
-
-void readNodeChain(Context& cx, const Map& g) {
-  g.allowKeys(
-      {"type", "nodes_per_leg", "end_a", "end_b", "sag_point", "node_mass", "node_inertia"});
-  requireDimension(cx, g, "node_chain", 3);
-  NodeChainOptions o;
-  o.nodes_per_leg = static_cast<int>(g.integer("nodes_per_leg", 1, INT_MAX, o.nodes_per_leg));
-  checkGeneratedSize(cx, g, "nodes_per_leg", 2LL * o.nodes_per_leg + 3,
-                     std::to_string(2LL * o.nodes_per_leg + 3) + " nodes");
-  readHangingEnds(g, o);
-  o.node_mass = g.number("node_mass", o.node_mass);
-  o.node_inertia = g.number("node_inertia", o.node_inertia);
-  build(cx, g.mark(), [&] { addNodeChain(cx.builder, o); });
-}
-
-void readFourBarLattice(Context& cx, const Map& g) {
-  g.allowKeys({"type", "levels", "cells", "merged_couplers", "cell_width", "crank_length",
-               "crank_angle", "crank_angle_deg", "crank_rate", "mass_per_length", "level_angles",
-               "level_angles_deg", "level_rates"});
-  FourBarLatticeOptions o;
-  o.levels = static_cast<int>(g.integer("levels", 1, INT_MAX, o.levels));
-  o.cells = static_cast<int>(g.integer("cells", 1, INT_MAX, o.cells));
-  o.merged_couplers = g.boolean("merged_couplers", o.merged_couplers);
-  // Per level: K + 1 cranks and K couplers (one if merged). Both factors are below 2^33, so
-  // the product cannot overflow unless one of them alone is over the limit.
-  const long long limit = cx.limits.max_generated_bodies;
-  const long long per_level = o.merged_couplers ? o.cells + 2LL : 2LL * o.cells + 1;
-  const long long bodies = o.levels > limit || per_level > limit ? LLONG_MAX : o.levels * per_level;
-  checkGeneratedSize(
-      cx, g, "cells", bodies,
-      std::to_string(o.levels) + " levels of " + std::to_string(per_level) + " bodies each");
-  o.cell_width = g.number("cell_width", o.cell_width);
-  o.crank_length = g.number("crank_length", o.crank_length);
-  o.crank_angle = g.angle("crank_angle", o.crank_angle);
-  o.crank_rate = g.number("crank_rate", o.crank_rate);
-  o.mass_per_length = g.number("mass_per_length", o.mass_per_length);
-  g.exclusive("level_angles", "level_angles_deg");
-  for (const char* key : {"level_angles", "level_angles_deg", "level_rates"}) {
-    if (!g.has(key)) continue;
-    const VecX v = g.numbers(key, o.levels);
-    std::vector<double>& out = std::string(key) == "level_rates" ? o.level_rates : o.level_angles;
-    const double scale = std::string(key) == "level_angles_deg" ? M_PI / 180.0 : 1.0;
-    for (Index l = 0; l < v.size(); ++l) out.push_back(scale * v(l));
-  }
-  build(cx, g.mark(), [&] { addFourBarLattice(cx.builder, o); });
-}
-
-void readGenerator(Context& cx, const Map& top) {
-  Map g(cx.reader, top.require("generator"), "generator", "", top.markOf("generator"));
-  const std::string type = g.string("type");
-  if (type == "catenary_chain") return readCatenaryChain(cx, g);
-  if (type == "four_bar_lattice") return readFourBarLattice(cx, g);
-  if (type == "node_chain") return readNodeChain(cx, g);
-  g.fail("type", "unknown generator type " + io::quote(type) +
-                     "; valid types: catenary_chain, node_chain, four_bar_lattice");
-}
+namespace {
 
 RunOptions readAnalysis(const Reader& reader, const Map& top) {
   RunOptions options;
@@ -548,11 +445,8 @@ LoadedInput loadTree(Reader& reader, const YAML::Node& root, const std::string& 
   ModelBuilder builder(reader.dimension, top.string("name", default_name));
   Context cx{reader, builder, limits};
 
-  if (top.has("gravity")) {
-    const Vec3 g = top.vector("gravity");
-    build(cx, top.markOf("gravity"), [&] { builder.setGravity(g); });
-  }
-  if (top.has("generator")) readGenerator(cx, top);
+  if (top.has("gravity")) readGravity(cx, top.require("gravity"), top.markOf("gravity"));
+  if (top.has("generator")) readGenerator(cx, top.require("generator"), top.markOf("generator"));
   readList(cx, top, "bodies", readBody);
   readList(cx, top, "markers", readMarker);
   readList(cx, top, "joints", readJoint);
@@ -573,6 +467,12 @@ std::string defaultName(const std::string& source_name) {
 }
 
 }  // namespace
+}  // namespace io
+
+using io::Reader;
+using io::parseDocument;
+using io::loadTree;
+using io::defaultName;
 
 LoadedInput loadMechanismString(const std::string& text, const std::string& source_name,
                                 const LoaderLimits& limits) {

@@ -127,11 +127,15 @@ std::string quote(const std::string& text) {
 }
 
 void Reader::fail(const YAML::Mark& mark, const std::string& message) const {
-  if (mark.is_null()) throw InputError(file_, 0, 0, message);
+  if (mark.is_null() || !positions_) throw InputError(file_, 0, 0, message);
   throw InputError(file_, mark.line + 1, mark.column + 1, message);
 }
 
 void Reader::warn(const YAML::Mark& mark, const std::string& message) {
+  if (!positions_) {
+    warnings_.push_back(file_ + ": warning: " + message);
+    return;
+  }
   const int line = mark.is_null() ? 0 : mark.line + 1;
   const int column = mark.is_null() ? 0 : mark.column + 1;
   warnings_.push_back(file_ + ":" + std::to_string(line) + ":" + std::to_string(column) +

@@ -30,6 +30,12 @@ class Reader {
  public:
   explicit Reader(std::string file) : file_(std::move(file)) {}
   const std::string& file() const { return file_; }
+  /// Names the source of what follows (element_loader.hpp: one call per element); positions
+  /// false: messages name it alone, without the line and column (text made by a program).
+  void setSource(std::string file, bool positions) {
+    file_ = std::move(file);
+    positions_ = positions;
+  }
 
   int dimension = 3;
 
@@ -53,6 +59,7 @@ class Reader {
 
  private:
   std::string file_;
+  bool positions_ = true;
   std::vector<std::string> warnings_;
 };
 
