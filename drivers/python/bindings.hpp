@@ -45,6 +45,7 @@ void bindModel(py::module_& m);         // module.cpp: Model, load, loads, matri
 void bindAnalyses(py::module_& m);      // analyses.cpp: statics, modal, mobility, simulate
 void bindDistributed(py::module_& m);   // distributed.cpp: MPI rank, size, distributed statics
 void bindFormulations(py::module_& m);  // formulations.cpp: natural files, load_natural
+void bindBuilder(py::module_& m);       // builder.cpp: Builder (a mechanism built call by call)
 
 /// catena.simulate(model, formulation="rotation_matrix"): the model's bodies in rotation-matrix
 /// form (rmModelFromCatenaModel; its refusal raised as catena.InputError), integrated over

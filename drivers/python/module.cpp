@@ -193,6 +193,7 @@ PYBIND11_MODULE(catena, m) {
     session = nullptr;
   }));
   bindModel(m);
+  bindBuilder(m);
   bindAnalyses(m);
   bindDistributed(m);
   bindFormulations(m);
