@@ -507,7 +507,9 @@ void checkGeneratedSize(const Args& g, long long bodies, const std::string& desc
 struct PyBuilder {
   ModelBuilder builder;
   std::vector<std::string> warnings;
-  bool spent = false;
+  /// Why further calls fail (empty: they do not): build() ran, or a call failed after adding
+  /// part of its elements (a generator; ModelBuilder can not take them back).
+  std::string spent;
 
   PyBuilder(int dimension, std::string name) : builder(make(dimension, std::move(name))) {}
 
@@ -519,27 +521,31 @@ struct PyBuilder {
     }
   }
 
-  /// The call "Builder.<method>('<name>')" (or "Builder.<method>"); fails once build() ran.
+  /// The call "Builder.<method>('<name>')" (or "Builder.<method>"); fails once spent.
   Call call(const std::string& method, const std::string& name = "") const {
     Call c{"Builder." + method + (name.empty() ? "" : "(" + quote(name) + ")"),
            builder.dimension()};
-    if (spent)
-      throw Error(c.where +
-                  ": this Builder has built its model already (build() empties it); "
-                  "start a new catena.Builder");
+    if (!spent.empty()) throw Error(c.where + ": " + spent + "; start a new catena.Builder");
     return c;
   }
 
+  std::size_t elements() const {
+    const Model& m = builder.peek();
+    return m.bodies.size() + m.markers.size() + m.joints.size() + m.loads.size() +
+           m.springs.size() + m.rotational_springs.size();
+  }
+
   /// Runs one ModelBuilder (or generator) call as the loader's build(): its catena::Error
-  /// becomes an InputError at the call, its warnings are kept with the call's name.
+  /// becomes an InputError at the call, its warnings are kept with the call's name. A call that
+  /// fails after adding elements spends the builder.
   template <typename F>
   void run(const Call& c, F&& add) {
-    const std::size_t before = builder.peek().warnings.size();
+    const std::size_t before = builder.peek().warnings.size(), count = elements();
     try {
       add();
-    } catch (const InputError&) {
-      throw;
     } catch (const Error& e) {
+      if (elements() != count)
+        spent = "an earlier call, " + c.where + ", failed after adding part of the mechanism";
       c.fail(e.what());
     }
     const auto& all = builder.peek().warnings;
@@ -763,7 +769,7 @@ struct PyBuilder {
   PyModel build() {
     const Call c = call("build");
     PyModel p{builder.finalize(), {}, "", std::move(warnings)};
-    spent = true;
+    spent = "this Builder has built its model already (build() empties it)";
     p.source = p.model.name;  // analyses' messages start with it, as the CLI's with the file
     p.plan = buildAssemblyPlan(p.model);
     return p;

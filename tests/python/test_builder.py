@@ -449,6 +449,24 @@ class Errors(unittest.TestCase):
             self.assertNotIsInstance(e.exception, catena.InputError)
             self.assertIn("has built its model already", str(e.exception))
 
+    def test_generator_failing_part_way(self):
+        # The chain's link_3 exists: the generator fails after adding links 0 to 2, which the
+        # builder can not take back, so the builder is spent.
+        b = catena.Builder()
+        b.add_body("link_3", mass=1.0, inertia=[1, 1, 1])
+        with self.assertRaises(catena.InputError) as e:
+            b.add_catenary_chain(links=8)
+        self.assertIn("duplicate body name 'link_3'", str(e.exception))
+        with self.assertRaises(catena.Error) as e:
+            b.build()
+        self.assertIn("an earlier call, Builder.add_catenary_chain, failed", str(e.exception))
+        # A failed check before anything is added leaves the builder usable.
+        b = catena.Builder()
+        with self.assertRaises(catena.InputError):
+            b.add_catenary_chain(links=7)
+        b.add_catenary_chain(links=8)
+        self.assertEqual(b.build().n, 8 * 7)
+
 
 if __name__ == "__main__":
     unittest.main()
