@@ -11,19 +11,39 @@ struct ElementLoader::Impl {
   LoaderLimits limits;
   ModelBuilder builder;
   io::Context cx{reader, builder, limits};
-  std::map<std::string, std::size_t> added;  // per kind: the index that names an unnamed one
-  bool spent = false;
+  std::map<std::string, std::size_t> added;  // per kind: the index that names an unnamed item
+  std::string spent;                         // why further calls fail; empty: they do not
 
   Impl(int dimension, std::string name) : builder(dimension, std::move(name)) {
     reader.dimension = dimension;
+  }
+
+  std::size_t elements() const {
+    const Model& m = builder.peek();
+    return m.bodies.size() + m.markers.size() + m.joints.size() + m.loads.size() +
+           m.springs.size() + m.rotational_springs.size();
+  }
+
+  void requireUnspent(const std::string& where) const {
+    if (!spent.empty()) throw Error(where + ": " + spent + "; start a new one");
+  }
+
+  void read(const std::string& kind, const YAML::Node& node) {
+    const YAML::Mark at = node.Mark();
+    if (kind == "gravity") return io::readGravity(cx, node, at);
+    if (kind == "generator") return io::readGenerator(cx, node, at);
+    const std::size_t index = added[kind]++;
+    if (kind == "body") return io::readBody(cx, node, index);
+    if (kind == "marker") return io::readMarker(cx, node, index);
+    if (kind == "joint") return io::readJoint(cx, node, index);
+    if (kind == "force") return io::readForce(cx, node, index);
+    throw Error("ElementLoader::add: unknown kind '" + kind + "'");
   }
 };
 
 ElementLoader::ElementLoader(int dimension, std::string name, const std::string& where) {
   if (dimension != 2 && dimension != 3)
-    throw InputError(
-        where, 0, 0,
-        "dimension must be 2 (planar) or 3 (spatial), got " + std::to_string(dimension));
+    throw InputError(where, 0, 0, "top level: " + io::dimensionError(dimension));
   impl_ = std::make_unique<Impl>(dimension, std::move(name));
 }
 
@@ -36,28 +56,26 @@ int ElementLoader::dimension() const {
 void ElementLoader::add(const std::string& kind, const std::string& where,
                         const std::string& text) {
   Impl& d = *impl_;
-  if (d.spent) throw Error(where + ": the mechanism was already built (build() ends a builder)");
+  d.requireUnspent(where);
   d.reader.setSource(where, false);
-  const YAML::Node node = io::parseSingleDocument(d.reader, text);
-  const YAML::Mark at = node.Mark();
+  const std::size_t before = d.elements();
   try {
-    if (kind == "gravity") return io::readGravity(d.cx, node, at);
-    if (kind == "generator") return io::readGenerator(d.cx, node, at);
-    const std::size_t index = d.added[kind]++;
-    if (kind == "body") return io::readBody(d.cx, node, index);
-    if (kind == "marker") return io::readMarker(d.cx, node, index);
-    if (kind == "joint") return io::readJoint(d.cx, node, index);
-    if (kind == "force") return io::readForce(d.cx, node, index);
-  } catch (const YAML::Exception& e) {
-    d.reader.fail(e.mark, std::string("the element could not be read: ") + e.msg);
+    try {
+      d.read(kind, io::parseSingleDocument(d.reader, text));
+    } catch (const YAML::Exception& e) {
+      d.reader.fail(e.mark, std::string("the element could not be read: ") + e.msg);
+    }
+  } catch (const Error&) {
+    if (d.elements() != before)
+      d.spent = "an earlier call, " + where + ", failed after adding part of the mechanism";
+    throw;
   }
-  throw Error("ElementLoader::add: unknown kind '" + kind + "'");
 }
 
-LoadedInput ElementLoader::finalize() {
+LoadedInput ElementLoader::finalize(const std::string& where) {
   Impl& d = *impl_;
-  if (d.spent) throw Error("the mechanism was already built (build() ends a builder)");
-  d.spent = true;
+  d.requireUnspent(where);
+  d.spent = "this builder has built its model already";
   LoadedInput input;
   input.model = d.builder.finalize();
   input.warnings = std::move(d.reader.warnings());

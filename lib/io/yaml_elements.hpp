@@ -37,6 +37,9 @@ void build(Context& cx, const YAML::Mark& mark, F&& add) {
   for (std::size_t i = before; i < warnings.size(); ++i) cx.reader.warn(mark, warnings[i]);
 }
 
+/// "dimension must be 2 (planar) or 3 (spatial), got <dim>": the top level's dimension check.
+std::string dimensionError(long long dim);
+
 /// Item `index` of bodies:, markers:, joints:, forces: (the index names an unnamed element).
 void readBody(Context& cx, const YAML::Node& node, std::size_t index);
 void readMarker(Context& cx, const YAML::Node& node, std::size_t index);

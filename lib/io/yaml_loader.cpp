@@ -381,6 +381,10 @@ void readForce(Context& cx, const YAML::Node& node, std::size_t index) {
                      "; valid types: load, spring, rotational_spring");
 }
 
+std::string dimensionError(long long dim) {
+  return "dimension must be 2 (planar) or 3 (spatial), got " + std::to_string(dim);
+}
+
 void readGravity(Context& cx, const YAML::Node& node, const YAML::Mark& at) {
   const Vec3 g = cx.reader.vector(node, cx.dim(), "top level: gravity", at);
   build(cx, at, [&] { cx.builder.setGravity(g); });
@@ -411,9 +415,7 @@ void readList(Context& cx, const Map& top, std::string_view key, F&& read) {
 
 int readDimension(const Map& top) {
   const long long dim = top.integer("dimension", LLONG_MIN, LLONG_MAX, 3);
-  if (dim != 2 && dim != 3)
-    top.fail("dimension",
-             "dimension must be 2 (planar) or 3 (spatial), got " + std::to_string(dim));
+  if (dim != 2 && dim != 3) top.fail("dimension", dimensionError(dim));
   return static_cast<int>(dim);
 }
 
@@ -469,10 +471,10 @@ std::string defaultName(const std::string& source_name) {
 }  // namespace
 }  // namespace io
 
-using io::Reader;
-using io::parseDocument;
-using io::loadTree;
 using io::defaultName;
+using io::loadTree;
+using io::parseDocument;
+using io::Reader;
 
 LoadedInput loadMechanismString(const std::string& text, const std::string& source_name,
                                 const LoaderLimits& limits) {

@@ -375,7 +375,7 @@ ERRORS = [
     ("sag point on an end", CATENARY, generator(sag_point=[0, 0, 0]), "add_catenary_chain"),
     ("too many nodes", NODE_CHAIN, generator(nodes_per_leg=10**8), "add_node_chain"),
     ("no cells", LATTICE, generator(cells=0), "add_four_bar_lattice"),
-    ("level rates", LATTICE, generator(level_rates=[1.0, 2.0, 3.0]), None),  # ValueError
+    ("level rates", LATTICE, generator(level_rates=[1.0, 2.0, 3.0]), "add_four_bar_lattice"),
     ("negative width", LATTICE, generator(cell_width=-1.0), "add_four_bar_lattice"),
     ("generated names taken", CATENARY,
      append("bodies", {"name": "link_0", "mass": 1.0, "inertia": [1, 1, 1]}),
@@ -388,10 +388,6 @@ class Errors(unittest.TestCase):
         for what, spec, change, call in ERRORS:
             with self.subTest(what):
                 bad = with_change(spec, change)
-                if call is None:
-                    self.assertRaises(catena.InputError, catena.loads, yaml_text(bad))
-                    self.assertRaises(ValueError, build, bad)
-                    continue
                 with self.assertRaises(catena.InputError) as loaded:
                     catena.loads(yaml_text(bad))
                 with self.assertRaises(catena.InputError) as built:
@@ -409,35 +405,46 @@ class Errors(unittest.TestCase):
         self.assertEqual(after_prefix(str(built.exception), BUILDER_PREFIX),
                          after_prefix(str(loaded.exception), LOADER_PREFIX))
 
+    def test_python_values(self):
+        # YAML has no types: a value of the wrong kind gets the sentence a file gets for it.
+        cases = [
+            ({"bodies": [{"name": "a", "mass": "1", "inertia": [1, 1, 1]}]}, "add_body('a')"),
+            ({"bodies": [{"name": "a", "mass": True, "inertia": [1, 1, 1]}]}, "add_body('a')"),
+            ({"bodies": [{"name": "a", "mass": 1.0, "inertia": [1, 1]}]}, "add_body('a')"),
+            ({"bodies": [{"name": "a", "mass": 1.0, "inertia": [1, 1, 1], "position": [1, 2]}]},
+             "add_body('a')"),
+            ({"bodies": [{"name": "a", "mass": float("nan"), "inertia": [1, 1, 1]}]},
+             "add_body('a')"),
+            ({"bodies": [{"name": "a", "mass": 1.0, "inertia": [1, 1, 1],
+                          "orientation": [1, 0, 0, 0]}]}, "add_body('a')"),
+            ({"bodies": [{"name": "a", "mass": 1.0, "inertia": [1, 1, 1], "fixed": "x"}]},
+             "add_body('a')"),
+            ({"gravity": 9.81}, "set_gravity"),
+            ({"gravity": [0, -9.81]}, "set_gravity"),
+            ({"generator": {"type": "catenary_chain", "links": 2.0}}, "add_catenary_chain"),
+            ({"generator": {"type": "catenary_chain", "link": 4}}, "add_catenary_chain"),
+            ({"generator": {"type": "four_bar_lattice", "merged_couplers": 1}},
+             "add_four_bar_lattice"),
+        ]
+        for k, (spec, call) in enumerate(cases):
+            with self.subTest(k):
+                with self.assertRaises(catena.InputError) as loaded:
+                    catena.loads(yaml_text(spec))
+                with self.assertRaises(catena.InputError) as built:
+                    build(spec)
+                message = str(built.exception)
+                self.assertTrue(message.startswith(f"Builder.{call}: error: "), message)
+                self.assertEqual(after_prefix(message, BUILDER_PREFIX),
+                                 after_prefix(str(loaded.exception), LOADER_PREFIX))
+
     def test_python_types(self):
         b = catena.Builder()
-        cases = [
-            (TypeError, lambda: b.add_body("a", mass="1", inertia=[1, 1, 1])),
-            (TypeError, lambda: b.add_body("a", mass=True, inertia=[1, 1, 1])),
-            (ValueError, lambda: b.add_body("a", mass=1.0, inertia=[1, 1])),
-            (ValueError, lambda: b.add_body("a", mass=1.0, inertia=[1, 1, 1], position=[1, 2])),
-            (ValueError, lambda: b.add_body("a", mass=float("nan"), inertia=[1, 1, 1])),
-            (TypeError, lambda: b.add_body("a", mass=1.0, inertia=[1, 1, 1],
-                                           orientation=[1, 0, 0, 0])),
-            (TypeError, lambda: b.add_body("a", mass=1.0, inertia=[1, 1, 1], fixed="x")),
-            (TypeError, lambda: b.set_gravity(9.81)),
-            (ValueError, lambda: b.set_gravity([0, -9.81])),
-            (TypeError, lambda: b.add_catenary_chain(links=2.0)),
-            (TypeError, lambda: b.add_four_bar_lattice(merged_couplers=1)),
-        ]
-        for k, (error, call) in enumerate(cases):
-            with self.subTest(k):
-                with self.assertRaises(error) as e:
-                    call()
-                self.assertTrue(str(e.exception).startswith("Builder."), str(e.exception))
+        with self.assertRaises(TypeError) as e:
+            b.add_body("a", mass=object(), inertia=[1, 1, 1])  # no YAML form
+        self.assertTrue(str(e.exception).startswith("Builder.add_body('a'): "), str(e.exception))
         with self.assertRaises(TypeError):
             b.add_body("a", 1.0)  # inertia is required, as in YAML
         self.assertEqual(b.build().n, 0)  # nothing was added
-
-    def test_unknown_generator_option(self):
-        with self.assertRaises(catena.InputError) as e:
-            catena.Builder().add_catenary_chain(link=4)
-        self.assertIn("generator: unknown key 'link'; allowed keys: links,", str(e.exception))
 
     def test_spent_builder(self):
         b = catena.Builder()
