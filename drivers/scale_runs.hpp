@@ -1,0 +1,69 @@
+#pragma once
+/// @file scale_runs.hpp
+/// One run of a scaling study (docs/scaling.md): this rank's part of the chain, the lattice or
+/// an input model, the distributed statics, modal or dynamics analysis, its physical checks and
+/// its JSON line. catena-scale (drivers/catena_scale.cpp) and the Python module
+/// (drivers/python/distributed.cpp) call these same functions. All are collective over
+/// MPI_COMM_WORLD; PETSc must be initialized (parallel/petsc_session.hpp).
+
+#include <string>
+
+#include "core/types.hpp"
+#include "integrators/segmented_dynamics.hpp"
+#include "io/json_writer.hpp"
+#include "io/scaling_study.hpp"
+#include "model/state.hpp"
+#include "scale_model.hpp"
+
+namespace catena {
+
+/// Largest and sum of x over the ranks of MPI_COMM_WORLD. Collective.
+double maxOver(double x);
+double sumOver(double x);
+
+/// Writes the fields that identify a run: family, analysis, size, repeat, ranks, threads
+/// (omp_get_max_threads()).
+void writeRunHead(JsonWriter& j, const std::string& family, const std::string& analysis, long size,
+                  int repeat, int ranks);
+
+/// A run's JSON line and whether its checks passed (both meaningful on rank 0).
+struct RunResult {
+  std::string line;
+  bool pass = false;
+  bool interrupted = false;  ///< dynamics stopped by a signal at a segment's end: no line
+  double t = 0.0;            ///< s, where an interrupted run stopped
+};
+
+/// What a run computed besides its line, for a caller that wants the solution (the Python
+/// module). `gather` is read; the rest is written.
+struct RunArrays {
+  bool gather = false;     ///< gather the whole model's arrays on rank 0
+  State local;             ///< this rank's final state (local layout, distributed_model.hpp)
+  Index owned_bodies = 0;  ///< this rank's owned bodies
+  /// With gather, on rank 0 (empty elsewhere): the whole model's final state (statics: the
+  /// equilibrium, v = 0; dynamics: at t_end): q (m, quaternions), v (m/s, rad/s), lambda (of
+  /// the rows kept). Numbering: an input model's own (bodies, rows); a family's global one (the
+  /// chain's links in order; the lattice's bodies as partitioned).
+  State whole;
+  /// With gather, modal, on rank 0: the modes' shapes, (velocity coordinates) x (modes), in
+  /// the numbering of `whole`, phi^T M phi = 1 (DistributedMode::shape).
+  MatX mode_shapes;
+};
+
+/// One distributed statics of the study's model (the input if not null, else the family's of
+/// the given size: chain links or lattice K), and for study.analysis "modal" its lowest
+/// study.modes modes at the equilibrium; the JSON line of catena-scale. arrays: see RunArrays
+/// (null: none). Throws catena::Error for a model the distributed analyses do not take.
+RunResult runStatics(const ScalingStudy& study, const InputModel* input, long size, int repeat,
+                     int ranks, int rank, RunArrays* arrays = nullptr);
+
+/// The study's model released at rest (the chain from its 'V', the lattice a little off
+/// hanging) or the input model from its initial state (which must be consistent), integrated
+/// by distributed IDA (GGL) to study.t_end in the study's segments; the JSON line, or no line
+/// if a signal interrupted the run. inside: the run's checkpoints
+/// (integrators/segmented_dynamics.hpp), its `run` the study's signature, to which the size
+/// and repeat are added here. arrays: see RunArrays (null: none).
+RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long size, int repeat,
+                      int ranks, int rank, SegmentOptions inside, RunArrays* arrays = nullptr);
+
+}  // namespace catena
