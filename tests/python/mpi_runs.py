@@ -132,7 +132,8 @@ def work(args):
     if rank == 0:
         err_c = np.abs(rec["q"] - serial_chain.q).max()
         assert err_c < 1e-9, f"|q_chain - q_serial| = {err_c}"
-        lam = np.abs(rec["lambda"] - serial_chain.lambda_).max() / np.abs(serial_chain.lambda_).max()
+        lam_max = np.abs(serial_chain.lambda_).max()
+        lam = np.abs(rec["lambda"] - serial_chain.lambda_).max() / lam_max
         assert lam < 1e-8, f"|lambda - lambda_serial| / |lambda| = {lam}"
     else:
         assert rec["q"] is None
