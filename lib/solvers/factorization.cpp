@@ -24,6 +24,11 @@ Status factorizationStatus(PC pc, long size, PetscErrorCode ierr) {
     os << PCFailedReasons[reason] << ")";
   else
     os << "PETSc error " << ierr << ": numerically singular, or out of memory)";
+  Mat F = nullptr;
+  PetscInt infog1 = 0, infog2 = 0;
+  if (name == MATSOLVERMUMPS && !PCFactorGetMatrix(pc, &F) && F &&
+      !MatMumpsGetInfog(F, 1, &infog1) && !MatMumpsGetInfog(F, 2, &infog2) && infog1 != 0)
+    os << " [MUMPS INFOG(1) = " << infog1 << ", INFOG(2) = " << infog2 << "]";
   if (reason == PC_FACTOR_OUTMEMORY) {
     os << ": the factorization ran out of memory or of its workspace estimate";
     if (name == MATSOLVERMUMPS)
