@@ -384,18 +384,22 @@ ERRORS = [
 
 
 class Errors(unittest.TestCase):
+    def assert_same_sentence(self, spec, call):
+        """`spec` fails as YAML text and as Builder calls with the same sentence."""
+        with self.assertRaises(catena.InputError) as loaded:
+            catena.loads(yaml_text(spec))
+        with self.assertRaises(catena.InputError) as built:
+            build(spec)
+        message = str(built.exception)
+        self.assertTrue(message.startswith(f"Builder.{call}: error: "), message)
+        self.assertEqual(after_prefix(message, BUILDER_PREFIX),
+                         after_prefix(str(loaded.exception), LOADER_PREFIX))
+
     def test_the_loader_sentence(self):
         for what, spec, change, call in ERRORS:
             with self.subTest(what):
                 bad = with_change(spec, change)
-                with self.assertRaises(catena.InputError) as loaded:
-                    catena.loads(yaml_text(bad))
-                with self.assertRaises(catena.InputError) as built:
-                    build(bad)
-                message = str(built.exception)
-                self.assertTrue(message.startswith(f"Builder.{call}: error: "), message)
-                self.assertEqual(after_prefix(message, BUILDER_PREFIX),
-                                 after_prefix(str(loaded.exception), LOADER_PREFIX))
+                self.assert_same_sentence(bad, call)
 
     def test_dimension(self):
         with self.assertRaises(catena.InputError) as built:
@@ -428,14 +432,7 @@ class Errors(unittest.TestCase):
         ]
         for k, (spec, call) in enumerate(cases):
             with self.subTest(k):
-                with self.assertRaises(catena.InputError) as loaded:
-                    catena.loads(yaml_text(spec))
-                with self.assertRaises(catena.InputError) as built:
-                    build(spec)
-                message = str(built.exception)
-                self.assertTrue(message.startswith(f"Builder.{call}: error: "), message)
-                self.assertEqual(after_prefix(message, BUILDER_PREFIX),
-                                 after_prefix(str(loaded.exception), LOADER_PREFIX))
+                self.assert_same_sentence(spec, call)
 
     def test_python_types(self):
         b = catena.Builder()
