@@ -11,7 +11,7 @@ struct ElementLoader::Impl {
   LoaderLimits limits;
   ModelBuilder builder;
   io::Context cx{reader, builder, limits};
-  std::map<std::string, std::size_t> added;  // per kind: the index that names an unnamed item
+  std::map<std::string, std::size_t> added;  // per kind: names an unnamed item "body #3"
   std::string spent;                         // why further calls fail; empty: they do not
 
   Impl(int dimension, std::string name) : builder(dimension, std::move(name)) {
@@ -32,12 +32,18 @@ struct ElementLoader::Impl {
     const YAML::Mark at = node.Mark();
     if (kind == "gravity") return io::readGravity(cx, node, at);
     if (kind == "generator") return io::readGenerator(cx, node, at);
-    const std::size_t index = added[kind]++;
-    if (kind == "body") return io::readBody(cx, node, index);
-    if (kind == "marker") return io::readMarker(cx, node, index);
-    if (kind == "joint") return io::readJoint(cx, node, index);
-    if (kind == "force") return io::readForce(cx, node, index);
-    throw Error("ElementLoader::add: unknown kind '" + kind + "'");
+    const std::size_t index = added[kind];  // of the elements of this kind added so far
+    if (kind == "body")
+      io::readBody(cx, node, index);
+    else if (kind == "marker")
+      io::readMarker(cx, node, index);
+    else if (kind == "joint")
+      io::readJoint(cx, node, index);
+    else if (kind == "force")
+      io::readForce(cx, node, index);
+    else
+      throw Error("ElementLoader::add: unknown kind '" + kind + "'");
+    ++added[kind];
   }
 };
 

@@ -8,6 +8,7 @@
 #include <numbers>
 #include <sstream>
 
+#include "io/element_loader.hpp"
 #include "test_support.hpp"
 
 using namespace catena;
@@ -757,4 +758,82 @@ BOOST_AUTO_TEST_CASE(fixed_coordinates) {
   BOOST_TEST(planar.model.bodies[0].fixed == 0b100);
   checkError("bodies:\n  - {name: a, mass: 1, inertia: [1, 1, 1], fixed: [theta]}\n", 2,
              "unknown coordinate 'theta'");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Element by element (io/element_loader.hpp, what catena.Builder calls): the loader's readers
+
+BOOST_AUTO_TEST_CASE(element_loader_builds_the_file_model) {
+  const LoadedInput file = load(std::string("gravity: [0, 0, -9.81]\n") + kTwoBodies +
+                                "joints:\n  - {name: hinge, type: revolute, marker1: a/m, "
+                                "marker2: g/m}\n");
+  ElementLoader loader(3, "test");
+  loader.add("gravity", "g", "[0, 0, -9.81]");
+  loader.add("body", "a", R"({"name": "a", "mass": 1, "inertia": [1, 1, 1]})");
+  loader.add("body", "b", "{name: b, mass: 1, inertia: [1, 1, 1]}");  // YAML flow works too
+  loader.add("marker", "m", "{name: a/m, body: a}");
+  loader.add("marker", "m", "{name: b/m, body: b}");
+  loader.add("marker", "m", "{name: g/m, body: ground}");
+  loader.add("joint", "j", "{name: hinge, type: revolute, marker1: a/m, marker2: g/m}");
+  const LoadedInput built = loader.finalize();
+  BOOST_TEST(built.model.nq == file.model.nq);
+  BOOST_TEST(built.model.nc == file.model.nc);
+  BOOST_TEST(built.model.gravity == file.model.gravity);
+  BOOST_TEST(built.model.rowName(4) == file.model.rowName(4));
+}
+
+BOOST_AUTO_TEST_CASE(element_loader_messages_name_the_caller) {
+  ElementLoader loader(3, "test");
+  const auto message = [&](const std::string& kind, const std::string& text) -> std::string {
+    try {
+      loader.add(kind, "Builder.add_x('q')", text);
+    } catch (const InputError& e) {
+      BOOST_TEST(e.line() == 0);
+      BOOST_TEST(e.file() == "Builder.add_x('q')");
+      return e.what();
+    }
+    BOOST_ERROR("no error for " << text);
+    return "";
+  };
+  // The sentence is the file's, after "Builder.add_x('q'): error: " in place of FILE:LINE:COL.
+  BOOST_TEST(message("body", "{name: a, mass: -1, inertia: [1, 1, 1]}") ==
+             "Builder.add_x('q'): error: body 'a': mass must be positive and finite, got -1 kg");
+  BOOST_TEST(contains(message("joint", "{name: j, type: revolute, marker1: x, marker2: y}"),
+                      "Builder.add_x('q'): error: joint 'j': marker1 'x' does not exist"));
+  BOOST_TEST(contains(message("body", "[1, 2]"), "error: body #1"));  // unnamed: its number
+  BOOST_TEST(contains(message("generator", "{type: catenary_chain, links: 3}"), "even"));
+  try {
+    ElementLoader bad(4, "test", "Builder");
+    BOOST_ERROR("dimension 4 accepted");
+  } catch (const InputError& e) {
+    BOOST_TEST(std::string(e.what()) ==
+               "Builder: error: top level: dimension must be 2 (planar) or 3 (spatial), got 4");
+  }
+}
+
+BOOST_AUTO_TEST_CASE(element_loader_is_spent_after_finalize_or_a_partial_failure) {
+  ElementLoader done(3, "test");
+  done.add("body", "a", "{name: a, mass: 1, inertia: [1, 1, 1]}");
+  BOOST_TEST(done.finalize().model.bodies.size() == 1u);
+  BOOST_CHECK_THROW(done.add("body", "b", "{name: b, mass: 1, inertia: [1, 1, 1]}"), Error);
+  BOOST_CHECK_THROW(done.finalize(), Error);
+  // A generator that meets a taken name after adding links can not take them back.
+  ElementLoader partial(3, "test");
+  partial.add("body", "a", "{name: link_3, mass: 1, inertia: [1, 1, 1]}");
+  BOOST_CHECK_THROW(partial.add("generator", "chain", "{type: catenary_chain, links: 8}"),
+                    InputError);
+  try {
+    partial.finalize("build");
+    BOOST_ERROR("a partly built generator was accepted");
+  } catch (const InputError&) {
+    BOOST_ERROR("spent is not an input error");
+  } catch (const Error& e) {
+    BOOST_TEST(contains(e.what(), "an earlier call, chain, failed after adding part"));
+  }
+  // A check that fails before anything is added leaves the loader usable.
+  ElementLoader fresh(3, "test");
+  BOOST_CHECK_THROW(fresh.add("generator", "chain", "{type: catenary_chain, links: 7}"),
+                    InputError);
+  fresh.add("generator", "chain", "{type: catenary_chain, links: 8}");
+  BOOST_TEST(fresh.finalize().model.bodies.size() == 8u);
 }
