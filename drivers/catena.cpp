@@ -18,6 +18,7 @@
 //   catena simulate inputs/spin_top.yaml --t-end 10   (drivers/simulate.cpp)
 //   catena mobility inputs/modified_double_four_bar.yaml
 //   catena modal --help                  (the options of one command)
+//   mpirun -np 4 catena modal inputs/anchor_chain.yaml   (distributed: drivers/mpi_commands.hpp)
 //
 // Exit status: 0 success, 1 invalid input, failed analysis (statics that did not converge,
 // modes that were not found) or a file that could not be written ("cannot write PATH: REASON";
@@ -47,6 +48,7 @@
 #include "mobility/constraint_rank.hpp"
 #include "modal/modal.hpp"
 #include "modes_at_equilibrium.hpp"
+#include "mpi_commands.hpp"
 #include "options.hpp"
 #include "parallel/petsc_session.hpp"
 #include "report/mobility_report.hpp"
@@ -407,7 +409,25 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   int pargc = a.line.petscArgc();
   char** pargv = a.line.petsc.data();
   PetscSession session(&pargc, &pargv);
-  const cli::UnusedPetscOptionsWarning warn("catena", [&] { return session.unusedOptions(); });
+  const cli::UnusedPetscOptionsWarning warn("catena", [&] {
+    return session.rank() == 0 ? session.unusedOptions() : std::vector<std::string>{};
+  });
+  // Under mpirun with several ranks: the distributed analysis, reported by rank 0
+  // (drivers/mpi_commands.hpp).
+  if (session.size() > 1) {
+    DistributedCommand d;
+    d.command = a.command;
+    d.file = a.file;
+    d.json = a.json;
+    d.vtk = a.vtk;
+    d.output_dir = a.output_dir;
+    d.terse = a.terse;
+    d.modes = a.modes;
+    d.no_kc = a.no_kc;
+    d.damped = a.damped;
+    d.target = a.target;
+    return runDistributedCommand(d, session.size(), session.rank());
+  }
   // 2. Read the model.
   LoadedInput input = loadMechanismFile(a.file);
   for (const std::string& w : input.warnings) std::cerr << w << "\n";
@@ -544,6 +564,8 @@ int main(int argc, char** argv) {
       printUsage(std::cout, *c);
       return 0;
     }
+    // check, mobility and simulate run in one process: refused on several ranks.
+    if (command != "statics" && command != "modal" && catena::refuseUnderMpirun(command)) return 2;
     if (command == "simulate") return runSimulate(line);
     Arguments a = readArguments(command, line);
     if (command == "check" || command == "mobility") {

@@ -18,27 +18,6 @@
 namespace catena {
 namespace {
 
-/// Runs `step` on every rank; if it throws catena::Error on any, every rank throws: rank 0 its
-/// own message, or that the lowest rank that failed did, naming the input `path`.
-template <typename Step>
-void onEveryRankAlike(const std::string& path, Step&& step) {
-  int rank = 0, ranks = 1;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  std::string why;
-  try {
-    step();
-  } catch (const Error& e) {
-    why = e.what();
-  }
-  int failed = why.empty() ? ranks : rank, first = ranks;
-  MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == ranks) return;
-  if (why.empty()) why = "failed on rank " + std::to_string(first);
-  if (why.find(path) == std::string::npos) why = "input '" + path + "': " + why;
-  throw Error(why);
-}
-
 /// The first kSupportReactions joints of `whole` that have a marker on the ground.
 std::vector<std::string> supportJoints(const Model& whole) {
   std::vector<std::string> names;
@@ -59,7 +38,25 @@ void writeReactions(JsonWriter& j, const std::vector<std::string>& names,
 
 }  // namespace
 
-InputModel loadInputModel(const std::string& path) {
+void onEveryRankAlike(const std::string& path, const std::function<void()>& step) {
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  std::string why;
+  try {
+    step();
+  } catch (const Error& e) {
+    why = e.what();
+  }
+  int failed = why.empty() ? ranks : rank, first = ranks;
+  MPI_Allreduce(&failed, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == ranks) return;
+  if (why.empty()) why = "failed on rank " + std::to_string(first);
+  if (why.find(path) == std::string::npos) why = "input '" + path + "': " + why;
+  throw Error(why);
+}
+
+InputModel loadInputModel(const std::string& path, const std::string& prefix) {
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
   InputModel in;
@@ -69,7 +66,7 @@ InputModel loadInputModel(const std::string& path) {
     int rank = 0;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
-      for (const std::string& w : loaded.warnings) std::cerr << "catena-scale: " << w << "\n";
+      for (const std::string& w : loaded.warnings) std::cerr << prefix << w << "\n";
     in.model = std::move(loaded.model);
   });
   double seconds = MPI_Wtime() - start;

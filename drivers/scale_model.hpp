@@ -5,6 +5,7 @@
 /// supports carry the weight. docs/scaling.md, "Any model".
 
 #include <cstddef>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -20,12 +21,17 @@ namespace catena {
 /// The whole model of a mechanism file, read by every rank (io/yaml_loader.hpp), and the wall
 /// seconds the slowest rank took. Collective: if any rank fails (no such file, a bad file, no
 /// bodies), every rank throws catena::Error naming the file and why (rank 0's reason, or the
-/// rank that failed).
+/// rank that failed). The loader's warnings go to stderr on rank 0, after `prefix`.
 struct InputModel {
   Model model;
   double load_seconds = 0.0;
 };
-InputModel loadInputModel(const std::string& path);
+InputModel loadInputModel(const std::string& path, const std::string& prefix = "catena-scale: ");
+
+/// Runs `step` on every rank; if it throws catena::Error on any, every rank throws: rank 0 its
+/// own message, or that the lowest rank that failed did, naming `path` (prefixed "input 'PATH':
+/// " when the message does not name it). Collective.
+void onEveryRankAlike(const std::string& path, const std::function<void()>& step);
 
 /// Where the bodies and joints of the partitioned model went: this rank's local body b is body
 /// body[b] of the whole model (owned bodies, then ghosts), its local joint j is joint[j].

@@ -593,8 +593,15 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
     j.key("check_modes_pass").value(modes_pass);
   }
   j.endObject();
-  if (arrays)
+  if (arrays) {
     keepArrays(*arrays, dm, input ? &numbering : nullptr, &rows.model, r.state, modal.modes);
+    if (arrays->gather) {
+      arrays->statics = std::move(r);
+      arrays->modal = std::move(modal);
+      if (!rows.dropped.empty()) arrays->rows = rows;
+      arrays->partitioner = partitioner;
+    }
+  }
   return {os.str(), statics_pass && modes_pass};
 }
 

@@ -12,8 +12,10 @@
 #include "integrators/segmented_dynamics.hpp"
 #include "io/json_writer.hpp"
 #include "io/scaling_study.hpp"
+#include "modal/distributed_modal.hpp"
 #include "model/state.hpp"
 #include "scale_model.hpp"
+#include "statics/statics.hpp"
 
 namespace catena {
 
@@ -48,6 +50,15 @@ struct RunArrays {
   /// With gather, modal, on rank 0: the modes' shapes, (velocity coordinates) x (modes), in
   /// the numbering of `whole`, phi^T M phi = 1 (DistributedMode::shape).
   MatX mode_shapes;
+  /// With gather, statics and modal: the run's statics (status, history and solver reports the
+  /// same on every rank; state: the local one) and modal analysis (summary and modes, shapes
+  /// on the owned coordinates), for `catena statics|modal` under mpirun (drivers/mpi_commands).
+  StaticsResult statics;
+  DistributedModalResult modal;
+  /// With gather, an input model's run: the constraint rows it left out (rows.dropped empty:
+  /// none; rows.model is then not filled).
+  IndependentRows rows;
+  std::string partitioner;  ///< with gather, statics and modal: how the model was split
 };
 
 /// One distributed statics of the study's model (the input if not null, else the family's of

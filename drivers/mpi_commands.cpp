@@ -1,0 +1,214 @@
+/// @file mpi_commands.cpp
+/// `catena statics|modal FILE` on several ranks (drivers/mpi_commands.hpp): runStatics of
+/// catena-scale on the input model, then the serial reports on rank 0 from the gathered state.
+
+#include "mpi_commands.hpp"
+
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <iostream>
+#include <numbers>
+#include <optional>
+#include <string>
+
+#include "core/check.hpp"
+#include "io/output_file.hpp"
+#include "io/scaling_study.hpp"
+#include "mobility/independent_rows.hpp"
+#include "options.hpp"
+#include "report/run_report.hpp"
+#include "report/vtk_writer.hpp"
+#include "scale_runs.hpp"
+
+namespace catena {
+namespace {
+
+/// An environment variable as a number, or `otherwise` if it is not set or not a number.
+int environmentNumber(const char* name, int otherwise) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return otherwise;
+  char* end = nullptr;
+  const long n = std::strtol(value, &end, 10);
+  return *end == '\0' && n >= 0 ? static_cast<int>(n) : otherwise;
+}
+
+/// The options of the serial command that the distributed run does not take (its statics and
+/// modes use the defaults): a cli::UsageError naming the first.
+void refuseSerialOnlyOptions(const DistributedCommand& c) {
+  const char* option = c.no_kc           ? "--no-kc"
+                       : c.damped        ? "--damped"
+                       : c.target != 0.0 ? "--target"
+                                         : nullptr;
+  if (option)
+    throw cli::UsageError(std::string(option) +
+                          " is not available under mpirun with more than one rank (run it in "
+                          "one process)");
+}
+
+/// The serial ModalResult of a distributed one: its summary, and its modes with their shapes
+/// gathered on rank 0 (shapes: (velocity coordinates) x (modes), mass-normalized, the model's
+/// numbering; a damped mode's imaginary part is not gathered: zeros).
+ModalResult serialModes(const DistributedModalResult& d, const MatX& shapes) {
+  ModalResult r;
+  static_cast<ModalSummary&>(r) = d;
+  const double two_pi = 2.0 * std::numbers::pi;
+  for (std::size_t k = 0; k < d.modes.size(); ++k) {
+    const DistributedMode& dm = d.modes[k];
+    Mode mode;
+    mode.s = dm.s;
+    mode.eigenvalue = dm.mu;
+    mode.frequency_hz = dm.frequency_hz;
+    mode.natural_frequency_hz = std::abs(dm.s) / two_pi;
+    mode.damping_ratio = std::abs(dm.s) > 0.0 ? -dm.s.real() / std::abs(dm.s) : 0.0;
+    mode.residual = dm.slepc_error;
+    mode.force_residual = dm.residual;
+    mode.constraint_residual = dm.constraint_residual;
+    mode.energy_fractions = dm.energy_fractions;
+    mode.effective_mass = dm.effective_mass;
+    mode.direction = dm.direction;
+    mode.nodes = dm.nodes;
+    mode.mass_normalized = shapes.col(static_cast<Index>(k));
+    mode.shape_re = mode.mass_normalized;
+    mode.shape_im = VecX::Zero(shapes.rows());
+    r.modes.push_back(std::move(mode));
+  }
+  return r;
+}
+
+/// The command's analysis and, on rank 0, its reports and files; the exit status (the same on
+/// every rank). Throws what every rank throws alike (cli::UsageError, catena::Error).
+int run(const DistributedCommand& c, int ranks, int rank) {
+  const bool modal = c.command == "modal";
+  refuseSerialOnlyOptions(c);
+  // 1. The whole model on every rank (its warnings on rank 0's stderr, as the serial command's).
+  const InputModel input = loadInputModel(c.file, "");
+  const Model& m = input.model;
+  // 2. The JSON summary opened on rank 0 before the analysis: a path that cannot be written
+  //    fails on every rank.
+  const std::string stem = std::filesystem::path(c.file).stem().string();
+  std::string json = c.json;
+  std::optional<OutputFile> js;
+  onEveryRankAlike(c.file, [&] {
+    if (rank != 0) return;
+    if (json.empty())
+      json = defaultOutputPath(c.output_dir, stem + (modal ? ".modal.json" : ".statics.json"));
+    js.emplace(json);
+  });
+  // 3. The distributed statics (and modes) of catena-scale's family "model", gathered on rank 0.
+  ScalingStudy study;
+  study.family = "model";
+  study.input = c.file;
+  study.analysis = c.command;
+  study.modes = c.modes;
+  checkScalingStudy(study);
+  RunArrays arrays;
+  arrays.gather = true;
+  const auto t0 = std::chrono::steady_clock::now();
+  runStatics(study, &input, static_cast<long>(m.bodies.size()), 0, ranks, rank, &arrays);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  StaticsResult& st = arrays.statics;
+  const bool modes_ok = !modal || (st.status.ok() && arrays.modal.status.ok());
+  const int status = st.status.ok() && modes_ok ? 0 : 1;
+  if (rank != 0) return status;
+
+  // 4. Rank 0: the serial reports at the gathered equilibrium. With rows left out, lambda is
+  //    the minimum-norm multipliers of every row, as solveStaticsWithIndependentRows gives them.
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  st.state = std::move(arrays.whole);
+  if (!arrays.rows.dropped.empty()) {
+    st.redundant_rows = arrays.rows.dropped_names;
+    if (st.state.lambda.size() == arrays.rows.model.nc)
+      st.state.lambda =
+          minimumNormMultipliers(m, plan, arrays.rows, st.state.q, st.state.t, st.state.lambda);
+  }
+  const EquilibriumSummary eq = summarizeEquilibrium(m, plan, st.state);
+  const ModalResult mr =
+      modal && st.status.ok() ? serialModes(arrays.modal, arrays.mode_shapes) : ModalResult{};
+  const double modal_seconds = modal ? arrays.modal.setup_seconds + arrays.modal.assembly_seconds +
+                                           arrays.modal.factor_seconds + arrays.modal.solve_seconds
+                                     : 0.0;
+  const std::string ran = std::to_string(ranks) + " MPI ranks (partitioner " + arrays.partitioner +
+                          ", " + std::to_string(m.bodies.size()) + " bodies)";
+  if (c.terse) {
+    std::cout << "distributed " << ranks << " " << arrays.partitioner << "\n";
+  } else {
+    std::cout << "distributed: ran on " << ran << "\n";
+    printStatics(std::cout, m, st, eq);
+    if (modal && st.status.ok()) printModes(std::cout, m, mr);
+  }
+  for (const std::string& w : st.warnings) std::cerr << c.file << ": warning: " << w << "\n";
+  if (c.terse) {
+    std::cout << "statics_converged " << (st.status.ok() ? "yes" : "no") << "\n";
+    if (!st.redundant_rows.empty())
+      std::cout << "redundant_rows " << st.redundant_rows.size() << "\n";
+    if (modal)
+      for (std::size_t k = 0; k < mr.modes.size(); ++k)
+        std::cout << "mode " << k + 1 << " " << mr.modes[k].direction << " "
+                  << (mr.modes[k].nodes == 0 ? "swinging" : "bending") << "\n";
+  }
+  // 5. The JSON summary (also when the run failed) and the mode animations.
+  writeRunJson(js->stream(), c.file, m, st, eq, modal ? &mr : nullptr, seconds - modal_seconds,
+               modal_seconds);
+  js->commit();
+  if (!c.terse) std::cout << "summary written to " << json << "\n";
+  if (modal && !c.vtk.empty() && st.status.ok()) {
+    for (std::size_t k = 0; k < mr.modes.size(); ++k) {
+      const std::string pvd = writeModeAnimation(c.vtk, stem, m, st.state, mr.modes[k],
+                                                 static_cast<int>(k + 1), 0.1 * st.length_scale);
+      if (!c.terse) std::cout << "mode " << k + 1 << " animation: " << pvd << "\n";
+    }
+  }
+  if (!st.status.ok()) std::cerr << c.file << ": " << st.status.message << "\n";
+  if (modal && st.status.ok() && !mr.status.ok())
+    std::cerr << c.file << ": " << mr.status.message << "\n";
+  return status;
+}
+
+}  // namespace
+
+int runDistributedCommand(const DistributedCommand& c, int ranks, int rank) {
+  // Errors that every rank throws alike (a bad or refused model, an option, a JSON path) are
+  // said once, by rank 0; anything else on one rank ends the run rather than leave the others
+  // waiting in a collective call.
+  try {
+    return run(c, ranks, rank);
+  } catch (const cli::UsageError& e) {
+    if (rank == 0)
+      std::cerr << "catena " << c.command << ": " << e.what() << " (see catena " << c.command
+                << " --help)\n";
+    return 2;
+  } catch (const Error& e) {
+    if (rank == 0) std::cerr << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "catena " << c.command << ": rank " << rank << ": " << e.what() << "\n";
+    MPI_Abort(MPI_COMM_WORLD, 1);
+    return 1;
+  }
+}
+
+int launchedRanks() {
+  return environmentNumber("OMPI_COMM_WORLD_SIZE", environmentNumber("PMI_SIZE", 1));
+}
+
+int launchedRank() {
+  return environmentNumber("OMPI_COMM_WORLD_RANK", environmentNumber("PMI_RANK", 0));
+}
+
+bool refuseUnderMpirun(const std::string& command) {
+  const int ranks = launchedRanks();
+  if (ranks <= 1) return false;
+  if (launchedRank() == 0)
+    std::cerr << "catena " << command << ": runs in one process only, not on " << ranks
+              << " MPI ranks; under mpirun only 'catena statics' and 'catena modal' run "
+                 "distributed (the distributed dynamics: catena-scale --input FILE --analysis "
+                 "dynamics)\n";
+  return true;
+}
+
+}  // namespace catena

@@ -1,0 +1,40 @@
+#pragma once
+/// @file mpi_commands.hpp
+/// `catena statics|modal FILE` under mpirun with more than one rank (docs/parallel.md, "catena
+/// under mpirun"): the distributed analysis of the model by catena-scale's runStatics
+/// (drivers/scale_runs.hpp), its state and modes gathered on rank 0, where the serial reports
+/// (report/run_report.hpp) are written; the other ranks write nothing but errors.
+
+#include <string>
+
+namespace catena {
+
+/// The settings of a distributed statics or modal command (the serial command's options).
+struct DistributedCommand {
+  std::string command;  ///< "statics" or "modal"
+  std::string file, json, vtk, output_dir;
+  bool terse = false;
+  int modes = 4;
+  bool no_kc = false, damped = false;  ///< refused: not available distributed
+  double target = 0.0;                 ///< Hz; refused unless 0
+};
+
+/// Runs the command on every rank of MPI_COMM_WORLD (PETSc initialized): rank 0 prints the
+/// serial command's table (or terse lines) with a line naming the rank count and partitioner,
+/// and writes its JSON summary (and --vtk files). Returns the exit status, the same on every
+/// rank: 0, 1 (a bad or refused model, a failed analysis, a file not written; the message on
+/// rank 0's stderr), 2 (an option the distributed run does not take). Collective.
+int runDistributedCommand(const DistributedCommand& c, int ranks, int rank);
+
+/// The ranks that an MPI launcher (Open MPI's OMPI_COMM_WORLD_SIZE, MPICH's and Hydra's
+/// PMI_SIZE) says this process is one of, and its rank there, read from the environment
+/// before MPI starts; 1 and 0 without a launcher.
+int launchedRanks();
+int launchedRank();
+
+/// Whether `command` (one that runs in one process only: check, simulate, mobility) was
+/// launched on more than one rank; if so rank 0 says so on stderr, naming the commands that
+/// run distributed.
+bool refuseUnderMpirun(const std::string& command);
+
+}  // namespace catena
