@@ -19,6 +19,7 @@
 #include "io/output_file.hpp"
 #include "io/scaling_study.hpp"
 #include "mobility/independent_rows.hpp"
+#include "modal/modal_system.hpp"
 #include "options.hpp"
 #include "report/run_report.hpp"
 #include "report/vtk_writer.hpp"
@@ -49,12 +50,17 @@ void refuseSerialOnlyOptions(const DistributedCommand& c) {
                           "one process)");
 }
 
-/// The serial ModalResult of a distributed one: its summary, and its modes with their shapes
-/// gathered on rank 0 (shapes: (velocity coordinates) x (modes), mass-normalized, the model's
-/// numbering; a damped mode's imaginary part is not gathered: zeros).
-ModalResult serialModes(const DistributedModalResult& d, const MatX& shapes) {
+/// The serial ModalResult of a distributed one of `model`: its summary, and its modes with their
+/// shapes gathered on rank 0 (shapes: (velocity coordinates) x (modes), mass-normalized, the
+/// model's numbering; a damped mode's imaginary part is not gathered: zeros), direction and
+/// nodes by the serial classification along the model's bodies (the distributed one counts
+/// sign changes in the partition's order).
+ModalResult serialModes(const Model& model, const DistributedModalResult& d, const MatX& shapes) {
   ModalResult r;
   static_cast<ModalSummary&>(r) = d;
+  ModalSystem whole;
+  whole.model = &model;
+  whole.owned_bodies = static_cast<Index>(model.bodies.size());
   const double two_pi = 2.0 * std::numbers::pi;
   for (std::size_t k = 0; k < d.modes.size(); ++k) {
     const DistributedMode& dm = d.modes[k];
@@ -74,6 +80,7 @@ ModalResult serialModes(const DistributedModalResult& d, const MatX& shapes) {
     mode.mass_normalized = shapes.col(static_cast<Index>(k));
     mode.shape_re = mode.mass_normalized;
     mode.shape_im = VecX::Zero(shapes.rows());
+    classify(whole, d.plane_normal, mode);
     r.modes.push_back(std::move(mode));
   }
   return r;
@@ -88,11 +95,11 @@ int run(const DistributedCommand& c, int ranks, int rank) {
   const InputModel input = loadInputModel(c.file, "");
   const Model& m = input.model;
   // 2. The JSON summary opened on rank 0 before the analysis: a path that cannot be written
-  //    fails on every rank.
+  //    fails on every rank (OutputFile's message names the path: no prefix, hence "").
   const std::string stem = std::filesystem::path(c.file).stem().string();
   std::string json = c.json;
   std::optional<OutputFile> js;
-  onEveryRankAlike(c.file, [&] {
+  onEveryRankAlike("", [&] {
     if (rank != 0) return;
     if (json.empty())
       json = defaultOutputPath(c.output_dir, stem + (modal ? ".modal.json" : ".statics.json"));
@@ -128,7 +135,7 @@ int run(const DistributedCommand& c, int ranks, int rank) {
   }
   const EquilibriumSummary eq = summarizeEquilibrium(m, plan, st.state);
   const ModalResult mr =
-      modal && st.status.ok() ? serialModes(arrays.modal, arrays.mode_shapes) : ModalResult{};
+      modal && st.status.ok() ? serialModes(m, arrays.modal, arrays.mode_shapes) : ModalResult{};
   const double modal_seconds = modal ? arrays.modal.setup_seconds + arrays.modal.assembly_seconds +
                                            arrays.modal.factor_seconds + arrays.modal.solve_seconds
                                      : 0.0;

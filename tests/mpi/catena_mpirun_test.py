@@ -1,0 +1,175 @@
+#!/usr/bin/python3
+"""`catena statics|modal FILE` under mpiexec (tests/mpi.cmake, label mpi; docs/parallel.md,
+"catena under mpirun").
+
+  chain    inputs/anchor_chain.yaml (43 bodies): `catena statics` and `catena modal --modes 4`
+           under mpiexec -np 1, 2 and 4 against the serial command's JSON summary
+  lattice  inputs/merged_four_bar_lattice_3x4.yaml hanging (3 levels leaning 10 degrees from
+           hanging, at rest; 18 bodies, 9 of its 60 rows redundant): the same, --modes 3
+  refused  a model with fewer bodies than ranks (inputs/pendulum.yaml on 2 ranks) fails with
+           exit status 1 and the partitioner's message; `catena simulate` on 2 ranks is refused
+           with exit status 2 naming the commands that run distributed; an option the
+           distributed run does not take (--no-kc) exits 2
+
+Every run must: exit 0; print the table once (rank 0) with a line naming the rank count
+(-np 1 is the serial path: no such line, the same stdout as the serial command but the JSON
+path); write exactly the serial command's files into its own empty folder (out/STEM.*.json, no
+temporaries); and give the serial JSON's Newton iterations, redundant rows, mode directions
+and node counts, and its values to round-off:
+  q                 1e-10 of the model's length scale (Newton stops at position residuals of
+                    1e-10 of each joint's size; the two solves differ by round-off in the last
+                    correction, measured 1e-15 m)
+  lambda, reactions 1e-9 of the largest (the force tolerance 1e-9 of the forces; measured
+                    1e-15 relative)
+  frequencies       1e-8 relative (SLEPc's tolerance 1e-10 on omega^2 and the same shift;
+                    measured 1e-15)
+Mode shapes are not compared: their normalization differs (docs/parallel.md).
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+FAILURES = []
+
+
+def check(cond, message):
+    if not cond:
+        FAILURES.append(message)
+        print("FAIL: " + message)
+
+
+def run(args, np, command, model, extra, folder, expect=0):
+    """catena COMMAND MODEL EXTRA in a fresh FOLDER (under mpiexec -np NP, or alone if NP is
+    None); the completed process."""
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    cmd = [args.catena, command, model] + extra
+    if np is not None:
+        cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np)] + cmd
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=120, cwd=folder)
+    sys.stdout.write(p.stderr[-2000:])
+    check(p.returncode == expect, f"exit status {p.returncode}, expected {expect}: {' '.join(cmd)}")
+    return p
+
+
+def files(folder):
+    return sorted(os.path.relpath(os.path.join(d, f), folder)
+                  for d, _, names in os.walk(folder) for f in names)
+
+
+def worst(a, b):
+    check(len(a) == len(b), f"lengths {len(a)} and {len(b)}")
+    return max((abs(x - y) for x, y in zip(a, b)), default=0.0)
+
+
+def compare(serial, other, what):
+    """The largest differences of the JSON summary `other` from `serial`, each relative to its
+    scale (dict), after checking what must be equal."""
+    s, o = serial["statics"], other["statics"]
+    check(o["converged"] and o["iterations"] == s["iterations"] and
+          o["redundant_rows"] == s["redundant_rows"] and serial["model"] == other["model"],
+          f"{what}: {o['iterations']} iterations, {len(o['redundant_rows'])} rows left out; "
+          f"serial {s['iterations']}, {len(s['redundant_rows'])}")
+    d = {"q": worst(s["q"], o["q"]) / s["length_scale_m"]}
+    largest = max(abs(x) for x in s["lambda"])
+    d["lambda"] = worst(s["lambda"], o["lambda"]) / largest
+    forces = [x for r in s["reactions"] for x in r["force_world_N"]]
+    d["reactions"] = worst(forces, [x for r in o["reactions"] for x in r["force_world_N"]]) / max(
+        abs(x) for x in forces)
+    if "modal" in serial:
+        sm, om = serial["modal"]["modes"], other["modal"]["modes"]
+        check([(m["direction"], m["nodes"]) for m in om] ==
+              [(m["direction"], m["nodes"]) for m in sm], f"{what}: modes {om} vs {sm}")
+        d["frequencies"] = max((abs(x["frequency_hz"] - y["frequency_hz"]) / y["frequency_hz"]
+                                for x, y in zip(om, sm)), default=1.0)
+        check(len(om) == len(sm) and other["modal"]["ok"], f"{what}: {len(om)} modes")
+    return d
+
+
+BOUNDS = {"q": 1e-10, "lambda": 1e-9, "reactions": 1e-9, "frequencies": 1e-8}
+
+
+def test_model(args, model, stem, modes):
+    for command, extra in (("statics", []), ("modal", ["--modes", str(modes)])):
+        base = os.path.join(args.work, f"{command}_serial")
+        p = run(args, None, command, model, extra, base)
+        out = f"out/{stem}.{command}.json"
+        check(files(base) == [out], f"serial {command}: files {files(base)}")
+        with open(os.path.join(base, out)) as f:
+            serial = json.load(f)
+        for np in (1, 2, 4):
+            folder = os.path.join(args.work, f"{command}_np{np}")
+            q = run(args, np, command, model, extra, folder)
+            what = f"{command} {stem}, {np} ranks"
+            check(files(folder) == [out], f"{what}: files {files(folder)}, expected [{out}]")
+            if np == 1:
+                check(q.stdout == p.stdout, f"{what}: stdout differs from the serial command's")
+            else:
+                check(q.stdout.count(f"distributed: ran on {np} MPI ranks (partitioner ") == 1 and
+                      q.stdout.count("statics of '") == 1 and
+                      q.stdout.count("summary written to ") == 1,
+                      f"{what}: stdout\n{q.stdout}")
+            if not os.path.exists(os.path.join(folder, out)):
+                continue
+            with open(os.path.join(folder, out)) as f:
+                d = compare(serial, json.load(f), what)
+            print(what + ": " + ", ".join(f"{k} {v:.3g}" for k, v in d.items()))
+            for k, v in d.items():
+                check(v <= BOUNDS[k], f"{what}: {k} differs from the serial run by {v:.3g}")
+
+
+def test_chain(args):
+    test_model(args, os.path.join(args.inputs, "anchor_chain.yaml"), "anchor_chain", 4)
+
+
+def test_lattice(args):
+    with open(os.path.join(args.inputs, "merged_four_bar_lattice_3x4.yaml")) as f:
+        text = f.read()
+    os.makedirs(args.work, exist_ok=True)
+    hanging = os.path.join(args.work, "hanging_merged.yaml")
+    with open(hanging, "w") as f:
+        f.write(text.replace("crank_angle_deg: 90", "crank_angle_deg: -80").replace(
+            "crank_rate: -1.0", "crank_rate: 0.0"))
+    test_model(args, hanging, "hanging_merged", 3)
+
+
+def test_refused(args):
+    folder = os.path.join(args.work, "refused")
+    p = run(args, 2, "statics", os.path.join(args.inputs, "pendulum.yaml"), [], folder, 1)
+    check("pendulum.yaml': a graph partition of 1 vertices over 2 ranks leaves a rank without a "
+          "vertex" in p.stderr and p.stdout == "", f"pendulum on 2 ranks: {p.stderr}")
+    check(not os.path.exists(os.path.join(folder, "out", "pendulum.statics.json")),
+          "pendulum on 2 ranks: a summary written")
+    p = run(args, 2, "simulate", os.path.join(args.inputs, "pendulum.yaml"), [], folder, 2)
+    check(p.stderr.count("catena simulate: runs in one process only, not on 2 MPI ranks; under "
+                         "mpirun only 'catena statics' and 'catena modal' run distributed") == 1
+          and p.stdout == "" and files(folder) == [], f"simulate on 2 ranks: {p.stderr}")
+    p = run(args, 2, "modal", os.path.join(args.inputs, "anchor_chain.yaml"), ["--no-kc"], folder,
+            2)
+    check(p.stderr.count("catena modal: --no-kc is not available under mpirun") == 1,
+          f"--no-kc on 2 ranks: {p.stderr}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mpiexec", required=True)
+    ap.add_argument("--scale", required=True)
+    ap.add_argument("--catena", required=True)
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--work", required=True)
+    ap.add_argument("mode", choices=["chain", "lattice", "refused"])
+    args = ap.parse_args()
+    {"chain": test_chain, "lattice": test_lattice, "refused": test_refused}[args.mode](args)
+    if FAILURES:
+        print(f"{len(FAILURES)} failures")
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
