@@ -53,11 +53,11 @@
 #include "parallel/petsc_session.hpp"
 #include "report/mobility_report.hpp"
 #include "report/run_report.hpp"
-#include "report/vtk_writer.hpp"
 #include "simulate.hpp"
 #include "solvers/blas_threads.hpp"
 #include "statics/redundant_statics.hpp"
 #include "statics/statics.hpp"
+#include "statics_outputs.hpp"
 
 namespace {
 
@@ -482,36 +482,9 @@ int runStaticsAndModes(Arguments& a, bool modal) {
     progress.clear();
     if (!a.terse) printModes(std::cout, m, mr);
   }
-  if (a.terse) {
-    std::cout << "statics_converged " << (st.status.ok() ? "yes" : "no") << "\n";
-    if (!st.redundant_rows.empty())
-      std::cout << "redundant_rows " << st.redundant_rows.size() << "\n";
-    if (modal)
-      for (std::size_t k = 0; k < mr.modes.size(); ++k)
-        std::cout << "mode " << k + 1 << " " << mr.modes[k].direction << " "
-                  << (mr.modes[k].nodes == 0 ? "swinging" : "bending") << "\n";
-  }
-  // 5. JSON summary (also when the run failed: it holds what was computed) and VTK.
-  writeRunJson(js.stream(), a.file, m, st, eq, modal ? &mr : nullptr, statics_seconds,
-               modal_seconds);
-  js.commit();
-  if (!a.terse) std::cout << "summary written to " << json << "\n";
-  if (modal && !a.vtk.empty() && st.status.ok()) {
-    for (std::size_t k = 0; k < mr.modes.size(); ++k) {
-      const std::string pvd = writeModeAnimation(a.vtk, stem, m, st.state, mr.modes[k],
-                                                 static_cast<int>(k + 1), 0.1 * st.length_scale);
-      if (!a.terse) std::cout << "mode " << k + 1 << " animation: " << pvd << "\n";
-    }
-  }
-  if (!st.status.ok()) {
-    std::cerr << a.file << ": " << st.status.message << "\n";
-    return 1;
-  }
-  if (modal && !mr.status.ok()) {
-    std::cerr << a.file << ": " << mr.status.message << "\n";
-    return 1;
-  }
-  return 0;
+  // 5. Terse lines, JSON summary, VTK (statics_outputs.hpp).
+  return writeStaticsOutputs({a.file, json, a.vtk, stem, a.terse}, m, st, eq, modal ? &mr : nullptr,
+                             js, statics_seconds, modal_seconds);
 }
 
 /// Runs a command: a bad option value found late (cli::UsageError) is a message and exit status

@@ -22,8 +22,8 @@
 #include "modal/modal_system.hpp"
 #include "options.hpp"
 #include "report/run_report.hpp"
-#include "report/vtk_writer.hpp"
 #include "scale_runs.hpp"
+#include "statics_outputs.hpp"
 
 namespace catena {
 namespace {
@@ -149,31 +149,9 @@ int run(const DistributedCommand& c, int ranks, int rank) {
     if (modal && st.status.ok()) printModes(std::cout, m, mr);
   }
   for (const std::string& w : st.warnings) std::cerr << c.file << ": warning: " << w << "\n";
-  if (c.terse) {
-    std::cout << "statics_converged " << (st.status.ok() ? "yes" : "no") << "\n";
-    if (!st.redundant_rows.empty())
-      std::cout << "redundant_rows " << st.redundant_rows.size() << "\n";
-    if (modal)
-      for (std::size_t k = 0; k < mr.modes.size(); ++k)
-        std::cout << "mode " << k + 1 << " " << mr.modes[k].direction << " "
-                  << (mr.modes[k].nodes == 0 ? "swinging" : "bending") << "\n";
-  }
-  // 5. The JSON summary (also when the run failed) and the mode animations.
-  writeRunJson(js->stream(), c.file, m, st, eq, modal ? &mr : nullptr, seconds - modal_seconds,
-               modal_seconds);
-  js->commit();
-  if (!c.terse) std::cout << "summary written to " << json << "\n";
-  if (modal && !c.vtk.empty() && st.status.ok()) {
-    for (std::size_t k = 0; k < mr.modes.size(); ++k) {
-      const std::string pvd = writeModeAnimation(c.vtk, stem, m, st.state, mr.modes[k],
-                                                 static_cast<int>(k + 1), 0.1 * st.length_scale);
-      if (!c.terse) std::cout << "mode " << k + 1 << " animation: " << pvd << "\n";
-    }
-  }
-  if (!st.status.ok()) std::cerr << c.file << ": " << st.status.message << "\n";
-  if (modal && st.status.ok() && !mr.status.ok())
-    std::cerr << c.file << ": " << mr.status.message << "\n";
-  return status;
+  // 5. Terse lines, JSON summary, VTK as the serial command writes them.
+  return writeStaticsOutputs({c.file, json, c.vtk, stem, c.terse}, m, st, eq, modal ? &mr : nullptr,
+                             *js, seconds - modal_seconds, modal_seconds);
 }
 
 }  // namespace
