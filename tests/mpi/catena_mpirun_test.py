@@ -18,11 +18,12 @@ temporaries); and give the serial JSON's Newton iterations, redundant rows, mode
 and node counts, and its values to round-off:
   q                 1e-10 of the model's length scale (Newton stops at position residuals of
                     1e-10 of each joint's size; the two solves differ by round-off in the last
-                    correction, measured 1e-15 m)
-  lambda, reactions 1e-9 of the largest (the force tolerance 1e-9 of the forces; measured
-                    1e-15 relative)
+                    correction; measured at most 6e-16)
+  lambda, reactions 1e-9 of the largest (the force tolerance 1e-9 of the forces; lambda with
+                    rows left out: the minimum-norm multipliers of every row; measured at most
+                    1.4e-15)
   frequencies       1e-8 relative (SLEPc's tolerance 1e-10 on omega^2 and the same shift;
-                    measured 1e-15)
+                    measured at most 4e-14)
 Mode shapes are not compared: their normalization differs (docs/parallel.md).
 """
 import argparse
@@ -163,6 +164,9 @@ def main():
     ap.add_argument("--work", required=True)
     ap.add_argument("mode", choices=["chain", "lattice", "refused"])
     args = ap.parse_args()
+    # Every run goes in its own folder: the paths given must hold from there.
+    args.catena, args.inputs, args.work = (os.path.abspath(p) for p in
+                                           (args.catena, args.inputs, args.work))
     {"chain": test_chain, "lattice": test_lattice, "refused": test_refused}[args.mode](args)
     if FAILURES:
         print(f"{len(FAILURES)} failures")
