@@ -6,10 +6,10 @@
            under mpiexec -np 1, 2 and 4 against the serial command's JSON summary
   lattice  inputs/merged_four_bar_lattice_3x4.yaml hanging (3 levels leaning 10 degrees from
            hanging, at rest; 18 bodies, 9 of its 60 rows redundant): the same, --modes 3
-  refused  a model with fewer bodies than ranks (inputs/pendulum.yaml on 2 ranks) fails with
-           exit status 1 and the partitioner's message; `catena simulate` on 2 ranks is refused
-           with exit status 2 naming the commands that run distributed; an option the
-           distributed run does not take (--no-kc) exits 2
+  refused  a model with fewer bodies than ranks (inputs/pendulum.yaml on 2 ranks) and one with a
+           spring-damper fail with exit status 1, the library's message once and no summary;
+           `catena simulate` on 2 ranks is refused with exit status 2 naming the commands that
+           run distributed; an option the distributed run does not take (--no-kc) exits 2
 
 Every run must: exit 0; print the table once (rank 0) with a line naming the rank count
 (-np 1 is the serial path: no such line, the same stdout as the serial command but the JSON
@@ -145,6 +145,19 @@ def test_refused(args):
           "vertex" in p.stderr and p.stdout == "", f"pendulum on 2 ranks: {p.stderr}")
     check(not os.path.exists(os.path.join(folder, "out", "pendulum.statics.json")),
           "pendulum on 2 ranks: a summary written")
+    # A spring-damper (between the two bars of the double pendulum): not distributed yet.
+    with open(os.path.join(args.inputs, "double_pendulum.yaml")) as f:
+        text = f.read()
+    sprung = os.path.join(args.work, "sprung_double_pendulum.yaml")
+    with open(sprung, "w") as f:
+        f.write(text.replace("\njoints:\n", "\nforces:\n  - name: strut\n    type: spring\n"
+                             "    marker1: bar2/H1\n    marker2: bar1/O\n    stiffness: 10\n"
+                             "\njoints:\n"))
+    p = run(args, 2, "statics", sprung, [], folder, 1)
+    check(p.stderr.count("distributed models do not take spring-dampers yet") == 1 and
+          p.stdout == "" and not os.path.exists(os.path.join(folder, "out",
+                                                             "sprung_double_pendulum.statics.json")),
+          f"a spring on 2 ranks: {p.stderr}")
     p = run(args, 2, "simulate", os.path.join(args.inputs, "pendulum.yaml"), [], folder, 2)
     check(p.stderr.count("catena simulate: runs in one process only, not on 2 MPI ranks; under "
                          "mpirun only 'catena statics' and 'catena modal' run distributed") == 1
