@@ -415,17 +415,8 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   // Under mpirun with several ranks: the distributed analysis, reported by rank 0
   // (drivers/mpi_commands.hpp).
   if (session.size() > 1) {
-    DistributedCommand d;
-    d.command = a.command;
-    d.file = a.file;
-    d.json = a.json;
-    d.vtk = a.vtk;
-    d.output_dir = a.output_dir;
-    d.terse = a.terse;
-    d.modes = a.modes;
-    d.no_kc = a.no_kc;
-    d.damped = a.damped;
-    d.target = a.target;
+    const DistributedCommand d{a.command, a.file,  a.json,  a.vtk,    a.output_dir,
+                               a.terse,   a.modes, a.no_kc, a.damped, a.target};
     return runDistributedCommand(d, session.size(), session.rank());
   }
   // 2. Read the model.
