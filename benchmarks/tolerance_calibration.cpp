@@ -243,12 +243,11 @@ int main(int argc, char** argv) {
     csv_out << "problem,integrator,tol,error_m,relative,ratio,cpu_s,steps,reached\n";
   }
   std::cout << "# Tolerance calibration: global position error against the requested tolerance\n\n"
-            << "Outputs every 0.1 s (slider-crank: 0.01 s) unless --interval; error = max over "
-               "output times of the largest "
-            << "body position error; relative = error / L (L: lengthScale of the model); "
-            << "ratio = relative / tol; default: the integrator's default tolerances. IDA and MCS: "
-               "atol = tol L. CPU: process CPU seconds of "
-               "the run, one thread ("
+               "Outputs every 0.1 s (slider-crank: 0.01 s) unless --interval; error = max over "
+               "output times of the largest body position error; relative = error / L (L: "
+               "lengthScale of the model); ratio = relative / tol; default: the integrator's "
+               "default tolerances. IDA and MCS: atol = tol L. CPU: process CPU seconds of the "
+               "run, one thread ("
             << bench::cpuModel() << ").\n";
 
   for (const Problem& problem : problems()) {
