@@ -76,7 +76,8 @@ void writeInput(JsonWriter& j, const ScalingStudy& s, const InputModel& input, c
   j.key("time_load_s").value(input.load_seconds);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  if (!st.ok() && rank == 0) std::cerr << "catena-scale: " << s.input << ": " << st.message << "\n";
+  if (!st.ok() && rank == 0)
+    std::cerr << s.program << ": " << s.input << ": " << st.message << "\n";
 }
 
 /// Peak resident set of the ranks so far (MiB): the largest and the sum. Collective.
@@ -376,9 +377,9 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
     r.worst_rows = watch->rows();
   }
   for (const std::string& w : r.warnings)  // every rank its own damaged files, a line in one write
-    std::cerr << "catena-scale: warning: " + w + "\n";
+    std::cerr << study.program + ": warning: " + w + "\n";
   if (rank == 0 && !r.note.empty())
-    std::cerr << "catena-scale: N = " << size << ": " << r.note << "\n";
+    std::cerr << study.program << ": N = " << size << ": " << r.note << "\n";
   if (r.interrupted) return {"", false, true, r.state.t};
   MPI_Barrier(MPI_COMM_WORLD);
   const double total = MPI_Wtime() - start;

@@ -44,8 +44,8 @@ py::object onRoot(VecX&& x) {
 }
 
 /// Runs one study run with the GIL released: statics or modal (runStatics) or dynamics.
-RunResult run(const ScalingStudy& s, const InputModel* input, long size, int repeat,
-              RunArrays& arrays) {
+RunResult run(ScalingStudy s, const InputModel* input, long size, int repeat, RunArrays& arrays) {
+  s.program = "catena (Python module)";  // how its messages on stderr start
   py::gil_scoped_release release;
   RunResult r = s.analysis == "dynamics"
                     ? runDynamics(s, input, size, repeat, commSize(), commRank(), {}, &arrays)

@@ -31,6 +31,9 @@ struct ScalingStudy {
   int repeats = 1;          ///< runs per size
   std::string json;         ///< one JSON line per run; empty: stdout
   std::string checkpoint;   ///< restartable state; empty: <json>.ckpt
+  /// How the runs' messages on stderr start: the program that runs them (catena-scale, `catena
+  /// statics` under mpirun, the Python module).
+  std::string program = "catena-scale";
 };
 
 /// Reads a study file. Throws InputError (file:line:column) for unknown keys, duplicate keys or
