@@ -188,11 +188,18 @@ int launchedRank() {
 bool refuseUnderMpirun(const std::string& command) {
   const int ranks = launchedRanks();
   if (ranks <= 1) return false;
+  // MPI starts so that no rank exits before rank 0 has said why: mpiexec ends the job at the
+  // first process that exits non-zero, which could otherwise cut rank 0 short.
+  int started = 0;
+  MPI_Initialized(&started);
+  if (!started) MPI_Init(nullptr, nullptr);
   if (launchedRank() == 0)
     std::cerr << "catena " << command << ": runs in one process only, not on " << ranks
               << " MPI ranks; under mpirun only 'catena statics' and 'catena modal' run "
                  "distributed (the distributed dynamics: catena-scale --input FILE --analysis "
                  "dynamics)\n";
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (!started) MPI_Finalize();
   return true;
 }
 

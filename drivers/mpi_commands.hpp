@@ -34,7 +34,7 @@ int launchedRank();
 
 /// Whether `command` (one that runs in one process only: check, simulate, mobility) was
 /// launched on more than one rank; if so rank 0 says so on stderr, naming the commands that
-/// run distributed.
+/// run distributed, and every rank waits for it (MPI starts and ends here) before returning.
 bool refuseUnderMpirun(const std::string& command);
 
 }  // namespace catena
