@@ -108,6 +108,7 @@ int run(const DistributedCommand& c, int ranks, int rank) {
   // 3. The distributed statics (and modes) of catena-scale's family "model", gathered on rank 0.
   ScalingStudy study;
   study.family = "model";
+  study.program = "catena " + c.command;  // how its messages on stderr start
   study.input = c.file;
   study.analysis = c.command;
   study.modes = c.modes;
