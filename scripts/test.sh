@@ -44,7 +44,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -L unit -j"$jobs"
 
 step "3/3 fuzzing the YAML loader"
-scripts/fuzz.sh "${CATENA_FUZZ_SECONDS:-60}"
+scripts/fuzz.sh "${CATENA_FUZZ_SECONDS:-30}"
 
 if [ "$untracked_before" = "0" ]; then check_no_outputs_in_tree; fi
 
