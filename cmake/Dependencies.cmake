@@ -58,7 +58,7 @@ endif()
 
 # SuiteSparse 5.12 has neither a CMake config nor pkg-config files.
 find_path(SUITESPARSE_INCLUDE_DIR SuiteSparseQR.hpp PATH_SUFFIXES suitesparse)
-foreach(lib spqr cholmod klu amd btf suitesparseconfig)
+foreach(lib spqr cholmod klu amd camd btf suitesparseconfig)
   find_library(SS_${lib}_LIBRARY NAMES ${lib})
   if(NOT SS_${lib}_LIBRARY)
     catena_missing("SuiteSparse (${lib})" libsuitesparse-dev)
@@ -76,6 +76,6 @@ endif()
 if(NOT TARGET SuiteSparse::KLU)
   add_library(SuiteSparse::KLU INTERFACE IMPORTED)
   target_include_directories(SuiteSparse::KLU SYSTEM INTERFACE ${SUITESPARSE_INCLUDE_DIR})
-  target_link_libraries(SuiteSparse::KLU INTERFACE ${SS_klu_LIBRARY} ${SS_amd_LIBRARY} ${SS_btf_LIBRARY}
+  target_link_libraries(SuiteSparse::KLU INTERFACE ${SS_klu_LIBRARY} ${SS_amd_LIBRARY} ${SS_camd_LIBRARY} ${SS_btf_LIBRARY}
     ${SS_suitesparseconfig_LIBRARY})
 endif()

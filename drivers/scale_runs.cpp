@@ -507,6 +507,7 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   SaddlePointSolverOptions linear;
   if (study.linear_solver == "iterative")
     linear.method = SaddlePointSolverOptions::Method::kAugmentedLagrangian;
+  if (study.linear_solver == "schur") linear.method = SaddlePointSolverOptions::Method::kSchur;
   DistributedStaticsResult r = solveDistributedStatics(as, {}, linear);
   State whole_state;  // an input model's equilibrium, gathered
   if (input) whole_state = gatherWholeState(dm, numbering, rows.model, r.state);

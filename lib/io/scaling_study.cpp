@@ -76,8 +76,9 @@ void checkScalingStudy(const ScalingStudy& s) {
                "reproducible: bitwise runs are for the chain's dynamics (the lattice has no halo "
                "parts yet), not the "
                    << s.family << "'s " << s.analysis);
-  CATENA_CHECK(s.linear_solver == "direct" || s.linear_solver == "iterative",
-               "linear_solver: expected 'direct' or 'iterative', got '" << s.linear_solver << "'");
+  CATENA_CHECK(
+      s.linear_solver == "direct" || s.linear_solver == "iterative" || s.linear_solver == "schur",
+      "linear_solver: expected 'direct', 'iterative' or 'schur', got '" << s.linear_solver << "'");
   CATENA_CHECK(s.linear_solver == "direct" || s.analysis != "dynamics",
                "linear_solver: the distributed dynamics solves directly (MUMPS); 'iterative' is "
                "for statics and modal's statics");

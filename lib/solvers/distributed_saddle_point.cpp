@@ -169,6 +169,10 @@ DistributedSaddlePoint::DistributedSaddlePoint(const DistributedModel& dm, const
     : dm_(dm), options_(options), n_(saddleNumbering(dm)), p_(std::make_unique<Petsc>(n_, A, B)) {
   CATENA_PETSC(MatCreateVecs(p_->K.mat(), &p_->sol, &p_->rhs));
   CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &p_->ksp));
+  if (schur()) {
+    dd_ = std::make_unique<SchurDecomposition>(prefix);
+    return;
+  }
   if (options.method == SaddlePointSolverOptions::Method::kDirect) {
     setUpDirectLu(p_->ksp, p_->K.mat(), prefix, 100);  // from 2000 links MUMPS' 20 % runs out
     return;
@@ -206,6 +210,7 @@ Status DistributedSaddlePoint::factorNow(const SparseMatrixCSR& A, const SparseM
                                          double s, double a_max) {
   scale_ = s;
   p_->K.set(A, B, s);
+  if (schur()) return dd_->factor(p_->K.mat());
   if (options_.method == SaddlePointSolverOptions::Method::kDirect)
     return factorDirectLu(p_->ksp, p_->K.mat());
   CATENA_CHECK(options_.augmentation > 0.0,
@@ -265,13 +270,19 @@ Status DistributedSaddlePoint::solveNow(const VecX& f, const VecX& g, VecX& x, V
   for (Index k = 0; k < f.size(); ++k) r[n_.kv[k] - n_.first] = f(k);
   for (Index k = 0; k < g.size(); ++k) r[n_.kr[k] - n_.first] = scale_ * g(k);
   CATENA_PETSC(VecRestoreArray(p_->rhs, &r));
-  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a failed solve is a status
-  const PetscErrorCode ierr = KSPSolve(p_->ksp, p_->rhs, p_->sol);
-  PetscPopErrorHandler();
+  PetscErrorCode ierr = 0;
   KSPConvergedReason reason = KSP_CONVERGED_ITERATING;
-  PetscInt its = 0;
-  CATENA_PETSC(KSPGetConvergedReason(p_->ksp, &reason));
-  CATENA_PETSC(KSPGetIterationNumber(p_->ksp, &its));
+  PetscInt its = 1;
+  Status dd_status;
+  if (schur()) {
+    dd_status = dd_->solve(p_->rhs, p_->sol);
+  } else {
+    PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);  // a failed solve is a status
+    ierr = KSPSolve(p_->ksp, p_->rhs, p_->sol);
+    PetscPopErrorHandler();
+    CATENA_PETSC(KSPGetConvergedReason(p_->ksp, &reason));
+    CATENA_PETSC(KSPGetIterationNumber(p_->ksp, &its));
+  }
   stats_.krylov_iterations += its;  // KSPPREONLY (direct) counts 1 per solve
   const PetscScalar* s = nullptr;
   CATENA_PETSC(VecGetArrayRead(p_->sol, &s));
@@ -281,6 +292,7 @@ Status DistributedSaddlePoint::solveNow(const VecX& f, const VecX& g, VecX& x, V
   for (Index k = 0; k < g.size(); ++k) y(k) = scale_ * s[n_.kr[k] - n_.first];
   CATENA_PETSC(VecRestoreArrayRead(p_->sol, &s));
   const double finite = dm_.max(x.allFinite() && y.allFinite() ? 0.0 : 1.0);
+  if (!dd_status.ok()) return dd_status;
   if (ierr != 0 || reason < 0) {
     // A failed factorization (direct, or a preconditioner's) is a singular matrix; any other
     // reason is an iterative solve that did not converge.
@@ -307,6 +319,8 @@ std::string DistributedSaddlePoint::package() const {
   switch (options_.method) {
     case SaddlePointSolverOptions::Method::kAugmentedLagrangian:
       return "fieldsplit-al";
+    case SaddlePointSolverOptions::Method::kSchur:
+      return "schur (klu + mumps)";
     default:
       return directLuPackage(p_->ksp);
   }

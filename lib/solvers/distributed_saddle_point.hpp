@@ -18,7 +18,9 @@
 ///   larger gamma (Benzi and Olshanskii, SIAM J. Sci. Comput. 28 (2006) 2095). FGMRES measures
 ///   K's own residual: gamma's large entries never enter it, so the Newton iteration reaches the
 ///   tolerances the direct solver reaches. gamma = augmentation / max|A|. No factor of the whole
-///   system exists anywhere.
+///   system exists anywhere;
+/// - Schur-complement domain decomposition: KLU on each rank's interior, MUMPS on the interface
+///   (solvers/schur_decomposition.hpp).
 ///
 /// Collective.
 
@@ -28,6 +30,7 @@
 #include "parallel/distributed_model.hpp"
 #include "parallel/saddle_numbering.hpp"
 #include "solvers/kkt_solver.hpp"
+#include "solvers/schur_decomposition.hpp"
 
 namespace catena {
 
@@ -59,6 +62,7 @@ class DistributedSaddlePoint : public KktSolver {
 
  private:
   struct AugmentedLagrangian;  // the preconditioner's objects
+  bool schur() const { return options_.method == SaddlePointSolverOptions::Method::kSchur; }
   Status factorNow(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s, double a_max);
   Status solveNow(const VecX& f, const VecX& g, VecX& x, VecX& y);
 
@@ -70,6 +74,7 @@ class DistributedSaddlePoint : public KktSolver {
   struct Petsc;  // PETSc objects stay out of this header
   std::unique_ptr<Petsc> p_;
   std::unique_ptr<AugmentedLagrangian> al_;
+  std::unique_ptr<SchurDecomposition> dd_;
 };
 
 }  // namespace catena

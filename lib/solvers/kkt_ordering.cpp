@@ -2,6 +2,9 @@
 
 #include <amd.h>
 #include <btf.h>
+#include <camd.h>
+
+#include "core/check.hpp"
 
 namespace catena {
 
@@ -58,6 +61,19 @@ bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vect
     for (int j : members[v]) P.push_back(j);
   Q = P;
   return true;
+}
+
+std::vector<int> constrainedOrder(int N, const int* Ap, const int* Ai,
+                                  const std::vector<char>& last) {
+  std::vector<int> order(N), set(last.begin(), last.end());
+  set.resize(N, 0);
+  double control[CAMD_CONTROL], info[CAMD_INFO];
+  camd_defaults(control);
+  const int status = camd_order(N, Ap, Ai, order.data(), control, info, set.data());
+  CATENA_CHECK(
+      status == CAMD_OK || status == CAMD_OK_BUT_JUMBLED,
+      "CAMD could not order a " << N << " x " << N << " pattern (status " << status << ")");
+  return order;
 }
 
 }  // namespace catena

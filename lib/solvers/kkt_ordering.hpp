@@ -21,4 +21,10 @@ namespace catena {
 bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
                            std::vector<int>& Q);
 
+/// A fill-reducing order (CAMD on the pattern of F + F^T) of the N x N matrix F in compressed
+/// columns, the columns flagged in last (one flag per column) after all others. Throws
+/// catena::Error if CAMD fails (invalid pattern).
+std::vector<int> constrainedOrder(int N, const int* Ap, const int* Ai,
+                                  const std::vector<char>& last);
+
 }  // namespace catena

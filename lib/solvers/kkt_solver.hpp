@@ -35,6 +35,9 @@ struct SaddlePointSolverOptions {
     /// s B, 0] by PCFIELDSPLIT Schur (solvers/distributed_saddle_point.hpp): no factor of the
     /// whole system, for runs whose direct factor does not fit.
     kAugmentedLagrangian,
+    /// Schur-complement domain decomposition over the ranks' interfaces: KLU on each rank's
+    /// interior, MUMPS on the small interface system (solvers/schur_decomposition.hpp).
+    kSchur,
   };
   Method method = Method::kDirect;
   double augmentation = 1e6;  ///< gamma max|A| (dimensionless); docs/parallel.md on its choice

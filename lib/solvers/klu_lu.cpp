@@ -31,7 +31,7 @@ KluLu::KluLu(int n, const int* row_start, const int* columns)
             std::vector<int>(columns, columns + row_start[n])) {}
 
 KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates)
-    : klu_(std::make_unique<Klu>()), n_(n) {
+    : klu_(std::make_unique<Klu>()), n_(n), singular_pivot_(kSingularPivot) {
   Klu& k = *klu_;
   CATENA_CHECK(n >= 0 && row_start.size() == static_cast<std::size_t>(n) + 1 &&
                    columns.size() == static_cast<std::size_t>(row_start[n]),
@@ -70,7 +70,69 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int co
                                                                    << k.common.status << ")");
 }
 
+KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
+             const std::vector<int>& order)
+    : klu_(std::make_unique<Klu>()), n_(n), singular_pivot_(kSingularPivot) {
+  Klu& k = *klu_;
+  CATENA_CHECK(n >= 0 && row_start.size() == static_cast<std::size_t>(n) + 1 &&
+                   columns.size() == static_cast<std::size_t>(row_start[n]) &&
+                   order.size() == static_cast<std::size_t>(n),
+               "KLU pattern of " << n << " rows: " << row_start.size() << " row pointers, "
+                                 << columns.size() << " columns, an order of " << order.size());
+  klu_defaults(&k.common);
+  k.common.scale = -1;
+  k.common.tol = kPivotTolerance;
+  k.common.btf = 0;
+  k.common.halt_if_singular = 0;  // a singular factorization lists all its singular columns
+  k.row_start = std::move(row_start);
+  k.columns = std::move(columns);
+  k.values.resize(k.columns.size());
+  std::vector<int> P(order), Q(order);
+  k.symbolic =
+      klu_analyze_given(n, k.row_start.data(), k.columns.data(), P.data(), Q.data(), &k.common);
+  CATENA_CHECK(k.symbolic != nullptr && k.symbolic->nblocks <= 1,
+               "KLU could not analyse the " << n << " x " << n << " pattern in the given order "
+                                            << "(status " << k.common.status << ")");
+}
+
 KluLu::~KluLu() = default;
+
+namespace {
+
+/// KLU keeps each column of L and U in its block's Unit array as the row indices followed by
+/// the values, starting at a whole Unit (klu_internal.h's GET_POINTER; Unit is double for the
+/// real factorization).
+KluLu::FactorColumn packedColumn(const klu_numeric& numeric, const int* start, const int* length,
+                                 int k) {
+  const double* base = static_cast<const double*>(numeric.LUbx[0]) + start[k];
+  const int size = length[k];
+  const std::size_t index_units = (sizeof(int) * size + sizeof(double) - 1) / sizeof(double);
+  return {reinterpret_cast<const int*>(base), base + index_units, size};
+}
+
+}  // namespace
+
+KluLu::FactorColumn KluLu::lowerColumn(int k) const {
+  const klu_numeric& num = *klu_->numeric;
+  return packedColumn(num, num.Lip, num.Llen, k);
+}
+
+KluLu::FactorColumn KluLu::upperColumn(int k) const {
+  const klu_numeric& num = *klu_->numeric;
+  return packedColumn(num, num.Uip, num.Ulen, k);
+}
+
+double KluLu::upperDiagonal(int k) const {
+  return static_cast<const double*>(klu_->numeric->Udiag)[k];
+}
+
+const int* KluLu::rowPivots() const {
+  return klu_->numeric->Pnum;
+}
+
+const int* KluLu::columnOrder() const {
+  return klu_->symbolic->Q;
+}
 
 namespace {
 
@@ -109,12 +171,28 @@ std::pair<double, int> smallestRelativePivot(const klu_symbolic& symbolic,
   return worst;
 }
 
-Status singularPivot(int n, std::pair<double, int> pivot) {
+/// Every column whose pivot is below threshold of the column's largest entry (see above).
+std::vector<int> columnsBelowSingularPivot(const klu_symbolic& symbolic, const klu_numeric& numeric,
+                                           const std::vector<int>& start,
+                                           const std::vector<double>& values, double threshold) {
+  const double* u = static_cast<const double*>(numeric.Udiag);
+  std::vector<int> out;
+  for (int k = 0; k < symbolic.n; ++k) {
+    const int column = symbolic.Q[k];
+    double largest = 0.0;
+    for (int a = start[column]; a < start[column + 1]; ++a)
+      largest = std::max(largest, std::abs(values[a]));
+    if (!(std::abs(u[k]) >= threshold * largest) || largest == 0.0) out.push_back(column);
+  }
+  return out;
+}
+
+Status singularPivot(int n, std::pair<double, int> pivot, double threshold) {
   std::ostringstream os;
   os << "the " << n << " x " << n
      << " matrix could not be factored by klu (numerically singular: the pivot of column "
      << pivot.second << " is " << pivot.first << " of the column's largest entry, below "
-     << kSingularPivot << ")";
+     << threshold << ")";
   return Status::failure(Status::Code::kSingular, os.str());
 }
 
@@ -137,7 +215,7 @@ Status KluLu::factor() {
     if (ok && klu_rcond(k.symbolic, k.numeric, &k.common) &&
         k.common.rcond * kMaxRcondDrop >= k.rcond_at_full &&
         smallestRelativePivot(*k.symbolic, *k.numeric, k.row_start, k.values).first >=
-            kSingularPivot) {
+            singular_pivot_) {
       ++refactor_;
       return Status::success();
     }
@@ -147,6 +225,10 @@ Status KluLu::factor() {
   k.numeric =
       klu_factor(k.row_start.data(), k.columns.data(), k.values.data(), k.symbolic, &k.common);
   ++full_;
+  singular_columns_.clear();
+  if (k.numeric && !k.common.halt_if_singular)
+    singular_columns_ =
+        columnsBelowSingularPivot(*k.symbolic, *k.numeric, k.row_start, k.values, singular_pivot_);
   // A singular matrix stops KLU (halt_if_singular, the default): no factorization, a status.
   if (!k.numeric || k.common.status != KLU_OK) {
     const Status st = failure(k.common, n_, "factorization");
@@ -154,9 +236,9 @@ Status KluLu::factor() {
     return st;
   }
   const auto pivot = smallestRelativePivot(*k.symbolic, *k.numeric, k.row_start, k.values);
-  if (pivot.first < kSingularPivot) {
+  if (pivot.first < singular_pivot_) {
     klu_free_numeric(&k.numeric, &k.common);
-    return singularPivot(n_, pivot);
+    return singularPivot(n_, pivot, singular_pivot_);
   }
   klu_rcond(k.symbolic, k.numeric, &k.common);
   k.rcond_at_full = k.common.rcond;

@@ -35,6 +35,10 @@ class KluLu {
   /// from solvers/kkt_ordering.hpp (KLU's own search of a zero-free diagonal is slow on the
   /// empty block), falling back to KLU's analysis where that order does not exist.
   KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates = 0);
+  /// The same with a given symmetric pivot order (KLU's P = Q = order before pivoting: the k-th
+  /// pivot column is order[k]) and no block triangular form, so that the factors' columns
+  /// follow that order (solvers/schur_decomposition.hpp reads their trailing columns).
+  KluLu(int n, std::vector<int> row_start, std::vector<int> columns, const std::vector<int>& order);
   ~KluLu();
   KluLu(const KluLu&) = delete;
   KluLu& operator=(const KluLu&) = delete;
@@ -49,10 +53,34 @@ class KluLu {
   /// KLU's value array (row_start[n] entries, the pattern's order), for a caller that scatters
   /// its values straight into it and then calls factor(): one value array instead of two.
   double* values();
+  /// A pivot below `ratio` of its column's largest entry makes factor() fail as singular
+  /// (default kSingularPivot).
+  void setSingularPivot(double ratio) { singular_pivot_ = ratio; }
   /// The next factor() chooses new pivots (after a failed iteration that used this one).
   void forgetPivots() { new_pivots_ = true; }
   /// Overwrites b (n entries) with A^-1 b, using the last successful factor().
   Status solve(double* b);
+
+  /// The last successful factorization P F Q = L U of F = A^T (no scaling; one block for the
+  /// order-given constructor, which these accessors require), read in place. Positions are pivot
+  /// indices 0..n-1: rowPivots()[k] is the row of F pivoted at k (A's column), columnOrder()[k]
+  /// the column of F (A's row); lowerColumn(k): L(i, k) for i > k (the unit diagonal left out),
+  /// upperColumn(k): U(i, k) for i < k, upperDiagonal(k): U(k, k).
+  struct FactorColumn {
+    const int* rows = nullptr;
+    const double* values = nullptr;
+    int size = 0;
+  };
+  FactorColumn lowerColumn(int k) const;
+  FactorColumn upperColumn(int k) const;
+  double upperDiagonal(int k) const;
+  const int* rowPivots() const;
+  const int* columnOrder() const;
+
+  /// After a factor() of the order-given constructor that failed as singular: every column of
+  /// F (A's row) whose pivot fell below kSingularPivot of its column, in pivot order (KLU runs to
+  /// the end there instead of stopping at the first). Empty otherwise.
+  const std::vector<int>& singularColumns() const { return singular_columns_; }
 
   /// Whether the analysis took the saddle-point order of solvers/kkt_ordering.hpp.
   bool saddlePointOrder() const { return saddle_point_order_; }
@@ -66,6 +94,8 @@ class KluLu {
   int full_ = 0, refactor_ = 0;
   bool new_pivots_ = false;
   bool saddle_point_order_ = false;
+  std::vector<int> singular_columns_;
+  double singular_pivot_ = 0.0;  // set by the constructors to kSingularPivot
 };
 
 /// Threshold partial pivoting: a diagonal pivot is kept while it is at least this fraction of

@@ -180,6 +180,16 @@ BOOST_AUTO_TEST_CASE(iterative_statics_equals_the_serial_statics_and_the_hanging
   checkStatics(linear);
 }
 
+// The same with the Schur-complement domain decomposition over PT-Scotch's parts: the lattice's
+// interfaces are whole rows of cells, and pinned cells next to them leave interior blocks
+// singular, whose unknowns join the interface.
+BOOST_AUTO_TEST_CASE(schur_statics_equals_the_serial_statics_and_the_hanging_lattice) {
+  SaddlePointSolverOptions linear;
+  linear.method = SaddlePointSolverOptions::Method::kSchur;
+  checkStatics(linear);
+  checkStatics(linear, 24);
+}
+
 // The lowest modes of the distributed lattice at its equilibrium equal the closed-form
 // frequencies of the hanging lattice (hangingFourBarLatticeFrequencies: the L x L Lagrange
 // equations in the levels' angles) and the serial modal analysis, to 1e-9 relative (SLEPc's

@@ -258,3 +258,55 @@ BOOST_AUTO_TEST_CASE(a_dependent_row_is_singular_on_either_order) {
     }
   }
 }
+
+// The order-given factorization (solvers/schur_decomposition.hpp reads its factors in place):
+// the accessors' L and U multiply to P F Q with F = K^T, the given order's flagged columns are
+// the last pivots (CAMD, kkt_ordering.hpp's constrainedOrder), and a singular matrix lists its
+// dependent columns instead of stopping at the first.
+BOOST_AUTO_TEST_CASE(order_given_factors_reproduce_the_matrix) {
+  test::Random rnd(17);
+  int n = 0;
+  const Csr K = latticeKkt(2, 3, rnd, n);
+  const int N = static_cast<int>(K.rows());
+  std::vector<char> last(N, 0);
+  for (int j : {3, 10, N - 2}) last[j] = 1;
+  const std::vector<int> order = constrainedOrder(N, K.outerIndexPtr(), K.innerIndexPtr(), last);
+  for (int k = 0; k < N; ++k)
+    BOOST_TEST((last[order[k]] != 0) == (k >= N - 3), "pivot " << k << " column " << order[k]);
+  KluLu klu(N, std::vector<int>(K.outerIndexPtr(), K.outerIndexPtr() + N + 1),
+            std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()), order);
+  BOOST_REQUIRE(klu.factor(K.valuePtr()).ok());
+  MatX L = MatX::Identity(N, N), U = MatX::Zero(N, N);
+  for (int k = 0; k < N; ++k) {
+    const KluLu::FactorColumn l = klu.lowerColumn(k), u = klu.upperColumn(k);
+    for (int r = 0; r < l.size; ++r) {
+      BOOST_TEST(l.rows[r] > k);
+      L(l.rows[r], k) = l.values[r];
+    }
+    for (int r = 0; r < u.size; ++r) {
+      BOOST_TEST(u.rows[r] < k);
+      U(u.rows[r], k) = u.values[r];
+    }
+    U(k, k) = klu.upperDiagonal(k);
+    BOOST_TEST(klu.columnOrder()[k] == order[k]);
+  }
+  const MatX F = MatX(K).transpose();
+  MatX PFQ(N, N);
+  for (int i = 0; i < N; ++i)
+    for (int j = 0; j < N; ++j) PFQ(i, j) = F(klu.rowPivots()[i], klu.columnOrder()[j]);
+  BOOST_TEST((L * U - PFQ).cwiseAbs().maxCoeff() <= 1e-12 * F.cwiseAbs().maxCoeff());
+  BOOST_TEST(klu.singularColumns().empty());
+
+  int n2 = 0;
+  const Csr D = latticeKkt(2, 3, rnd, n2, 4);  // one dependent constraint row
+  const int N2 = static_cast<int>(D.rows());
+  KluLu singular(N2, std::vector<int>(D.outerIndexPtr(), D.outerIndexPtr() + N2 + 1),
+                 std::vector<int>(D.innerIndexPtr(), D.innerIndexPtr() + D.nonZeros()),
+                 constrainedOrder(N2, D.outerIndexPtr(), D.innerIndexPtr(), {}));
+  const Status st = singular.factor(D.valuePtr());
+  BOOST_TEST((st.code == Status::Code::kSingular), st.message);
+  // At least the dependency's own column; KLU's continued elimination may leave a second pivot
+  // at round-off (2 here), which the caller moves too.
+  BOOST_TEST(!singular.singularColumns().empty());
+  BOOST_TEST(singular.singularColumns().size() <= 2u);
+}

@@ -1,0 +1,507 @@
+#include "solvers/schur_decomposition.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <sstream>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "parallel/petsc_coo_matrix.hpp"
+#include "solvers/direct_lu.hpp"
+#include "solvers/kkt_ordering.hpp"
+#include "solvers/klu_lu.hpp"
+#include "solvers/petsc_check.hpp"
+
+namespace catena {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+/// An interior pivot below this fraction of its column's largest entry moves its unknown to the
+/// interface. Stricter than KLU's singular test (kSingularPivot, 1e-13): a nearly singular
+/// interior block passes its error on to S (a pinned 24 x 8 lattice's blocks, pivots at 1e-12,
+/// cost Newton 19 iterations instead of 10 and 1e-10 of its multipliers), while moving a regular
+/// unknown only enlarges the interface.
+constexpr double kInteriorPivot = 1e-8;
+
+/// How many times a factorization may move an interior block's singular unknowns to the
+/// interface and start again.
+constexpr int kMaxReanalyses = 8;
+
+double secondsSince(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// A rank's owned block of K as compressed rows: the diagonal block (owned columns, local
+/// indices) and the off-process block (columns index garray), read in place.
+struct LocalRows {
+  Mat Ad = nullptr, Ao = nullptr;
+  const PetscInt* garray = nullptr;
+  PetscInt n = 0, n_off = 0;  // rows, off-process columns
+  const PetscInt *d_start = nullptr, *d_col = nullptr, *o_start = nullptr, *o_col = nullptr;
+
+  explicit LocalRows(Mat K) {
+    PetscBool mpi = PETSC_FALSE;
+    CATENA_PETSC(PetscObjectTypeCompare(reinterpret_cast<PetscObject>(K), MATMPIAIJ, &mpi));
+    if (mpi) {
+      CATENA_PETSC(MatMPIAIJGetSeqAIJ(K, &Ad, &Ao, &garray));
+    } else {
+      Ad = K;
+    }
+    PetscBool done = PETSC_FALSE;
+    CATENA_PETSC(MatGetRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &d_start, &d_col, &done));
+    CATENA_CHECK(done, "SchurDecomposition: no compressed rows of the diagonal block");
+    if (Ao) {
+      PetscInt rows = 0;
+      CATENA_PETSC(MatGetRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &rows, &o_start, &o_col, &done));
+      CATENA_CHECK(done, "SchurDecomposition: no compressed rows of the off-process block");
+      CATENA_PETSC(MatGetSize(Ao, nullptr, &n_off));
+    }
+  }
+  ~LocalRows() {
+    PetscBool done = PETSC_FALSE;
+    MatRestoreRowIJ(Ad, 0, PETSC_FALSE, PETSC_FALSE, &n, &d_start, &d_col, &done);
+    if (Ao) {
+      PetscInt rows = 0;
+      MatRestoreRowIJ(Ao, 0, PETSC_FALSE, PETSC_FALSE, &rows, &o_start, &o_col, &done);
+    }
+  }
+  LocalRows(const LocalRows&) = delete;
+  LocalRows& operator=(const LocalRows&) = delete;
+  bool boundary(PetscInt i) const { return Ao && o_start[i + 1] > o_start[i]; }
+};
+
+/// The values of a SeqAIJ block, read in place.
+struct Values {
+  Mat A = nullptr;
+  const PetscScalar* v = nullptr;
+  explicit Values(Mat a) : A(a) {
+    if (A) CATENA_PETSC(MatSeqAIJGetArrayRead(A, &v));
+  }
+  ~Values() {
+    if (A) MatSeqAIJRestoreArrayRead(A, &v);
+  }
+  Values(const Values&) = delete;
+  Values& operator=(const Values&) = delete;
+};
+
+}  // namespace
+
+struct SchurDecomposition::Impl {
+  std::string prefix;
+  bool analysed = false, factored = false;
+  int rank = 0;
+  PetscInt first_row = 0, owned = 0;
+  // Owned rows: interior (index e) and boundary (index a) in local row order.
+  std::vector<PetscInt> interior_row, boundary_row;
+  // The interior block's entries, each the position of its value in Ad's value array.
+  std::vector<PetscInt> interior_source;
+  std::unique_ptr<KluLu> klu;
+  // K_IG by boundary column a: interior rows and Ad positions; K_GI by boundary row a.
+  std::vector<PetscInt> ig_start, ig_row, ig_source, gi_start, gi_col, gi_source;
+  std::vector<double> ig_value, gi_value;  // at the last factor()
+  // S: the dense block of this rank's boundary (row-major, nG x nG; Ad position or -1 per
+  // slot), then the off-process entries of the boundary rows (Ao positions).
+  std::vector<PetscInt> gg_source, go_source;
+  std::unique_ptr<CooMatrix> S;
+  std::vector<double> s_values;
+  KSP ksp = nullptr;
+  Vec s_rhs = nullptr, s_sol = nullptr;
+  std::vector<double> w, t;  // interior work vectors
+
+  ~Impl() { clear(); }
+  void clear() {
+    VecDestroy(&s_rhs);
+    VecDestroy(&s_sol);
+    KSPDestroy(&ksp);
+    S.reset();
+    klu.reset();
+    for (auto* v : {&interior_row, &boundary_row, &interior_source, &ig_start, &ig_row, &ig_source,
+                    &gi_start, &gi_col, &gi_source, &gg_source, &go_source})
+      v->clear();
+  }
+  // Owned rows made boundary rows because the interior block was singular with them.
+  std::vector<char> forced;
+  std::vector<char> has_diagonal;  // per owned row: a coordinate (a multiplier has none)
+  void analyse(Mat K, SchurStats& stats);
+  void schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const;
+  Status factorInterior(const double* ad);
+  Status applyOnce(Vec b, Vec x);
+};
+
+SchurDecomposition::SchurDecomposition(const std::string& prefix)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->prefix = prefix;
+}
+
+SchurDecomposition::~SchurDecomposition() = default;
+
+void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
+  clear();
+  MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(K));
+  MPI_Comm_rank(comm, &rank);
+  PetscInt r1 = 0;
+  CATENA_PETSC(MatGetOwnershipRange(K, &first_row, &r1));
+  owned = r1 - first_row;
+  const LocalRows L(K);
+  CATENA_CHECK(L.n == owned, "SchurDecomposition: " << L.n << " local rows, " << owned << " owned");
+
+  std::vector<PetscInt> interior_of(owned, -1), boundary_of(owned, -1);
+  forced.resize(owned, 0);
+  has_diagonal.assign(owned, 0);
+  for (PetscInt i = 0; i < owned; ++i)
+    for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k)
+      if (L.d_col[k] == i) has_diagonal[i] = 1;
+  for (PetscInt i = 0; i < owned; ++i) {
+    if (L.boundary(i) || forced[i]) {
+      boundary_of[i] = static_cast<PetscInt>(boundary_row.size());
+      boundary_row.push_back(i);
+    }
+  }
+  for (PetscInt i = 0; i < owned; ++i) {
+    if (boundary_of[i] >= 0) continue;
+    interior_of[i] = static_cast<PetscInt>(interior_row.size());
+    interior_row.push_back(i);
+  }
+  const int nI = static_cast<int>(interior_row.size());
+  const PetscInt nG = static_cast<PetscInt>(boundary_row.size());
+
+  // Interior block, K_IG, K_GI; rows next to the boundary are last. The interior numbering
+  // keeps the local order, so PETSc's sorted columns stay sorted.
+  std::vector<int> start(nI + 1, 0), col;
+  col.reserve(L.d_start[owned]);
+  interior_source.reserve(L.d_start[owned]);
+  std::vector<char> last(nI, 0);
+  std::vector<std::vector<std::pair<PetscInt, PetscInt>>> ig(nG);  // (interior row, position)
+  for (int e = 0; e < nI; ++e) {
+    const PetscInt i = interior_row[e];
+    for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k) {
+      const PetscInt j = L.d_col[k];
+      if (interior_of[j] >= 0) {
+        col.push_back(static_cast<int>(interior_of[j]));
+        interior_source.push_back(k);
+      } else {
+        ig[boundary_of[j]].emplace_back(e, k);
+        last[e] = 1;
+      }
+    }
+    start[e + 1] = static_cast<int>(col.size());
+  }
+  ig_start.assign(1, 0);
+  for (PetscInt a = 0; a < nG; ++a) {
+    for (const auto& [e, k] : ig[a]) {
+      ig_row.push_back(e);
+      ig_source.push_back(k);
+    }
+    ig_start.push_back(static_cast<PetscInt>(ig_row.size()));
+  }
+  gi_start.assign(1, 0);
+  for (PetscInt a = 0; a < nG; ++a) {
+    const PetscInt i = boundary_row[a];
+    for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k) {
+      const PetscInt e = interior_of[L.d_col[k]];
+      if (e < 0) continue;
+      gi_col.push_back(e);
+      gi_source.push_back(k);
+      last[e] = 1;
+    }
+    gi_start.push_back(static_cast<PetscInt>(gi_col.size()));
+  }
+
+  // CAMD on the block's graph, the rows next to the boundary last; KLU pivots across it. (The
+  // saddle-point pair order of kkt_ordering.hpp factored a 10^5-link chain's block 2x slower.)
+  const std::vector<int> P = constrainedOrder(nI, start.data(), col.data(), last);
+  klu = std::make_unique<KluLu>(nI, std::move(start), std::move(col), P);
+  klu->setSingularPivot(kInteriorPivot);
+  w.resize(nI);
+  t.resize(nI);
+
+  // The interface numbering: this rank's boundary rows, in order, after the lower ranks'.
+  PetscInt g_first = 0, g_total = 0;
+  MPI_Exscan(&nG, &g_first, 1, MPIU_INT, MPI_SUM, comm);
+  if (rank == 0) g_first = 0;
+  MPI_Allreduce(&nG, &g_total, 1, MPIU_INT, MPI_SUM, comm);
+  stats.interior = nI;
+  stats.boundary = nG;
+  stats.interface_total = g_total;
+  if (g_total == 0) return;
+
+  // The interface index of every off-process column, from its owner.
+  std::vector<PetscInt> g_of_off(L.n_off, -1);
+  if (L.n_off >= 0) {
+    Vec index = nullptr, off = nullptr;
+    CATENA_PETSC(VecCreateMPI(comm, owned, PETSC_DETERMINE, &index));
+    CATENA_PETSC(VecSet(index, -1.0));
+    PetscScalar* x = nullptr;
+    CATENA_PETSC(VecGetArray(index, &x));
+    for (PetscInt a = 0; a < nG; ++a) x[boundary_row[a]] = static_cast<double>(g_first + a);
+    CATENA_PETSC(VecRestoreArray(index, &x));
+    CATENA_PETSC(VecCreateSeq(PETSC_COMM_SELF, L.n_off, &off));
+    IS from = nullptr;
+    CATENA_PETSC(ISCreateGeneral(PETSC_COMM_SELF, L.n_off, L.garray, PETSC_COPY_VALUES, &from));
+    VecScatter scatter = nullptr;
+    CATENA_PETSC(VecScatterCreate(index, from, off, nullptr, &scatter));
+    CATENA_PETSC(VecScatterBegin(scatter, index, off, INSERT_VALUES, SCATTER_FORWARD));
+    CATENA_PETSC(VecScatterEnd(scatter, index, off, INSERT_VALUES, SCATTER_FORWARD));
+    const PetscScalar* y = nullptr;
+    CATENA_PETSC(VecGetArrayRead(off, &y));
+    for (PetscInt j = 0; j < L.n_off; ++j) g_of_off[j] = static_cast<PetscInt>(y[j]);
+    CATENA_PETSC(VecRestoreArrayRead(off, &y));
+    VecScatterDestroy(&scatter);
+    ISDestroy(&from);
+    VecDestroy(&off);
+    VecDestroy(&index);
+  }
+
+  // S's pattern: the dense block of this rank's boundary, then the off-process couplings.
+  std::vector<PetscInt> rows, cols;
+  gg_source.assign(static_cast<std::size_t>(nG) * nG, -1);
+  for (PetscInt a = 0; a < nG; ++a) {
+    for (PetscInt b = 0; b < nG; ++b) {
+      rows.push_back(g_first + a);
+      cols.push_back(g_first + b);
+    }
+    const PetscInt i = boundary_row[a];
+    for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k) {
+      const PetscInt b = boundary_of[L.d_col[k]];
+      if (b >= 0) gg_source[a * nG + b] = k;
+    }
+  }
+  bool symmetric = true;
+  for (PetscInt a = 0; a < nG; ++a) {
+    const PetscInt i = boundary_row[a];
+    for (PetscInt k = L.o_start[i]; k < L.o_start[i + 1]; ++k) {
+      const PetscInt g = g_of_off[L.o_col[k]];
+      symmetric = symmetric && g >= 0;
+      rows.push_back(g_first + a);
+      cols.push_back(std::max<PetscInt>(g, 0));
+      go_source.push_back(k);
+    }
+  }
+  int bad = symmetric ? 0 : 1, any_bad = 0;
+  MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
+  CATENA_CHECK(!any_bad,
+               "SchurDecomposition: the matrix is not structurally symmetric (a row "
+               "couples to another rank's row that does not couple back)");
+  s_values.resize(rows.size());
+  S = std::make_unique<CooMatrix>(nG, nG, std::move(rows), std::move(cols));
+  CATENA_PETSC(MatCreateVecs(S->mat(), &s_sol, &s_rhs));
+  CATENA_PETSC(KSPCreate(comm, &ksp));
+  setUpDirectLu(ksp, S->mat(), prefix + "dd_", 100);
+}
+
+/// This rank's part K_GI K_II^-1 K_IG of S from the last factorization P F Q = L U of
+/// F = K_II^T (solvers/klu_lu.hpp): with K_II^-1 = P^T L^-T U^-T Q^T, entry (h, g) is
+/// (L^-1 P k_h)^T (U^-T Q^T k_g), k_h row h of K_GI and k_g column g of K_IG. Both right-hand
+/// sides live on the pivots of the rows next to the boundary, which the order put last, so
+/// both triangular solves run over the trailing window [k0, n) of pivots only.
+void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const {
+  const int nI = static_cast<int>(interior_row.size());
+  const auto nG = static_cast<Eigen::Index>(boundary_row.size());
+  Sp.setZero(nG, nG);
+  if (nI == 0 || nG == 0) return;
+  const int* p = klu->rowPivots();
+  const int* q = klu->columnOrder();
+  std::vector<int> p_inv(nI), q_inv(nI);
+  for (int k = 0; k < nI; ++k) {
+    p_inv[p[k]] = k;
+    q_inv[q[k]] = k;
+  }
+  int k0 = nI;
+  for (PetscInt e : gi_col) k0 = std::min(k0, p_inv[e]);
+  for (PetscInt e : ig_row) k0 = std::min(k0, q_inv[e]);
+  const int window = nI - k0;
+  stats.window = window;
+  Eigen::MatrixXd Y = Eigen::MatrixXd::Zero(window, nG), Z = Eigen::MatrixXd::Zero(window, nG);
+  for (Eigen::Index a = 0; a < nG; ++a) {
+    double* y = Y.col(a).data();
+    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) y[q_inv[ig_row[s]] - k0] = ig_value[s];
+    for (int k = k0; k < nI; ++k) {  // U^T y = c, U^T lower triangular
+      const KluLu::FactorColumn u = klu->upperColumn(k);
+      double sum = y[k - k0];
+      for (int r = 0; r < u.size; ++r)
+        if (u.rows[r] >= k0) sum -= u.values[r] * y[u.rows[r] - k0];
+      y[k - k0] = sum / klu->upperDiagonal(k);
+    }
+    double* z = Z.col(a).data();
+    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s) z[p_inv[gi_col[s]] - k0] = gi_value[s];
+    for (int k = k0; k < nI; ++k) {  // L z = c, L unit lower triangular
+      const double zk = z[k - k0];
+      if (zk == 0.0) continue;
+      const KluLu::FactorColumn l = klu->lowerColumn(k);
+      for (int r = 0; r < l.size; ++r) z[l.rows[r] - k0] -= l.values[r] * zk;
+    }
+  }
+  Sp.noalias() = Z.transpose() * Y;
+}
+
+/// Fills the interior block's values and factors it.
+Status SchurDecomposition::Impl::factorInterior(const double* ad) {
+  double* kv = klu->values();
+  for (std::size_t e = 0; e < interior_source.size(); ++e) kv[e] = ad[interior_source[e]];
+  return interior_row.empty() ? Status::success() : klu->factor();
+}
+
+Status SchurDecomposition::factor(Mat K) {
+  Impl& m = *impl_;
+  MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(K));
+  m.factored = false;
+  const LocalRows L(K);
+  const Values d(L.Ad), o(L.Ao);
+  // The interior blocks. With its interface held fixed, a block can be singular where K is not
+  // (a straight stretch of chain pinned at both ends): its singular unknowns then join the
+  // interface (S stays regular since K is) and every rank analyses again.
+  Status st;
+  for (int attempt = 0;; ++attempt) {
+    if (!m.analysed) {
+      m.analyse(K, stats_);
+      m.analysed = true;
+    }
+    const auto t0 = Clock::now();
+    st = m.factorInterior(d.v);
+    stats_.interior_seconds += secondsSince(t0);
+    const std::vector<int> singular = st.ok() ? std::vector<int>{} : m.klu->singularColumns();
+    int retry = !st.ok() && !singular.empty() && attempt < kMaxReanalyses ? 1 : 0;
+    int failed = st.ok() || retry ? 0 : 1;
+    MPI_Allreduce(MPI_IN_PLACE, &retry, 1, MPI_INT, MPI_MAX, comm);
+    MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+    if (failed) break;
+    if (!retry) break;
+    // Freeing a dependent constraint (a multiplier: no diagonal entry) lowers the rank
+    // deficiency; pinning a coordinate can raise it, so coordinates move only when no multiplier
+    // is among the singular unknowns.
+    bool multiplier = false;
+    for (int e : singular) multiplier = multiplier || !m.has_diagonal[m.interior_row[e]];
+    for (int e : singular)
+      if (!multiplier || !m.has_diagonal[m.interior_row[e]]) m.forced[m.interior_row[e]] = 1;
+    stats_.moved += static_cast<long>(singular.size());
+    m.analysed = false;
+  }
+  int failed_rank = st.ok() ? -1 : m.rank, first_failed = -1;
+  MPI_Allreduce(&failed_rank, &first_failed, 1, MPI_INT, MPI_MAX, comm);
+  if (first_failed >= 0) {
+    std::ostringstream os;
+    if (!st.ok())
+      os << "rank " << m.rank << "'s interior block (" << m.interior_row.size()
+         << " unknowns not coupled to other ranks, its interface held fixed) is singular: "
+         << st.message;
+    else
+      os << "rank " << first_failed << "'s interior block is singular (that rank says why)";
+    return Status::failure(Status::Code::kSingular, os.str());
+  }
+  if (stats_.interface_total > 0) {
+    m.ig_value.resize(m.ig_source.size());
+    for (std::size_t s = 0; s < m.ig_source.size(); ++s) m.ig_value[s] = d.v[m.ig_source[s]];
+    m.gi_value.resize(m.gi_source.size());
+    for (std::size_t s = 0; s < m.gi_source.size(); ++s) m.gi_value[s] = d.v[m.gi_source[s]];
+    auto t0 = Clock::now();
+    Eigen::MatrixXd Sp;
+    m.schurPart(Sp, stats_);
+    const auto nG = static_cast<PetscInt>(m.boundary_row.size());
+    for (PetscInt a = 0; a < nG; ++a)
+      for (PetscInt b = 0; b < nG; ++b) {
+        const PetscInt src = m.gg_source[a * nG + b];
+        m.s_values[a * nG + b] = (src >= 0 ? d.v[src] : 0.0) - Sp(a, b);
+      }
+    for (std::size_t k = 0; k < m.go_source.size(); ++k)
+      m.s_values[static_cast<std::size_t>(nG) * nG + k] = o.v[m.go_source[k]];
+    m.S->set(m.s_values.data());
+    stats_.schur_seconds += secondsSince(t0);
+    t0 = Clock::now();
+    st = factorDirectLu(m.ksp, m.S->mat());
+    stats_.interface_seconds += secondsSince(t0);
+    if (!st.ok())
+      return Status::failure(st.code, "the interface matrix of the domain decomposition (" +
+                                          std::to_string(stats_.interface_total) +
+                                          " unknowns) could not be factored: " + st.message);
+  }
+  m.factored = true;
+  return Status::success();
+}
+
+Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
+  const PetscScalar* bb = nullptr;
+  CATENA_PETSC(VecGetArrayRead(b, &bb));
+  const auto nI = static_cast<PetscInt>(interior_row.size());
+  for (PetscInt e = 0; e < nI; ++e) w[e] = t[e] = bb[interior_row[e]];
+  Status st = nI > 0 ? klu->solve(w.data()) : Status::success();
+  const auto nG = static_cast<PetscInt>(boundary_row.size());
+  if (S) {
+    PetscScalar* r = nullptr;
+    CATENA_PETSC(VecGetArray(s_rhs, &r));
+    for (PetscInt a = 0; a < nG; ++a) {
+      double sum = bb[boundary_row[a]];
+      for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s) sum -= gi_value[s] * w[gi_col[s]];
+      r[a] = sum;
+    }
+    CATENA_PETSC(VecRestoreArray(s_rhs, &r));
+  }
+  CATENA_PETSC(VecRestoreArrayRead(b, &bb));
+  PetscScalar* xx = nullptr;
+  if (!S) {
+    CATENA_PETSC(VecGetArray(x, &xx));
+    for (PetscInt e = 0; e < nI; ++e) xx[interior_row[e]] = w[e];
+    CATENA_PETSC(VecRestoreArray(x, &xx));
+    return st;
+  }
+  CATENA_PETSC(KSPSolve(ksp, s_rhs, s_sol));
+  const PetscScalar* xg = nullptr;
+  CATENA_PETSC(VecGetArrayRead(s_sol, &xg));
+  for (PetscInt a = 0; a < nG; ++a)
+    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) t[ig_row[s]] -= ig_value[s] * xg[a];
+  if (st.ok() && nI > 0) st = klu->solve(t.data());
+  CATENA_PETSC(VecGetArray(x, &xx));
+  for (PetscInt e = 0; e < nI; ++e) xx[interior_row[e]] = t[e];
+  for (PetscInt a = 0; a < nG; ++a) xx[boundary_row[a]] = xg[a];
+  CATENA_PETSC(VecRestoreArray(x, &xx));
+  CATENA_PETSC(VecRestoreArrayRead(s_sol, &xg));
+  return st;
+}
+
+Status SchurDecomposition::solve(Vec b, Vec x) {
+  Impl& m = *impl_;
+  CATENA_CHECK(m.factored, "SchurDecomposition::solve without a successful factor()");
+  return m.applyOnce(b, x);
+}
+
+namespace {
+
+PetscErrorCode shellSetUp(PC pc) {
+  void* ctx = nullptr;
+  PetscCall(PCShellGetContext(pc, &ctx));
+  Mat A = nullptr, P = nullptr;
+  PetscCall(PCGetOperators(pc, &A, &P));
+  const Status st = static_cast<SchurDecomposition*>(ctx)->factor(P);
+  if (!st.ok()) PetscCall(PCSetFailedReason(pc, PC_FACTOR_NUMERIC_ZEROPIVOT));
+  return 0;
+}
+
+PetscErrorCode shellApply(PC pc, Vec b, Vec x) {
+  void* ctx = nullptr;
+  PetscCall(PCShellGetContext(pc, &ctx));
+  PCFailedReason reason = PC_NOERROR;
+  PetscCall(PCGetFailedReason(pc, &reason));
+  if (reason != PC_NOERROR) return VecSetInf(x);
+  const Status st = static_cast<SchurDecomposition*>(ctx)->solve(b, x);
+  if (!st.ok()) PetscCall(PCSetFailedReason(pc, PC_SUBPC_ERROR));
+  return 0;
+}
+
+}  // namespace
+
+void SchurDecomposition::attachTo(KSP ksp) {
+  CATENA_PETSC(KSPSetType(ksp, KSPPREONLY));
+  PC pc;
+  CATENA_PETSC(KSPGetPC(ksp, &pc));
+  CATENA_PETSC(PCSetType(pc, PCSHELL));
+  CATENA_PETSC(PCShellSetContext(pc, this));
+  CATENA_PETSC(PCShellSetSetUp(pc, &shellSetUp));
+  CATENA_PETSC(PCShellSetApply(pc, &shellApply));
+  CATENA_PETSC(PCShellSetName(pc, "catena Schur-complement domain decomposition"));
+}
+
+}  // namespace catena

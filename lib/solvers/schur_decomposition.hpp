@@ -1,0 +1,76 @@
+#pragma once
+/// @file schur_decomposition.hpp
+/// A direct solver of a distributed sparse matrix K (MatMPIAIJ, structurally symmetric, e.g. the
+/// saddle-point matrices of statics, modes and dynamics) by a Schur-complement domain
+/// decomposition over the ranks' interfaces (docs/parallel-factorization.md):
+///
+/// - a rank's boundary rows are those coupled to another rank's rows (K's off-process block), the
+///   other owned rows its interior I; interior rows couple only to the rank's own rows;
+/// - each rank factors its interior block K_II with KLU (CAMD order with the rows next to the
+///   boundary pivoted last, solvers/kkt_ordering.hpp) and forms its part of the interface matrix
+///   S = K_GG - sum over ranks of K_GI K_II^-1 K_IG from the trailing columns of its factors only
+///   (a right-hand side that lives on the last pivots touches only them);
+/// - S, of the size of the interfaces (for a chain about 15 unknowns per rank boundary), is
+///   factored by MUMPS across the ranks (options prefix PREFIXdd_);
+/// - a solve runs two interior solves per rank and one interface solve.
+///
+/// An interior block may be singular where K is not (its interface held fixed pins it: a
+/// straight stretch of chain pinned at both ends); the unknowns of its singular pivots then join
+/// the interface for good (SchurStats::moved) and the ranks analyse again: S, the Schur
+/// complement of regular interior blocks in a regular K, is regular.
+///
+/// Every rank works on its own rows only: no object of the whole problem exists anywhere. On
+/// one rank there is no interface and this is KLU on K. Failure: an interior block or S
+/// singular, a status naming the rank and the block. Collective.
+
+#include <petscksp.h>
+
+#include <memory>
+#include <string>
+
+#include "core/status.hpp"
+
+namespace catena {
+
+/// Sizes and costs of the last factorization of a SchurDecomposition (this rank's).
+struct SchurStats {
+  long interior = 0;              ///< unknowns of this rank's interior block
+  long boundary = 0;              ///< this rank's interface unknowns
+  long interface_total = 0;       ///< size of S (all ranks)
+  long window = 0;                ///< trailing pivots the interface columns touched (of `interior`)
+  double interior_seconds = 0.0;  ///< KLU factorization of K_II (cumulative)
+  double schur_seconds = 0.0;     ///< this rank's part of S (cumulative)
+  double interface_seconds = 0.0;  ///< MUMPS on S (cumulative)
+  long moved = 0;  ///< interior unknowns moved to the interface for a singular interior block
+};
+
+class SchurDecomposition {
+ public:
+  /// prefix: PETSc options prefix of the interface solver ("" or "statics_"; its options are
+  /// PREFIXdd_..., e.g. -statics_dd_mat_mumps_icntl_4 2).
+  explicit SchurDecomposition(const std::string& prefix);
+  ~SchurDecomposition();
+  SchurDecomposition(const SchurDecomposition&) = delete;
+  SchurDecomposition& operator=(const SchurDecomposition&) = delete;
+
+  /// Factors K. The first call fixes the pattern (analysis), later calls must keep it.
+  /// Collective; every rank returns the same status.
+  Status factor(Mat K);
+  /// x = K^-1 b (vectors in K's layout) with the last successful factor(). Collective.
+  Status solve(Vec b, Vec x);
+
+  /// Makes ksp apply this decomposition (KSPPREONLY with a PCSHELL that factors the
+  /// preconditioning matrix at set-up), for solvers that own their KSP (SLEPc's spectral
+  /// transformation). The object must outlive ksp's use of it.
+  void attachTo(KSP ksp);
+
+  const SchurStats& stats() const { return stats_; }
+
+  struct Impl;  // PETSc and KLU objects stay out of this header
+
+ private:
+  std::unique_ptr<Impl> impl_;
+  SchurStats stats_;
+};
+
+}  // namespace catena
