@@ -519,6 +519,7 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   if (modes > 0 && r.status.ok()) {
     ModalOptions mo;
     mo.modes = modes;
+    mo.schur_decomposition = linear.method == SaddlePointSolverOptions::Method::kSchur;
     modal = solveDistributedModal(as, r.state.q, r.state.lambda, mo);
   } else if (modes > 0) {
     modal.status = Status::failure(Status::Code::kNotConverged, "no equilibrium");
@@ -546,6 +547,19 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   j.key("time_assembly_s").value(maxOver(r.assembly_seconds));
   j.key("time_factorization_s").value(maxOver(r.factor_seconds));
   j.key("time_solve_s").value(maxOver(r.solve_seconds));
+  if (r.interface_unknowns > 0 || linear.method == SaddlePointSolverOptions::Method::kSchur) {
+    // The decomposition's per-rank work (no waiting inside): the spread is the imbalance.
+    const double interior = static_cast<double>(r.interior_unknowns);
+    j.key("schur_interface_unknowns").value(r.interface_unknowns);
+    j.key("schur_moved_unknowns").value(static_cast<long>(sumOver(r.moved_unknowns)));
+    j.key("schur_interior_unknowns_max").value(static_cast<long>(maxOver(interior)));
+    j.key("schur_interior_unknowns_min").value(static_cast<long>(-maxOver(-interior)));
+    j.key("time_interior_factorization_s_max").value(maxOver(r.interior_seconds));
+    j.key("time_interior_factorization_s_min").value(-maxOver(-r.interior_seconds));
+    j.key("schur_window_max")
+        .value(static_cast<long>(maxOver(static_cast<double>(r.schur_window))));
+    j.key("time_schur_part_s_max").value(maxOver(r.schur_seconds));
+  }
   writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).
   bool statics_pass = false;

@@ -33,6 +33,10 @@ struct ModalOptions {
   bool damped = false;               ///< force the first-order (damped) formulation
   double tolerance = 1e-10;
   std::string petsc_prefix = "modal_";
+  /// Distributed runs: shift-and-invert through the Schur-complement domain decomposition
+  /// (solvers/schur_decomposition.hpp: KLU per rank, MUMPS on the interfaces) instead of MUMPS
+  /// on the whole pencil.
+  bool schur_decomposition = false;
   /// Ask the eigensolver for at most dof modes. false: for `modes` whatever the DOF, so that
   /// the rejection of eigenpairs that are not modes can be tested.
   bool limit_to_dof = true;

@@ -15,6 +15,7 @@
 #include "solvers/direct_lu.hpp"
 #include "solvers/factorization.hpp"
 #include "solvers/petsc_check.hpp"
+#include "solvers/schur_decomposition.hpp"
 #include "solvers/sparse_qr.hpp"
 
 namespace catena {
@@ -287,6 +288,7 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
   t0 = MPI_Wtime();
   const int count = out.damped ? 2 * wanted : wanted;  // damped: conjugate pairs count twice
   const double target = out.damped ? 0.0 : sigma;
+  std::unique_ptr<SchurDecomposition> dd;  // declared first: it outlives the eigensolver
   std::unique_ptr<EpsObjects> p;
   ST st;
   KSP ksp;
@@ -307,7 +309,10 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
     CATENA_PETSC(STSetType(st, STSINVERT));
     CATENA_PETSC(STGetKSP(st, &ksp));
     CATENA_PETSC(KSPGetPC(ksp, &pc));
-    if (commSize(comm) == 1) {
+    if (o.schur_decomposition && commSize(comm) > 1) {
+      dd = std::make_unique<SchurDecomposition>(o.petsc_prefix + "st_");
+      dd->attachTo(ksp);
+    } else if (commSize(comm) == 1) {
       CATENA_PETSC(KSPSetType(ksp, KSPPREONLY));
       useDirectFactorization(pc);
     } else {
@@ -326,7 +331,7 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
     CATENA_PETSC(EPSSetInitialSpace(p->eps, 1, &p->z));
     CATENA_PETSC(EPSSetFromOptions(p->eps));
     MatSolverType package = nullptr;
-    CATENA_PETSC(PCFactorGetMatSolverType(pc, &package));
+    if (!dd) CATENA_PETSC(PCFactorGetMatSolverType(pc, &package));
     if (package && std::string(package) == MATSOLVERMUMPS) {
       const std::string name = mumpsWorkspaceOption(pc);
       PetscBool set = PETSC_FALSE;
@@ -351,7 +356,7 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
   if (ierr) {
     PetscInt N = 0;
     CATENA_PETSC(MatGetSize(pencil.A, &N, nullptr));
-    const Status factor = factorizationStatus(pc, N, ierr);
+    const Status factor = dd ? dd->lastFailure() : factorizationStatus(pc, N, ierr);
     std::ostringstream os;
     os << "the eigensolver failed (PETSc error " << ierr << ") at the shift sigma = " << target
        << ": " << (factor.ok() ? "the shifted pencil A - sigma B is probably singular" : "")
@@ -372,8 +377,12 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
     MatSolverType package = nullptr;
     CATENA_PETSC(EPSGetType(p->eps, &type));
     CATENA_PETSC(STGetType(st, &sttype));
-    PCFactorGetMatSolverType(pc, &package);
-    out.method = std::string(type) + " + " + sttype + " (" + (package ? package : "petsc") + ")";
+    if (!dd) PCFactorGetMatSolverType(pc, &package);
+    out.method = std::string(type) + " + " + sttype + " (" +
+                 (dd        ? "schur: klu + mumps"
+                  : package ? package
+                            : "petsc") +
+                 ")";
   }
 
   // 4. The pairs nearest the target (ties, conjugate pairs: larger imaginary part first); each

@@ -315,6 +315,20 @@ Status DistributedSaddlePoint::solveNow(const VecX& f, const VecX& g, VecX& x, V
   return Status::success();
 }
 
+SaddlePointStats DistributedSaddlePoint::stats() const {
+  SaddlePointStats s = stats_;
+  if (dd_) {
+    const SchurStats& d = dd_->stats();
+    s.interior_unknowns = d.interior;
+    s.interface_unknowns = d.interface_total;
+    s.moved_unknowns = d.moved;
+    s.window = d.window;
+    s.interior_seconds = d.interior_seconds;
+    s.schur_seconds = d.schur_seconds;
+  }
+  return s;
+}
+
 std::string DistributedSaddlePoint::package() const {
   switch (options_.method) {
     case SaddlePointSolverOptions::Method::kAugmentedLagrangian:

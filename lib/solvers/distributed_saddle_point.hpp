@@ -58,7 +58,7 @@ class DistributedSaddlePoint : public KktSolver {
   Status leastSquaresMultipliers(const SparseMatrixCSR& I, const SparseMatrixCSR& B, const VecX& f,
                                  VecX& y) override;
   std::string package() const override;
-  SaddlePointStats stats() const override { return stats_; }
+  SaddlePointStats stats() const override;
 
  private:
   struct AugmentedLagrangian;  // the preconditioner's objects

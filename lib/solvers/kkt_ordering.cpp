@@ -9,7 +9,7 @@
 namespace catena {
 
 bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
-                           std::vector<int>& Q) {
+                           std::vector<int>& Q, const std::vector<char>& last) {
   P.clear();
   Q.clear();
   const int m = N - n;
@@ -52,10 +52,22 @@ bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vect
     g_start[v + 1] = static_cast<int>(g_rows.size());
   }
   std::vector<int> order(n);
-  double control[AMD_CONTROL], info[AMD_INFO];
-  amd_defaults(control);
-  const int status = amd_order(n, g_start.data(), g_rows.data(), order.data(), control, info);
-  if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED) return false;
+  if (last.empty()) {
+    double control[AMD_CONTROL], info[AMD_INFO];
+    amd_defaults(control);
+    const int status = amd_order(n, g_start.data(), g_rows.data(), order.data(), control, info);
+    if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED) return false;
+  } else {
+    // CAMD: the nodes with a flagged column (constraint set 1) after all others (set 0).
+    std::vector<int> set(n, 0);
+    for (int j = 0; j < N; ++j)
+      if (last[j]) set[node[j]] = 1;
+    double control[CAMD_CONTROL], info[CAMD_INFO];
+    camd_defaults(control);
+    const int status =
+        camd_order(n, g_start.data(), g_rows.data(), order.data(), control, info, set.data());
+    if (status != CAMD_OK && status != CAMD_OK_BUT_JUMBLED) return false;
+  }
   P.reserve(N);
   for (int v : order)
     for (int j : members[v]) P.push_back(j);

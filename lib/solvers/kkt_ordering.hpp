@@ -18,8 +18,10 @@ namespace catena {
 /// every coordinate's diagonal entry is in the pattern. Returns false, leaving P and Q empty,
 /// when B has no full row matching, the (2,2) block has an entry or a coordinate has no
 /// diagonal entry: the caller then lets KLU order F itself.
+/// last (empty, or one flag per column of F): the flagged columns, with their pair partners, are
+/// pivoted after all others (CAMD instead of AMD).
 bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
-                           std::vector<int>& Q);
+                           std::vector<int>& Q, const std::vector<char>& last = {});
 
 /// A fill-reducing order (CAMD on the pattern of F + F^T) of the N x N matrix F in compressed
 /// columns, the columns flagged in last (one flag per column) after all others. Throws

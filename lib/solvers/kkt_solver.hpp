@@ -25,6 +25,13 @@ struct SaddlePointStats {
   double factor_seconds = 0.0;  ///< in factor(): value copy, analysis (once) and factorization
   double solve_seconds = 0.0;   ///< in solve()
   long krylov_iterations = 0;   ///< iterative methods: Krylov iterations; direct: one per solve
+  /// Schur-complement decomposition (solvers/schur_decomposition.hpp), this rank's share: its
+  /// interior unknowns, the interface size (all ranks), unknowns moved to the interface, and
+  /// the seconds of its own interior factorizations and of its part of the interface matrix
+  /// (no waiting on other ranks in either).
+  long interior_unknowns = 0, interface_unknowns = 0, moved_unknowns = 0;
+  long window = 0;  ///< trailing pivots the last interface part touched
+  double interior_seconds = 0.0, schur_seconds = 0.0;
 };
 
 /// How a distributed saddle-point system is solved (one process always factors directly).

@@ -65,12 +65,16 @@ class SchurDecomposition {
   void attachTo(KSP ksp);
 
   const SchurStats& stats() const { return stats_; }
-
-  struct Impl;  // PETSc and KLU objects stay out of this header
+  /// The status of the last factor() (success if it succeeded), for callers that reach it
+  /// through attachTo's PETSc error code.
+  const Status& lastFailure() const { return last_failure_; }
 
  private:
+  struct Impl;  // PETSc and KLU objects stay out of this header
+  Status factorNow(Mat K);
   std::unique_ptr<Impl> impl_;
   SchurStats stats_;
+  Status last_failure_;
 };
 
 }  // namespace catena

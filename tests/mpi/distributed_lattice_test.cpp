@@ -195,12 +195,15 @@ BOOST_AUTO_TEST_CASE(schur_statics_equals_the_serial_statics_and_the_hanging_lat
 // equations in the levels' angles) and the serial modal analysis, to 1e-9 relative (SLEPc's
 // tolerance 1e-10 on mu = omega^2, condition number near 1 for this symmetric pencil; the
 // closed form is exact up to round-off).
-BOOST_AUTO_TEST_CASE(modes_equal_the_hanging_lattice_closed_form) {
+namespace {
+
+void checkModes(bool schur) {
   const int L = 6, K = 8, count = 4;
   const auto s = solveBoth(L, K);
   BOOST_REQUIRE_MESSAGE(s->statics.status.ok(), s->statics.status.message);
   ModalOptions mo;
   mo.modes = count;
+  mo.schur_decomposition = schur;
   const DistributedModalResult dr =
       solveDistributedModal(*s->as, s->statics.state.q, s->statics.state.lambda, mo);
   BOOST_REQUIRE_MESSAGE(dr.status.ok(), dr.status.message);
@@ -225,6 +228,17 @@ BOOST_AUTO_TEST_CASE(modes_equal_the_hanging_lattice_closed_form) {
                                    << ", serial " << vs_serial);
   BOOST_TEST(allMax(vs_exact) <= 1e-9);
   BOOST_TEST(allMax(vs_serial) <= 1e-9);
+}
+
+}  // namespace
+
+BOOST_AUTO_TEST_CASE(modes_equal_the_hanging_lattice_closed_form) {
+  checkModes(false);
+}
+
+// The same with the shift-and-invert through the Schur-complement domain decomposition.
+BOOST_AUTO_TEST_CASE(schur_modes_equal_the_hanging_lattice_closed_form) {
+  checkModes(true);
 }
 
 // Within a rank the lattice's statics is bitwise identical for 1 and 2 OpenMP threads: on one
