@@ -75,6 +75,37 @@ bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vect
   return true;
 }
 
+bool matchedOrder(int N, const int* Ap, const int* Ai, const std::vector<char>& last,
+                  double maxwork, std::vector<int>& P, std::vector<int>& Q) {
+  P.clear();
+  Q.clear();
+  std::vector<int> match(N), work(5 * static_cast<std::size_t>(N));
+  double btf_work = 0.0;
+  const int matched = btf_maxtrans(N, N, const_cast<int*>(Ap), const_cast<int*>(Ai), maxwork,
+                                   &btf_work, match.data(), work.data());
+  if (matched < N) return false;
+  // match[i]: the column of F matched to row i. B = F with row i renamed match[i] has a
+  // structurally nonzero diagonal; node j of B is column j and row row_of[j] of F.
+  std::vector<int> row_of(N);
+  for (int i = 0; i < N; ++i) row_of[match[i]] = i;
+  std::vector<int> Bi(Ap[N]);
+  for (int k = 0; k < Ap[N]; ++k) Bi[k] = match[Ai[k]];
+  std::vector<int> set(N, 0);
+  for (int j = 0; j < N; ++j)
+    if ((!last.empty() && (last[j] || last[row_of[j]]))) set[j] = 1;
+  std::vector<int> order(N);
+  double control[CAMD_CONTROL], info[CAMD_INFO];
+  camd_defaults(control);
+  const int status = camd_order(N, Ap, Bi.data(), order.data(), control, info, set.data());
+  CATENA_CHECK(
+      status == CAMD_OK || status == CAMD_OK_BUT_JUMBLED,
+      "CAMD could not order a " << N << " x " << N << " pattern (status " << status << ")");
+  Q = order;
+  P.resize(N);
+  for (int k = 0; k < N; ++k) P[k] = row_of[order[k]];
+  return true;
+}
+
 std::vector<int> constrainedOrder(int N, const int* Ap, const int* Ai,
                                   const std::vector<char>& last) {
   std::vector<int> order(N), set(last.begin(), last.end());

@@ -23,6 +23,15 @@ namespace catena {
 bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
                            std::vector<int>& Q, const std::vector<char>& last = {});
 
+/// KLU's own analysis without its block triangular form, the flagged columns last: a maximum
+/// transversal of F (btf_maxtrans, at most maxwork nnz(F) of work; 0: unlimited) puts a
+/// structural nonzero on every pivot, CAMD orders the matched pattern with the flagged unknowns
+/// (last: one flag per row and column index of F) after all others. P[k], Q[k]: the row and
+/// column of F pivoted at k (klu_analyze_given). False, leaving P and Q empty, when the
+/// transversal is incomplete within maxwork.
+bool matchedOrder(int N, const int* Ap, const int* Ai, const std::vector<char>& last,
+                  double maxwork, std::vector<int>& P, std::vector<int>& Q);
+
 /// A fill-reducing order (CAMD on the pattern of F + F^T) of the N x N matrix F in compressed
 /// columns, the columns flagged in last (one flag per column) after all others. Throws
 /// catena::Error if CAMD fails (invalid pattern).

@@ -72,7 +72,12 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int co
 
 KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
              const std::vector<int>& order)
+    : KluLu(n, std::move(row_start), std::move(columns), order, order) {}
+
+KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
+             const std::vector<int>& row_order, const std::vector<int>& column_order)
     : klu_(std::make_unique<Klu>()), n_(n), singular_pivot_(kSingularPivot) {
+  const std::vector<int>& order = column_order;
   Klu& k = *klu_;
   CATENA_CHECK(n >= 0 && row_start.size() == static_cast<std::size_t>(n) + 1 &&
                    columns.size() == static_cast<std::size_t>(row_start[n]) &&
@@ -87,7 +92,8 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
   k.row_start = std::move(row_start);
   k.columns = std::move(columns);
   k.values.resize(k.columns.size());
-  std::vector<int> P(order), Q(order);
+  CATENA_CHECK(row_order.size() == order.size(), "KLU row and column orders of unequal sizes");
+  std::vector<int> P(row_order), Q(order);
   k.symbolic =
       klu_analyze_given(n, k.row_start.data(), k.columns.data(), P.data(), Q.data(), &k.common);
   CATENA_CHECK(k.symbolic != nullptr && k.symbolic->nblocks <= 1,

@@ -39,6 +39,10 @@ class KluLu {
   /// pivot column is order[k]) and no block triangular form, so that the factors' columns
   /// follow that order (solvers/schur_decomposition.hpp reads their trailing columns).
   KluLu(int n, std::vector<int> row_start, std::vector<int> columns, const std::vector<int>& order);
+  /// The same with a given row order P and column order Q (the k-th pivot starts at entry
+  /// (P[k], Q[k]) of F = A^T, before pivoting).
+  KluLu(int n, std::vector<int> row_start, std::vector<int> columns, const std::vector<int>& P,
+        const std::vector<int>& Q);
   ~KluLu();
   KluLu(const KluLu&) = delete;
   KluLu& operator=(const KluLu&) = delete;

@@ -222,14 +222,20 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     gi_start.push_back(static_cast<PetscInt>(gi_col.size()));
   }
 
-  // The saddle-point pair order (kkt_ordering.hpp: no multiplier before a coordinate of its
-  // row) with the rows next to the boundary last. CAMD on the plain graph factored a chain's
-  // blocks 2x faster but let KLU's pivoting fill one 5000-unknown block of a 2000-link chain on
-  // 4 ranks densely (90 s); it stays for blocks without a pair order.
+  // KLU's own order (maximum transversal, then a fill-reducing order of the matched pattern)
+  // with the rows next to the boundary last; where the transversal is costly (a planar mesh of
+  // loops, klu_lu.hpp's kMaxTransversalWork) the saddle-point pair order (no multiplier before a
+  // coordinate of its row), and CAMD on the plain graph where neither exists. The pair order
+  // factored a 10^5-link chain's blocks 2x slower than the transversal; the plain graph without
+  // a transversal let KLU's pivoting fill one 5000-unknown block of a 2000-link chain on 4
+  // ranks densely (90 s instead of 0.04 s).
   std::vector<int> P, Q;
-  if (!saddlePointPivotOrder(nI, coordinates, start.data(), col.data(), P, Q, last))
+  if (!matchedOrder(nI, start.data(), col.data(), last, kMaxTransversalWork, P, Q) &&
+      !saddlePointPivotOrder(nI, coordinates, start.data(), col.data(), P, Q, last)) {
     P = constrainedOrder(nI, start.data(), col.data(), last);
-  klu = std::make_unique<KluLu>(nI, std::move(start), std::move(col), P);
+    Q = P;
+  }
+  klu = std::make_unique<KluLu>(nI, std::move(start), std::move(col), P, Q);
   klu->setSingularPivot(kInteriorPivot);
   w.resize(nI);
   t.resize(nI);
@@ -325,14 +331,17 @@ void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats)
     p_inv[p[k]] = k;
     q_inv[q[k]] = k;
   }
-  int k0 = nI;
-  for (PetscInt e : gi_col) k0 = std::min(k0, p_inv[e]);
-  for (PetscInt e : ig_row) k0 = std::min(k0, q_inv[e]);
-  const int window = nI - k0;
-  stats.window = window;
-  Eigen::MatrixXd Y = Eigen::MatrixXd::Zero(window, nG), Z = Eigen::MatrixXd::Zero(window, nG);
+  // Each right-hand side runs from its own first pivot: one that KLU's pivoting moved early
+  // (a boundary neighbour's row picked for a zero diagonal) costs its own solve only.
+  std::vector<int> y0(nG, nI), z0(nG, nI);
+  std::vector<std::vector<double>> Y(nG), Z(nG);
+  long window = 0;
   for (Eigen::Index a = 0; a < nG; ++a) {
-    double* y = Y.col(a).data();
+    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s)
+      y0[a] = std::min(y0[a], q_inv[ig_row[s]]);
+    const int k0 = y0[a];
+    std::vector<double>& y = Y[a];
+    y.assign(nI - k0, 0.0);
     for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) y[q_inv[ig_row[s]] - k0] = ig_value[s];
     for (int k = k0; k < nI; ++k) {  // U^T y = c, U^T lower triangular
       const KluLu::FactorColumn u = klu->upperColumn(k);
@@ -341,7 +350,14 @@ void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats)
         if (u.rows[r] >= k0) sum -= u.values[r] * y[u.rows[r] - k0];
       y[k - k0] = sum / klu->upperDiagonal(k);
     }
-    double* z = Z.col(a).data();
+    window = std::max<long>(window, nI - k0);
+  }
+  for (Eigen::Index a = 0; a < nG; ++a) {
+    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s)
+      z0[a] = std::min(z0[a], p_inv[gi_col[s]]);
+    const int k0 = z0[a];
+    std::vector<double>& z = Z[a];
+    z.assign(nI - k0, 0.0);
     for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s) z[p_inv[gi_col[s]] - k0] = gi_value[s];
     for (int k = k0; k < nI; ++k) {  // L z = c, L unit lower triangular
       const double zk = z[k - k0];
@@ -349,8 +365,16 @@ void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats)
       const KluLu::FactorColumn l = klu->lowerColumn(k);
       for (int r = 0; r < l.size; ++r) z[l.rows[r] - k0] -= l.values[r] * zk;
     }
+    window = std::max<long>(window, nI - k0);
   }
-  Sp.noalias() = Z.transpose() * Y;
+  stats.window = window;
+  for (Eigen::Index h = 0; h < nG; ++h)
+    for (Eigen::Index g = 0; g < nG; ++g) {
+      const int k0 = std::max(z0[h], y0[g]);
+      double sum = 0.0;
+      for (int k = k0; k < nI; ++k) sum += Z[h][k - z0[h]] * Y[g][k - y0[g]];
+      Sp(h, g) = sum;
+    }
 }
 
 /// Fills the interior block's values and factors it.

@@ -34,12 +34,12 @@ namespace catena {
 
 /// Sizes and costs of the last factorization of a SchurDecomposition (this rank's).
 struct SchurStats {
-  long interior = 0;              ///< unknowns of this rank's interior block
-  long boundary = 0;              ///< this rank's interface unknowns
-  long interface_total = 0;       ///< size of S (all ranks)
-  long window = 0;                ///< trailing pivots the interface columns touched (of `interior`)
-  double interior_seconds = 0.0;  ///< KLU factorization of K_II (cumulative)
-  double schur_seconds = 0.0;     ///< this rank's part of S (cumulative)
+  long interior = 0;         ///< unknowns of this rank's interior block
+  long boundary = 0;         ///< this rank's interface unknowns
+  long interface_total = 0;  ///< size of S (all ranks)
+  long window = 0;           ///< most trailing pivots one interface column touched (of `interior`)
+  double interior_seconds = 0.0;   ///< KLU factorization of K_II (cumulative)
+  double schur_seconds = 0.0;      ///< this rank's part of S (cumulative)
   double interface_seconds = 0.0;  ///< MUMPS on S (cumulative)
   long moved = 0;  ///< interior unknowns moved to the interface for a singular interior block
 };
