@@ -12,7 +12,10 @@
 namespace catena {
 
 MpiSpace::MpiSpace(DistributedAssembly& as, const SaddlePointSolverOptions& linear)
-    : as_(as), dm_(as.distributedModel()), linear_(linear) {}
+    : as_(as), dm_(as.distributedModel()), linear_(linear) {
+  if (linear_.method == SaddlePointSolverOptions::Method::kSchur && !linear_.schur_moved)
+    linear_.schur_moved = std::make_shared<std::vector<char>>();
+}
 
 std::vector<RankedText> MpiSpace::largest(std::vector<RankedText> local, int count) const {
   return largestOverRanks(std::move(local), count);

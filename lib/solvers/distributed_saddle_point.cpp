@@ -170,7 +170,7 @@ DistributedSaddlePoint::DistributedSaddlePoint(const DistributedModel& dm, const
   CATENA_PETSC(MatCreateVecs(p_->K.mat(), &p_->sol, &p_->rhs));
   CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &p_->ksp));
   if (schur()) {
-    dd_ = std::make_unique<SchurDecomposition>(prefix);
+    dd_ = std::make_unique<SchurDecomposition>(prefix, options.schur_moved);
     return;
   }
   if (options.method == SaddlePointSolverOptions::Method::kDirect) {
@@ -325,6 +325,7 @@ SaddlePointStats DistributedSaddlePoint::stats() const {
     s.window = d.window;
     s.interior_seconds = d.interior_seconds;
     s.schur_seconds = d.schur_seconds;
+    s.interface_seconds = d.interface_seconds;
   }
   return s;
 }

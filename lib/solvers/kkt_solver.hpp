@@ -10,7 +10,9 @@
 /// solvers/saddle_point.hpp) and DistributedSaddlePoint (MPI: MUMPS or an augmented
 /// Lagrangian, solvers/distributed_saddle_point.hpp). Every call is collective in the latter.
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "assembly/plan.hpp"
 #include "core/status.hpp"
@@ -27,11 +29,12 @@ struct SaddlePointStats {
   long krylov_iterations = 0;   ///< iterative methods: Krylov iterations; direct: one per solve
   /// Schur-complement decomposition (solvers/schur_decomposition.hpp), this rank's share: its
   /// interior unknowns, the interface size (all ranks), unknowns moved to the interface, and
-  /// the seconds of its own interior factorizations and of its part of the interface matrix
-  /// (no waiting on other ranks in either).
+  /// the CPU seconds of its own interior factorizations and of its part of the interface matrix
+  /// (its own work, also on ranks that share cores).
   long interior_unknowns = 0, interface_unknowns = 0, moved_unknowns = 0;
   long window = 0;  ///< trailing pivots the last interface part touched
   double interior_seconds = 0.0, schur_seconds = 0.0;
+  double interface_seconds = 0.0;  ///< wall seconds factoring the interface matrix (MUMPS)
 };
 
 /// How a distributed saddle-point system is solved (one process always factors directly).
@@ -54,6 +57,9 @@ struct SaddlePointSolverOptions {
   double relative_tolerance = 1e-10;  ///< FGMRES: unpreconditioned residual / right-hand side
   int max_iterations = 200;           ///< FGMRES iterations per solve
   int restart = 30;                   ///< FGMRES restart (memory: restart + 1 vectors)
+  /// kSchur: the owned rows moved to the interface so far, shared by the solvers of one analysis
+  /// (the multipliers' estimate and Newton meet the same pinned blocks; made by MpiSpace).
+  std::shared_ptr<std::vector<char>> schur_moved;
 };
 
 class KktSolver {

@@ -27,6 +27,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/status.hpp"
 
@@ -38,9 +39,9 @@ struct SchurStats {
   long boundary = 0;         ///< this rank's interface unknowns
   long interface_total = 0;  ///< size of S (all ranks)
   long window = 0;           ///< most trailing pivots one interface column touched (of `interior`)
-  double interior_seconds = 0.0;   ///< KLU factorization of K_II (cumulative)
-  double schur_seconds = 0.0;      ///< this rank's part of S (cumulative)
-  double interface_seconds = 0.0;  ///< MUMPS on S (cumulative)
+  double interior_seconds = 0.0;   ///< KLU factorizations of K_II, CPU seconds (cumulative)
+  double schur_seconds = 0.0;      ///< this rank's parts of S, CPU seconds (cumulative)
+  double interface_seconds = 0.0;  ///< MUMPS on S, wall seconds (cumulative)
   long moved = 0;  ///< interior unknowns moved to the interface for a singular interior block
 };
 
@@ -48,7 +49,10 @@ class SchurDecomposition {
  public:
   /// prefix: PETSc options prefix of the interface solver ("" or "statics_"; its options are
   /// PREFIXdd_..., e.g. -statics_dd_mat_mumps_icntl_4 2).
-  explicit SchurDecomposition(const std::string& prefix);
+  /// moved (may be null): the owned rows moved to the interface, shared with other
+  /// decompositions of matrices of the same pattern, read at the first factor() and updated.
+  explicit SchurDecomposition(const std::string& prefix,
+                              std::shared_ptr<std::vector<char>> moved = nullptr);
   ~SchurDecomposition();
   SchurDecomposition(const SchurDecomposition&) = delete;
   SchurDecomposition& operator=(const SchurDecomposition&) = delete;

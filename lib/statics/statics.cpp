@@ -134,6 +134,7 @@ void addCost(const KktSolver& kkt, StaticsResult& out) {
   out.schur_window = c.window;
   out.interior_seconds += c.interior_seconds;
   out.schur_seconds += c.schur_seconds;
+  out.interface_seconds += c.interface_seconds;
 }
 
 }  // namespace
