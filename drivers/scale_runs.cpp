@@ -362,6 +362,7 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
   o.atol = 1e-2 * study.rtol;
   o.output_interval = study.t_end / 100.0;  // outputs interpolated: the steps are IDA's own
   if (study.reproducible) useRedundantKlu(o.petsc_prefix);
+  if (study.linear_solver == "schur") o.linear_solver = IdaLinearSolver::kSchur;
   double kinetic_max = 0.0;  // over the outputs: the scale of the energy check
   inside.run += " size=" + std::to_string(size) + " repeat=" + std::to_string(repeat);
   inside.save = [&](Checkpoint& c) { c.add("kinetic_max", exactNumber(kinetic_max)); };

@@ -25,6 +25,7 @@
 #include "parallel/reproducible_sum.hpp"
 #include "solvers/direct_lu.hpp"
 #include "solvers/factorization.hpp"
+#include "solvers/schur_decomposition.hpp"
 
 namespace catena::distributed_ida {
 
@@ -71,14 +72,32 @@ inline void exchangeBodyStarts(const DistributedModel& dm, const std::vector<Ind
 /// (distributed_dynamics.hpp). Collective.
 class DistributedLu {
  public:
+  /// schur: the Schur-complement domain decomposition (solvers/schur_decomposition.hpp)
+  /// instead of MUMPS on the whole matrix; the pattern is made structurally symmetric for it
+  /// (explicit zeros at the transposed entries).
   DistributedLu(Index local_rows, std::vector<PetscInt> rows, std::vector<PetscInt> cols,
-                const std::string& prefix)
-      : A_(local_rows, local_rows, std::move(rows), std::move(cols), MATAIJ) {
-    CATENA_PETSC(MatCreateVecs(A_.mat(), &x_, &b_));
+                const std::string& prefix, bool schur = false)
+      : entries_(static_cast<Index>(rows.size())) {
+    if (schur) {  // the transposed entries too, zero
+      rows.reserve(2 * rows.size());
+      cols.reserve(2 * cols.size());
+      for (Index k = 0; k < entries_; ++k) {
+        rows.push_back(cols[k]);
+        cols.push_back(rows[k]);
+      }
+    }
+    A_ = std::make_unique<CooMatrix>(local_rows, local_rows, std::move(rows), std::move(cols),
+                                     MATAIJ);
+    CATENA_PETSC(MatCreateVecs(A_->mat(), &x_, &b_));
     CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &ksp_));
+    if (schur) {
+      dd_ = std::make_unique<SchurDecomposition>(prefix);
+      values_.assign(A_->entries(), 0.0);
+      return;
+    }
     // MUMPS' default workspace margin (20 %) runs out on the Newton matrix of a 1000-link
     // chain (docs/dynamics-ida.md); 400 %.
-    setUpDirectLu(ksp_, A_.mat(), prefix, 400);
+    setUpDirectLu(ksp_, A_->mat(), prefix, 400);
   }
   ~DistributedLu() {
     VecDestroy(&x_);
@@ -88,12 +107,18 @@ class DistributedLu {
   DistributedLu(const DistributedLu&) = delete;
   DistributedLu& operator=(const DistributedLu&) = delete;
 
-  Index entries() const { return A_.entries(); }
+  Index entries() const { return entries_; }
 
-  /// Refills the matrix with values (one per COO entry, summed) and factors it.
+  /// Refills the matrix with values (one per COO entry of the constructor, summed) and factors
+  /// it.
   Status factor(const double* values) {
-    A_.set(values);
-    return worstStatus(factorDirectLu(ksp_, A_.mat()));
+    if (dd_) {
+      std::copy_n(values, entries_, values_.begin());  // the transposed entries stay zero
+      A_->set(values_.data());
+      return worstStatus(dd_->factor(A_->mat()));
+    }
+    A_->set(values);
+    return worstStatus(factorDirectLu(ksp_, A_->mat()));
   }
 
   /// x = A^-1 b on the owned entries (they may alias).
@@ -104,31 +129,39 @@ class DistributedLu {
     CATENA_PETSC(VecGetArray(b_, &a));
     std::copy_n(b, n, a);
     CATENA_PETSC(VecRestoreArray(b_, &a));
-    CATENA_PETSC(KSPSolve(ksp_, b_, x_));
-    KSPConvergedReason reason;
-    CATENA_PETSC(KSPGetConvergedReason(ksp_, &reason));
+    KSPConvergedReason reason = KSP_CONVERGED_ITS;
+    Status dd_status;
+    if (dd_) {
+      dd_status = dd_->solve(b_, x_);
+    } else {
+      CATENA_PETSC(KSPSolve(ksp_, b_, x_));
+      CATENA_PETSC(KSPGetConvergedReason(ksp_, &reason));
+    }
     const PetscScalar* s = nullptr;
     CATENA_PETSC(VecGetArrayRead(x_, &s));
     bool finite = true;
     for (PetscInt i = 0; i < n; ++i) finite = finite && std::isfinite(s[i]);
     std::copy_n(s, n, x);
     CATENA_PETSC(VecRestoreArrayRead(x_, &s));
-    Status st;
-    if (reason < 0) {
+    Status st = dd_status;
+    if (st.ok() && reason < 0) {
       std::ostringstream os;
       os << "the linear solve failed (" << KSPConvergedReasons[reason] << ")";
       st = Status::failure(Status::Code::kNotConverged, os.str());
-    } else if (!finite) {
+    } else if (st.ok() && !finite) {
       st = Status::failure(Status::Code::kSingular,
                            "the linear solve returned non-finite values (singular matrix)");
     }
     return worstStatus(st);
   }
 
-  std::string package() const { return directLuPackage(ksp_); }
+  std::string package() const { return dd_ ? "schur (klu + mumps)" : directLuPackage(ksp_); }
 
  private:
-  CooMatrix A_;
+  Index entries_ = 0;
+  std::unique_ptr<CooMatrix> A_;
+  std::unique_ptr<SchurDecomposition> dd_;
+  std::vector<double> values_;  // schur: the constructor's entries, then zeros
   KSP ksp_ = nullptr;
   Vec b_ = nullptr, x_ = nullptr;
 };
@@ -184,7 +217,8 @@ class GhostRowSum {
 /// the joint terms of this rank, which are summed into the owner's rows (GhostRowSum, COO sums).
 class DistributedDae {
  public:
-  DistributedDae(const DistributedAssembly& as, const std::string& prefix)
+  /// schur: Newton systems by the Schur-complement decomposition (DistributedLu).
+  DistributedDae(const DistributedAssembly& as, const std::string& prefix, bool schur = false)
       : dm_(as.distributedModel()),
         part_(dm_.part()),
         halo_(!part_.halo.empty()),
@@ -299,7 +333,7 @@ class DistributedDae {
       }
     }
     values_.resize(rows.size());
-    lu_.emplace(local_size_, std::move(rows), std::move(cols), prefix);
+    lu_.emplace(local_size_, std::move(rows), std::move(cols), prefix, schur);
 
     yl_ = VecX::Zero(L_.size);
     ypl_ = VecX::Zero(L_.size);

@@ -54,12 +54,13 @@ using DistributedDynamicsTimings = IdaTimings;
 
 /// Integrates from `initial` (a State of the local model, ghosts included; lambda is computed)
 /// to options.t_end. Options as for integrateIda; only IdaFormulation::kIndex2 is distributed,
-/// linear_solver is ignored (always PETSc, MUMPS unless -<prefix>pc_factor_mat_solver_type
-/// says otherwise) and assemble_initial_state only checks consistency: |C|_inf <= 1e-10 (1 +
-/// max |r_body|) and |C_q v + C_t|_inf <= 1e-8 max(1, |v|_inf), else a failed Status. The
-/// observer gets t0 and every output time (or every step with output_interval 0) on every rank,
-/// with the state as DistributedDynamicsResult::state; it must return the same on every rank.
-/// Never throws on numerical failure; throws catena::Error on invalid options.
+/// linear_solver is kSchur for the Schur-complement decomposition, else ignored (PETSc, MUMPS
+/// unless -<prefix>pc_factor_mat_solver_type says otherwise) and assemble_initial_state only checks
+/// consistency: |C|_inf <= 1e-10 (1 + max |r_body|) and |C_q v + C_t|_inf <= 1e-8 max(1, |v|_inf),
+/// else a failed Status. The observer gets t0 and every output time (or every step with
+/// output_interval 0) on every rank, with the state as DistributedDynamicsResult::state; it must
+/// return the same on every rank. Never throws on numerical failure; throws catena::Error on
+/// invalid options.
 DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& assembly,
                                                   const State& initial, const IdaOptions& options,
                                                   const TrajectoryObserver& observer = {});

@@ -43,6 +43,9 @@ enum class IdaLinearSolver {
   kKlu,    ///< SUNDIALS' SUNLinSol_KLU: serial, the least overhead per solve
   kPetsc,  ///< PETSc KSP + PC (solvers/sparse_linear_solver.hpp) under petsc_prefix: LU with
            ///< KLU by default; -ida_pc_factor_mat_solver_type mumps, or iterative KSP options
+  /// Distributed runs only (integrateDistributedIda): the Schur-complement domain decomposition
+  /// (solvers/schur_decomposition.hpp) instead of MUMPS; one process treats it as kKlu.
+  kSchur,
 };
 
 struct IdaOptions {

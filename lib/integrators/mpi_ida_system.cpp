@@ -169,8 +169,8 @@ class MpiIdaSystem final : public IdaSystem {
                           });
   }
 
-  Status setup(const IdaOptions&, const sundials::Context&) override {
-    dae_.emplace(as_, prefix_);
+  Status setup(const IdaOptions& o, const sundials::Context&) override {
+    dae_.emplace(as_, prefix_, o.linear_solver == IdaLinearSolver::kSchur);
     return Status::success();
   }
   void release() override {}

@@ -42,7 +42,8 @@ struct SchurStats {
   double interior_seconds = 0.0;   ///< KLU factorizations of K_II, CPU seconds (cumulative)
   double schur_seconds = 0.0;      ///< this rank's parts of S, CPU seconds (cumulative)
   double interface_seconds = 0.0;  ///< MUMPS on S, wall seconds (cumulative)
-  long moved = 0;  ///< interior unknowns moved to the interface for a singular interior block
+  long moved = 0;        ///< interior unknowns moved to the interface for a singular interior block
+  long refinements = 0;  ///< iterative-refinement steps of solves (cumulative)
 };
 
 class SchurDecomposition {
@@ -60,7 +61,9 @@ class SchurDecomposition {
   /// Factors K. The first call fixes the pattern (analysis), later calls must keep it.
   /// Collective; every rank returns the same status.
   Status factor(Mat K);
-  /// x = K^-1 b (vectors in K's layout) with the last successful factor(). Collective.
+  /// x = K^-1 b (vectors in K's layout) with the last successful factor(), refined against K
+  /// (which must still hold the factored values) while the backward error exceeds 1e-14.
+  /// Collective.
   Status solve(Vec b, Vec x);
 
   /// Makes ksp apply this decomposition (KSPPREONLY with a PCSHELL that factors the

@@ -1,0 +1,86 @@
+# Chain statics by the Schur-complement decomposition: 1-2 ranks, per-rank work to 32, a model.
+#
+# Issue 30, items 1, 3 and 4 (benchmarks/summarize_schur_scaling.py makes the tables):
+#   A. strong scaling on this machine's 2 cores: `catena statics` (serial KLU, the fastest
+#      one-process path) and catena-scale statics with MUMPS (--linear-solver direct) and with
+#      the decomposition (--linear-solver schur) on 1 and 2 ranks, SIZES links (default
+#      "100000 200000");
+#   B. per-rank work of the decomposition on RANKS ranks (default "2 4 8 16 32", oversubscribed
+#      beyond 2: CPU seconds per rank, which stay each rank's own work), WORK_N links (10^5);
+#   C. weak scaling, PER_RANK links per rank (default 25000) on RANKS ranks;
+# then the performance model fitted to B and C, predicting 10^7-link statics to 1024 ranks.
+# One thread per rank. About 15 minutes idle. Writes benchmarks/results/schur_scaling.md and
+# benchmarks/results/schur_scaling.jsonl (every run's record, the model's input).
+#
+#   benchmarks/run.sh schur_scaling
+#   SIZES=20000 RANKS="2 4" PER_RANK=5000 benchmarks/run.sh schur_scaling   # a quick look
+study() {
+  stamp_run lib drivers
+  build_targets build-bench catena_scale catena_cli
+  install_deps
+  local sizes="${SIZES:-100000 200000}" ranks="${RANKS:-2 4 8 16 32}"
+  local work_n="${WORK_N:-100000}" per_rank="${PER_RANK:-25000}"
+  local md="$results/schur_scaling.md" jsonl="$results/schur_scaling.jsonl" status=0
+  : > "$tmp/runs.jsonl"
+  start_runs
+  export OMP_NUM_THREADS=1
+  # scale_run PART RANKS N SOLVER: one catena-scale statics run, its record tagged with PART.
+  scale_run() {
+    rm -f "$tmp/run.jsonl"
+    echo "[bench] $1: $3 links on $2 rank(s), $4" >&2
+    /usr/bin/time -f "%e %M" -o "$tmp/time" mpirun --allow-run-as-root --oversubscribe -np "$2" \
+      "$build/bin/catena-scale" --family chain --sizes "$3" --analysis statics \
+      --linear-solver "$4" --json "$tmp/run.jsonl" > "$tmp/out" 2>&1 || status=1
+    /usr/bin/python3 - "$1" "$4" "$tmp/run.jsonl" "$tmp/time" "$2" "$3" "$tmp/out" \
+      >> "$tmp/runs.jsonl" << 'EOF'
+import json, sys
+part, solver, path, timing, ranks, size, out = sys.argv[1:8]
+try:
+    r = json.loads(open(path).readline())
+except (OSError, ValueError):
+    # No record: the run died (e.g. killed for memory); its last output lines say how.
+    tail = [l.strip() for l in open(out, errors="replace") if l.strip()][-3:]
+    r = {"ranks": int(ranks), "size": int(size), "status": "no record: " + " / ".join(tail)}
+wall, kb = open(timing).read().split()[-2:]
+r.update(part=part, solver=solver, wall_s=float(wall), peak_rss_kib_largest_process=int(kb))
+print(json.dumps(r))
+EOF
+  }
+  for n in $sizes; do
+    sed "s/^\(\s*links:\).*/\1 $n/" inputs/catenary_chain.yaml > "$tmp/chain_$n.yaml"
+    echo "[bench] A: $n links, catena statics (serial)" >&2
+    /usr/bin/time -f "%e %M" -o "$tmp/time" "$build/bin/catena" statics "$tmp/chain_$n.yaml" \
+      --terse --json "$tmp/serial.json" > /dev/null 2>&1 || status=1
+    /usr/bin/python3 - "$n" "$tmp/serial.json" "$tmp/time" >> "$tmp/runs.jsonl" << 'EOF'
+import json, sys
+n, path, timing = sys.argv[1:4]
+s = json.load(open(path))["statics"]
+wall, kb = open(timing).read().split()[-2:]
+print(json.dumps({"part": "A", "solver": "serial klu", "size": int(n), "ranks": 1,
+                  "status": "ok" if s["converged"] else s["message"],
+                  "newton_iterations": s["iterations"], "time_statics_s": s["seconds"],
+                  "sag_m": s["sag_m"], "wall_s": float(wall),
+                  "peak_rss_kib_largest_process": int(kb)}))
+EOF
+    for np in 1 2; do
+      for solver in direct schur; do scale_run A "$np" "$n" "$solver"; done
+    done
+  done
+  for np in $ranks; do scale_run B "$np" "$work_n" schur; done
+  for np in 1 $ranks; do scale_run C "$np" $((per_rank * np)) schur; done
+  cp "$tmp/runs.jsonl" "$jsonl"
+  {
+    header "Chain statics by the Schur-complement decomposition"
+    echo "Machine: $(cpu_model), $(nproc --all) cores; load $load at the start; one thread per rank."
+    echo "Runs: \`catena statics chain.yaml --terse --json\` (inputs/catenary_chain.yaml with"
+    echo "\`links: N\`) and \`mpirun -np P catena-scale --family chain --sizes N --analysis statics"
+    echo "--linear-solver direct|schur\`; every record is in \`schur_scaling.jsonl\`."
+    echo
+    /usr/bin/python3 benchmarks/summarize_schur_scaling.py "$jsonl"
+    echo
+    kept_notes "$md"
+  } > "$md.new"
+  mv "$md.new" "$md"
+  echo "wrote $md and $jsonl" >&2
+  return "$status"
+}

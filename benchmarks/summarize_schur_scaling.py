@@ -1,0 +1,199 @@
+#!/usr/bin/env python3
+"""Tables and performance model of benchmarks/studies/schur_scaling.sh.
+
+Reads the study's JSON lines (one record per run, tagged with part A, B or C) and prints
+markdown: A the 1-2 rank comparison with the serial KLU statics, B the per-rank work of the
+Schur-complement decomposition on oversubscribed ranks, C weak scaling, and the model fitted to
+B and C that predicts the factorization phase of 10^7-link chain statics to 1024 ranks.
+
+    /usr/bin/python3 benchmarks/summarize_schur_scaling.py benchmarks/results/schur_scaling.jsonl
+"""
+import json
+import math
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def fmt(x, digits=3):
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}"
+    return str(x)
+
+
+def statics_phase(r):
+    """Seconds of the statics itself: the serial run's own clock, or catena-scale's phases
+    (each the maximum over the ranks) without the set-up."""
+    if "time_statics_s" in r:
+        return r["time_statics_s"]
+    keys = ("time_assembly_s", "time_factorization_s", "time_solve_s")
+    if not all(k in r for k in keys):
+        return None
+    return sum(r[k] for k in keys)
+
+
+def part_a(runs):
+    rows = [r for r in runs if r.get("part") == "A"]
+    print("## A. One and two ranks against the serial statics")
+    print()
+    print("statics s: the serial run's statics clock; catena-scale: assembly + factorization +"
+          " solve (each the slowest rank's), without set-up (model, partition, patterns, the"
+          " solvers' analysis). Speed-up: serial statics s / this run's statics s.")
+    print()
+    print("| links | path | ranks | status | Newton its | statics s | speed-up vs serial |"
+          " factorization s | interior CPU s max / min | set-up s | wall s | peak RSS MiB |"
+          " sag m |")
+    print("|---:|:---|---:|:---|---:|---:|---:|---:|---|---:|---:|---:|---|")
+    serial = {r["size"]: r["time_statics_s"] for r in rows if r["solver"] == "serial klu"}
+    for r in rows:
+        n = r.get("size")
+        s = statics_phase(r)
+        speed = serial.get(n) / s if s and serial.get(n) else None
+        path = {"serial klu": "catena statics (KLU)", "direct": "catena-scale, MUMPS",
+                "schur": "catena-scale, Schur"}[r["solver"]]
+        interior = "-"
+        if "cpu_interior_factorization_s_max" in r:
+            interior = (f"{r['cpu_interior_factorization_s_max']:.3g} / "
+                        f"{r['cpu_interior_factorization_s_min']:.3g}")
+        print(f"| {n} | {path} | {r.get('ranks')} | {str(r.get('status'))[:40]} |"
+              f" {fmt(r.get('newton_iterations'))} | {fmt(s)} | {fmt(speed)} |"
+              f" {fmt(r.get('time_factorization_s'))} | {interior} |"
+              f" {fmt(r.get('time_setup_s'))} | {fmt(r.get('wall_s'))} |"
+              f" {r.get('peak_rss_kib_largest_process', 0) / 1024:.0f} | {fmt(r.get('sag_m'), 10)} |")
+    print()
+
+
+def part_b(runs):
+    rows = sorted((r for r in runs if r.get("part") == "B"), key=lambda r: r["ranks"])
+    print("## B. Per-rank work on oversubscribed ranks")
+    print()
+    print("CPU seconds of each rank's own interior factorizations over the whole statics"
+          " (multiplier estimate included); max is a middle rank (an interface at both ends),"
+          " min an end rank. The interface factorization is MUMPS' wall time on S, an upper"
+          " bound where ranks share cores.")
+    print()
+    print("| ranks | links | links per rank | interior unknowns max | interface unknowns |"
+          " moved | interior CPU s max | min | max / min | Schur part CPU s max |"
+          " interface factorization s | status |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|")
+    for r in rows:
+        if "cpu_interior_factorization_s_max" not in r:
+            print(f"| {r['ranks']} | {r.get('size')} | | | | | | | | | | {r.get('status')} |")
+            continue
+        mx, mn = r["cpu_interior_factorization_s_max"], r["cpu_interior_factorization_s_min"]
+        print(f"| {r['ranks']} | {r['size']} | {r['size'] // r['ranks']} |"
+              f" {r['schur_interior_unknowns_max']} | {r['schur_interface_unknowns']} |"
+              f" {r['schur_moved_unknowns']} | {mx:.3g} | {mn:.3g} | {mx / mn:.2f} |"
+              f" {r['cpu_schur_part_s_max']:.3g} | {r['time_interface_factorization_s_max']:.3g} |"
+              f" {r['status']} |")
+    print()
+
+
+def part_c(runs):
+    rows = sorted((r for r in runs if r.get("part") == "C"), key=lambda r: r["ranks"])
+    print("## C. Weak scaling (links per rank fixed)")
+    print()
+    print("| ranks | links | interior CPU s max | min | max relative to 1 rank | status |")
+    print("|---:|---:|---:|---:|---:|:---|")
+    one = next((r for r in rows if r["ranks"] == 1 and "cpu_interior_factorization_s_max" in r),
+               None)
+    for r in rows:
+        if "cpu_interior_factorization_s_max" not in r:
+            print(f"| {r['ranks']} | {r.get('size')} | | | | {r.get('status')} |")
+            continue
+        mx = r["cpu_interior_factorization_s_max"]
+        rel = mx / one["cpu_interior_factorization_s_max"] if one else None
+        print(f"| {r['ranks']} | {r['size']} | {mx:.3g} |"
+              f" {r['cpu_interior_factorization_s_min']:.3g} | {fmt(rel)} | {r['status']} |")
+    print()
+
+
+def model(runs):
+    """The factorization phase T(N, P) = a_P N / P + c0 + c1 P + latency, fitted to B and C."""
+    b = [r for r in runs if r.get("part") in ("B", "C") and "cpu_interior_factorization_s_max"
+         in r]
+    one = [r for r in b if r["ranks"] == 1]
+    two = [r for r in b if r["ranks"] == 2]
+    many = [r for r in b if r["ranks"] >= 3]
+    if not one or not many:
+        print("## Model\n\nnot enough runs to fit.\n")
+        return
+    # CPU seconds per link of the whole statics' interior factorizations.
+    a1 = sum(r["cpu_interior_factorization_s_max"] / r["size"] for r in one) / len(one)
+    a2 = (sum(r["cpu_interior_factorization_s_max"] / (r["size"] / 2) for r in two) / len(two)
+          if two else a1)
+    am = sum(r["cpu_interior_factorization_s_max"] / (r["size"] / r["ranks"]) for r in many) / len(
+        many)
+    # Interface factorization, linear in its size (about 20 unknowns per rank boundary; MUMPS'
+    # tree on S is a path, so no parallel speed-up is assumed): c1 P from the 2-rank runs, whose
+    # ranks had a core each. The least-squares fit over the oversubscribed runs is printed as
+    # an upper bound (ranks waiting for a core inflate MUMPS' wall time).
+    c0 = 0.0
+    c1 = (sum(r["time_interface_factorization_s_max"] / r["ranks"] for r in two) / len(two)
+          if two else 0.0)
+    pts = [(r["ranks"], r["time_interface_factorization_s_max"]) for r in b if r["ranks"] >= 2]
+    n = len(pts)
+    sx = sum(p for p, _ in pts)
+    sy = sum(t for _, t in pts)
+    sxx = sum(p * p for p, _ in pts)
+    sxy = sum(p * t for p, t in pts)
+    c1_upper = (n * sxy - sx * sy) / (n * sxx - sx * sx) if n > 1 and n * sxx != sx * sx else c1
+    # Latency: about 20 collectives per factorization (status, moved rows, MUMPS on S), 8
+    # factorizations per statics, 5 us per tree level of an allreduce across nodes.
+    alpha, collectives = 5e-6, 20 * 8
+
+    def t(N, P):
+        a = a1 if P == 1 else (a2 if P == 2 else am)
+        extra = 0.0 if P == 1 else c0 + c1 * P + alpha * collectives * math.log2(P)
+        return a * N / P + extra
+
+    print("## Model of the factorization phase")
+    print()
+    print("T(N, P) = a_P N / P + (c0 + c1 P) + alpha k log2 P, fitted to B and C:")
+    print()
+    print(f"- a_1 = {a1:.3g} CPU s per link (one rank: KLU on the whole chain), a_2 = {a2:.3g}"
+          f" (two ranks, both blocks one-sided), a_P = {am:.3g} for P >= 3 (the slowest rank, a"
+          f" block with an interface at both ends: {am / a1:.2f} a_1);")
+    print(f"- interface: MUMPS on S, c1 P with c1 = {fmt(c1)} s per rank over the statics, from"
+          f" the 2-rank runs (the fit over the oversubscribed runs, {fmt(c1_upper)} s per rank,"
+          " bounds it from above: their ranks waited for cores);")
+    print(f"- latency: {collectives} collectives per statics at {alpha * 1e6:.0f} us per tree"
+          " level (an InfiniBand-class network); one rank per core, one thread per rank;")
+    print("- the other phases (assembly, residuals, solves) are left out: assembly scaled at"
+          " 0.95 from 1 to 2 ranks (docs/performance-model.md), the solves are two interior"
+          " substitutions per rank and one interface solve.")
+    print()
+    N = 10**7
+    print(f"Strong scaling, N = {N:.0e} links (efficiency T(N,1) / (P T(N,P))):")
+    print()
+    print("| ranks | T s | efficiency |")
+    print("|---:|---:|---:|")
+    for P in (1, 2, 4, 16, 64, 256, 1024):
+        tp = t(N, P)
+        print(f"| {P} | {tp:.3g} | {t(N, 1) / (P * tp):.2f} |")
+    print()
+    n_rank = 10**5
+    print(f"Weak scaling, {n_rank:.0e} links per rank (T(n P, P) / T(n, 1)):")
+    print()
+    print("| ranks | T s | relative to 1 rank |")
+    print("|---:|---:|---:|")
+    for P in (1, 2, 4, 32, 256, 1024):
+        print(f"| {P} | {t(n_rank * P, P):.3g} | {t(n_rank * P, P) / t(n_rank, 1):.2f} |")
+    print()
+
+
+def main():
+    runs = load(sys.argv[1])
+    part_a(runs)
+    part_b(runs)
+    part_c(runs)
+    model(runs)
+
+
+if __name__ == "__main__":
+    main()
