@@ -13,7 +13,8 @@
   iterative --linear-solver iterative (augmented Lagrangian, FGMRES + PCFIELDSPLIT) on 2 ranks:
            the chain's check values equal the direct solver's to 1e-10 relative, the lattice's
            statics and modes pass their closed-form checks, the lines say which solver ran and
-           how many Krylov iterations it took
+           how many Krylov iterations it took; --linear-solver schur (Schur-complement
+           decomposition) gives the direct solver's check values to 1e-10 too
   modal    --analysis modal on 1 and 2 ranks: every line passes its checks (weight, mode
            residuals) and the lowest frequencies agree to 1e-8 relative
   lattice  --family lattice --analysis modal on 1, 2 and 4 ranks (PT-Scotch on 2 and 4): every
@@ -249,7 +250,7 @@ def test_options(args):
          "--modes expects an integer in [1, 1000000], got '0'"),
         (["--sizes", "40", "--repeats", "zero"], "--repeats expects an integer"),
         (["--sizes", "40", "--linear-solver", "cg"],
-         "linear_solver: expected 'direct' or 'iterative', got 'cg'"),
+         "linear_solver: expected 'direct', 'iterative' or 'schur', got 'cg'"),
         (["--sizes", "40", "--analysis", "dynamics", "--linear-solver", "iterative"],
          "'iterative' is for statics"),
         (["--sizes", "40", "--bogus", "1"], "unknown option '--bogus'"),
@@ -301,6 +302,22 @@ def test_iterative(args):
     for l in lattice:
         check(l["status"] == "ok" and l["check_weight_pass"] is True and
               l["check_modes_pass"] is True, f"iterative lattice line: {l}")
+    # The Schur-complement decomposition (--linear-solver schur): the direct lines' answer, and
+    # its per-rank fields (docs/scaling.md).
+    schur = study(args, 2, "schur", chain + ["--linear-solver", "schur"], 2)
+    worst = 0.0
+    for d, s in zip(direct, schur):
+        check(s["status"] == "ok" and s["check_weight_pass"] is True, f"schur line: {s}")
+        check(s["linear_solver"] == "schur (klu + mumps)" and s["schur_interface_unknowns"] > 0
+              and s["cpu_interior_factorization_s_max"] >= s["cpu_interior_factorization_s_min"],
+              f"schur line: {s}")
+        H = abs(d["reaction_a_n"][0])
+        pairs = [(d["sag_m"], s["sag_m"], d["sag_m"])]
+        for key in ("reaction_a_n", "reaction_b_n"):
+            pairs += [(x, y, H) for x, y in zip(d[key], s[key])]
+        worst = max(worst, max(abs(x - y) / scale for x, y, scale in pairs))
+    print(f"worst relative difference, direct vs schur: {worst:.3g}")
+    check(worst <= 1e-10, f"direct and schur statics differ by {worst}")
 
 
 def test_modal(args):
