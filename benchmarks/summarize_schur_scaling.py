@@ -113,10 +113,31 @@ def part_c(runs):
     print()
 
 
+def part_d(runs):
+    rows = [r for r in runs if r.get("part") == "D"]
+    if not rows:
+        return
+    print("## D. Threads inside a rank beside ranks")
+    print()
+    print("1 rank x 2 threads: -statics_dd_parts 2 (two interior blocks per rank, one thread"
+          " each); the same bits as with one thread (distributed_chain_test).")
+    print()
+    print("| links | ranks x threads | parts per rank | status | statics s | factorization s |"
+          " interior CPU s (all threads) | interface unknowns | sag m |")
+    print("|---:|:---|---:|:---|---:|---:|---:|---:|---|")
+    for r in rows:
+        print(f"| {r.get('size')} | {r.get('ranks')} x {r.get('threads')} |"
+              f" {r.get('schur_parts', '-')} | {str(r.get('status'))[:40]} | {fmt(statics_phase(r))} |"
+              f" {fmt(r.get('time_factorization_s'))} |"
+              f" {fmt(r.get('cpu_interior_factorization_s_max'))} |"
+              f" {r.get('schur_interface_unknowns', '-')} | {fmt(r.get('sag_m'), 13)} |")
+    print()
+
+
 def model(runs):
     """The factorization phase T(N, P) = a_P N / P + c0 + c1 P + latency, fitted to B and C."""
     b = [r for r in runs if r.get("part") in ("B", "C") and "cpu_interior_factorization_s_max"
-         in r]
+         in r and r.get("threads", 1) == 1]
     one = [r for r in b if r["ranks"] == 1]
     two = [r for r in b if r["ranks"] == 2]
     many = [r for r in b if r["ranks"] >= 3]
@@ -192,6 +213,7 @@ def main():
     part_a(runs)
     part_b(runs)
     part_c(runs)
+    part_d(runs)
     model(runs)
 
 

@@ -552,6 +552,7 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
     // The decomposition's per-rank work (CPU seconds): the spread is the imbalance.
     const double interior = static_cast<double>(r.interior_unknowns);
     j.key("schur_interface_unknowns").value(r.interface_unknowns);
+    j.key("schur_parts").value(r.schur_parts);
     j.key("schur_moved_unknowns").value(static_cast<long>(sumOver(r.moved_unknowns)));
     j.key("schur_interior_unknowns_max").value(static_cast<long>(maxOver(interior)));
     j.key("schur_interior_unknowns_min").value(static_cast<long>(-maxOver(-interior)));

@@ -26,6 +26,8 @@ endfunction()
 
 # The distributed chain: numbering, ghosts, assembly and statics against the serial catena.
 catena_mpi_test(distributed_chain 120)
+# PETSc options set by a test (the decomposition's parts).
+target_link_libraries(mpi_distributed_chain_test PRIVATE PkgConfig::PETSC)
 # The distributed modal analysis (modal/distributed_modal.hpp) against the serial solveModal.
 # 300 s: on 4 ranks it is waiting, not computing (4.5 s of CPU): 33-41 s alone on the loaded
 # 2-core machine, 139 s beside another MPI test under ctest -j2 (a failure under load, its log

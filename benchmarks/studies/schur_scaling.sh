@@ -9,6 +9,8 @@
 #      beyond 2: CPU seconds per rank, which stay each rank's own work), WORK_N links (10^5);
 #   C. weak scaling, PER_RANK links per rank (default 25000) on WEAK_RANKS ranks (default
 #      "2 4 8 16"; 32 x 25000 links did not fit the machine's 23.5 GiB: the kernel killed a rank);
+#   D. threads: THREAD_N links (default 100000) on 1 rank x 1 thread, 1 rank x 2 threads
+#      (-statics_dd_parts 2, --bind-to none) and 2 ranks x 1 thread;
 # then the performance model fitted to B and C, predicting 10^7-link statics to 1024 ranks.
 # One thread per rank. About 15 minutes idle. Writes benchmarks/results/schur_scaling.md and
 # benchmarks/results/schur_scaling.jsonl (every run's record, the model's input).
@@ -26,13 +28,16 @@ study() {
   : > "$tmp/runs.jsonl"
   start_runs
   export OMP_NUM_THREADS=1
-  # scale_run PART RANKS N SOLVER: one catena-scale statics run, its record tagged with PART.
+  # scale_run PART RANKS N SOLVER [PETSc options]: one catena-scale statics run, its record
+  # tagged with PART. OMP_NUM_THREADS reaches the ranks; they are not bound to cores (a bound
+  # rank's threads would share its one core).
   scale_run() {
     rm -f "$tmp/run.jsonl"
-    echo "[bench] $1: $3 links on $2 rank(s), $4" >&2
-    /usr/bin/time -f "%e %M" -o "$tmp/time" mpirun --allow-run-as-root --oversubscribe -np "$2" \
+    echo "[bench] $1: $3 links on $2 rank(s) x $OMP_NUM_THREADS thread(s), $4 ${*:5}" >&2
+    /usr/bin/time -f "%e %M" -o "$tmp/time" mpirun --allow-run-as-root --oversubscribe \
+      --bind-to none -x OMP_NUM_THREADS -np "$2" \
       "$build/bin/catena-scale" --family chain --sizes "$3" --analysis statics \
-      --linear-solver "$4" --json "$tmp/run.jsonl" > "$tmp/out" 2>&1 || status=1
+      --linear-solver "$4" --json "$tmp/run.jsonl" "${@:5}" > "$tmp/out" 2>&1 || status=1
     /usr/bin/python3 - "$1" "$4" "$tmp/run.jsonl" "$tmp/time" "$2" "$3" "$tmp/out" \
       >> "$tmp/runs.jsonl" << 'EOF'
 import json, sys
@@ -70,6 +75,10 @@ EOF
   done
   for np in $ranks; do scale_run B "$np" "$work_n" schur; done
   for np in 1 $weak_ranks; do scale_run C "$np" $((per_rank * np)) schur; done
+  local thread_n="${THREAD_N:-100000}"
+  scale_run D 1 "$thread_n" schur
+  OMP_NUM_THREADS=2 scale_run D 1 "$thread_n" schur -statics_dd_parts 2
+  scale_run D 2 "$thread_n" schur
   cp "$tmp/runs.jsonl" "$jsonl"
   {
     header "Chain statics by the Schur-complement decomposition"

@@ -323,6 +323,7 @@ SaddlePointStats DistributedSaddlePoint::stats() const {
     s.interface_unknowns = d.interface_total;
     s.moved_unknowns = d.moved;
     s.window = d.window;
+    s.parts = d.parts;
     s.interior_seconds = d.interior_seconds;
     s.schur_seconds = d.schur_seconds;
     s.interface_seconds = d.interface_seconds;

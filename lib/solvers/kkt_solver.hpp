@@ -33,6 +33,7 @@ struct SaddlePointStats {
   /// (its own work, also on ranks that share cores).
   long interior_unknowns = 0, interface_unknowns = 0, moved_unknowns = 0;
   long window = 0;  ///< trailing pivots the last interface part touched
+  int parts = 0;    ///< interior blocks per rank (-PREFIXdd_parts)
   double interior_seconds = 0.0, schur_seconds = 0.0;
   double interface_seconds = 0.0;  ///< wall seconds factoring the interface matrix (MUMPS)
 };

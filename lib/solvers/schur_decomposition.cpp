@@ -104,16 +104,24 @@ struct Values {
 
 }  // namespace
 
+/// One interior block: the interior rows of one part of a rank, factored on its own.
+struct Block {
+  int first = 0, size = 0;       // its interior indices [first, first + size)
+  std::vector<PetscInt> source;  // the Ad position of each entry of its compressed rows
+  std::unique_ptr<KluLu> klu;
+  std::vector<PetscInt> boundary;  // the boundary indices whose rows touch it
+};
+
 struct SchurDecomposition::Impl {
   std::string prefix;
+  int parts = 1;  // interior blocks per rank (-PREFIXdd_parts), one thread each
   bool analysed = false, factored = false;
   int rank = 0;
   PetscInt first_row = 0, owned = 0;
-  // Owned rows: interior (index e) and boundary (index a) in local row order.
+  // Owned rows: interior (index e, block by block) and boundary (index a, in local order).
   std::vector<PetscInt> interior_row, boundary_row;
-  // The interior block's entries, each the position of its value in Ad's value array.
-  std::vector<PetscInt> interior_source;
-  std::unique_ptr<KluLu> klu;
+  std::vector<Block> blocks;
+  std::vector<int> block_of;  // per interior index
   // K_IG by boundary column a: interior rows and Ad positions; K_GI by boundary row a.
   std::vector<PetscInt> ig_start, ig_row, ig_source, gi_start, gi_col, gi_source;
   std::vector<double> ig_value, gi_value;  // at the last factor()
@@ -139,9 +147,10 @@ struct SchurDecomposition::Impl {
     VecDestroy(&s_sol);
     KSPDestroy(&ksp);
     S.reset();
-    klu.reset();
-    for (auto* v : {&interior_row, &boundary_row, &interior_source, &ig_start, &ig_row, &ig_source,
-                    &gi_start, &gi_col, &gi_source, &gg_source, &go_source})
+    blocks.clear();
+    block_of.clear();
+    for (auto* v : {&interior_row, &boundary_row, &ig_start, &ig_row, &ig_source, &gi_start,
+                    &gi_col, &gi_source, &gg_source, &go_source})
       v->clear();
   }
   // Owned rows made boundary rows because the interior block was singular with them.
@@ -149,8 +158,10 @@ struct SchurDecomposition::Impl {
   std::vector<char> has_diagonal;  // per owned row: a coordinate (a multiplier has none)
   void analyse(Mat K, SchurStats& stats);
   void schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const;
-  Status factorInterior(const double* ad);
+  void blockPart(const Block& blk, Eigen::MatrixXd& Sb, long& window) const;
+  Status factorInterior(const double* ad, std::vector<int>& singular);
   Status applyOnce(Vec b, Vec x);
+  Status solveBlocks(std::vector<double>& v) const;
 };
 
 SchurDecomposition::SchurDecomposition(const std::string& prefix,
@@ -164,6 +175,13 @@ SchurDecomposition::~SchurDecomposition() = default;
 
 void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   clear();
+  PetscInt n_parts = 1;
+  PetscBool set = PETSC_FALSE;
+  CATENA_PETSC(PetscOptionsGetInt(nullptr, prefix.empty() ? nullptr : prefix.c_str(), "-dd_parts",
+                                  &n_parts, &set));
+  CATENA_CHECK(n_parts >= 1, "-" << prefix << "dd_parts: expected at least 1, got " << n_parts);
+  parts = static_cast<int>(n_parts);
+  stats.parts = parts;
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(K));
   MPI_Comm_rank(comm, &rank);
   PetscInt r1 = 0;
@@ -178,29 +196,45 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   for (PetscInt i = 0; i < owned; ++i)
     for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k)
       if (L.d_col[k] == i) has_diagonal[i] = 1;
+  // Parts: contiguous ranges of the owned rows; a row coupled to another part's is a boundary
+  // row like one coupled to another rank's, so each part's interior is a block of its own.
+  const auto part = [&](PetscInt i) {
+    return static_cast<int>(i * parts / std::max<PetscInt>(owned, 1));
+  };
   for (PetscInt i = 0; i < owned; ++i) {
-    if (L.boundary(i) || (*forced)[i]) {
+    bool cut = false;
+    for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1] && parts > 1 && !cut; ++k)
+      cut = part(L.d_col[k]) != part(i);
+    if (L.boundary(i) || (*forced)[i] || cut) {
       boundary_of[i] = static_cast<PetscInt>(boundary_row.size());
       boundary_row.push_back(i);
     }
   }
-  // Interior rows: the coordinates (a diagonal entry) first, then the multipliers, as the pair
-  // order wants.
-  int coordinates = 0;
-  for (int pass = 0; pass < 2; ++pass)
-    for (PetscInt i = 0; i < owned; ++i) {
-      if (boundary_of[i] >= 0 || (has_diagonal[i] != 0) != (pass == 0)) continue;
-      interior_of[i] = static_cast<PetscInt>(interior_row.size());
-      interior_row.push_back(i);
-      coordinates += pass == 0 ? 1 : 0;
-    }
+  // Interior rows block by block; in a block the coordinates (a diagonal entry) first, then the
+  // multipliers, as the pair order wants.
+  blocks.resize(parts);
+  std::vector<int> coordinates(parts, 0);
+  for (int b = 0; b < parts; ++b) {
+    blocks[b].first = static_cast<int>(interior_row.size());
+    for (int pass = 0; pass < 2; ++pass)
+      for (PetscInt i = 0; i < owned; ++i) {
+        if (part(i) != b || boundary_of[i] >= 0 || (has_diagonal[i] != 0) != (pass == 0)) continue;
+        interior_of[i] = static_cast<PetscInt>(interior_row.size());
+        interior_row.push_back(i);
+        block_of.push_back(b);
+        coordinates[b] += pass == 0 ? 1 : 0;
+      }
+    blocks[b].size = static_cast<int>(interior_row.size()) - blocks[b].first;
+  }
   const int nI = static_cast<int>(interior_row.size());
   const PetscInt nG = static_cast<PetscInt>(boundary_row.size());
 
-  // Interior block (columns sorted per row), K_IG, K_GI; rows next to the boundary are last.
+  // The blocks' compressed rows (columns sorted per row, block-local), K_IG, K_GI; the rows next
+  // to the boundary are flagged to be pivoted last.
   std::vector<int> start(nI + 1, 0), col;
+  std::vector<PetscInt> source;
   col.reserve(L.d_start[owned]);
-  interior_source.reserve(L.d_start[owned]);
+  source.reserve(L.d_start[owned]);
   std::vector<char> last(nI, 0);
   std::vector<std::vector<std::pair<PetscInt, PetscInt>>> ig(nG);  // (interior row, position)
   std::vector<std::pair<int, PetscInt>> row;
@@ -210,7 +244,8 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k) {
       const PetscInt j = L.d_col[k];
       if (interior_of[j] >= 0) {
-        row.emplace_back(static_cast<int>(interior_of[j]), k);
+        CATENA_CHECK(block_of[interior_of[j]] == block_of[e], "SchurDecomposition: block coupling");
+        row.emplace_back(static_cast<int>(interior_of[j]) - blocks[block_of[e]].first, k);
       } else {
         ig[boundary_of[j]].emplace_back(e, k);
         last[e] = 1;
@@ -219,7 +254,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     std::sort(row.begin(), row.end());
     for (const auto& [c, k] : row) {
       col.push_back(c);
-      interior_source.push_back(k);
+      source.push_back(k);
     }
     start[e + 1] = static_cast<int>(col.size());
   }
@@ -244,21 +279,38 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     gi_start.push_back(static_cast<PetscInt>(gi_col.size()));
   }
 
-  // KLU's own order (maximum transversal, then a fill-reducing order of the matched pattern)
-  // with the rows next to the boundary last; where the transversal is costly (a planar mesh of
-  // loops, klu_lu.hpp's kMaxTransversalWork) the saddle-point pair order (no multiplier before a
-  // coordinate of its row), and CAMD on the plain graph where neither exists. The pair order
-  // factored a 10^5-link chain's blocks 2x slower than the transversal; the plain graph without
-  // a transversal let KLU's pivoting fill one 5000-unknown block of a 2000-link chain on 4
-  // ranks densely (90 s instead of 0.04 s).
-  std::vector<int> P, Q;
-  if (!matchedOrder(nI, start.data(), col.data(), last, kMaxTransversalWork, P, Q) &&
-      !saddlePointPivotOrder(nI, coordinates, start.data(), col.data(), P, Q, last)) {
-    P = constrainedOrder(nI, start.data(), col.data(), last);
-    Q = P;
+  // Each block in KLU's own order (maximum transversal, then a fill-reducing order of the
+  // matched pattern) with the rows next to the boundary last; where the transversal is costly
+  // (a planar mesh of loops, klu_lu.hpp's kMaxTransversalWork) the saddle-point pair order (no
+  // multiplier before a coordinate of its row), and CAMD on the plain graph where neither
+  // exists. The pair order factored a 10^5-link chain's blocks 2x slower than the transversal;
+  // the plain graph without a transversal let KLU's pivoting fill one 5000-unknown block of a
+  // 2000-link chain on 4 ranks densely (90 s instead of 0.04 s).
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < blocks.size(); ++b) {  // one thread per block
+    Block& blk = blocks[b];
+    const int n = blk.size, e0 = blk.first;
+    std::vector<int> bs(n + 1), bc(col.begin() + start[e0], col.begin() + start[e0 + n]);
+    for (int e = 0; e <= n; ++e) bs[e] = start[e0 + e] - start[e0];
+    blk.source.assign(source.begin() + start[e0], source.begin() + start[e0 + n]);
+    const std::vector<char> blast(last.begin() + e0, last.begin() + e0 + n);
+    std::vector<int> P, Q;
+    if (!matchedOrder(n, bs.data(), bc.data(), blast, kMaxTransversalWork, P, Q) &&
+        !saddlePointPivotOrder(n, coordinates[b], bs.data(), bc.data(), P, Q, blast)) {
+      P = constrainedOrder(n, bs.data(), bc.data(), blast);
+      Q = P;
+    }
+    blk.klu = std::make_unique<KluLu>(n, std::move(bs), std::move(bc), P, Q);
+    blk.klu->setSingularPivot(kInteriorPivot);
   }
-  klu = std::make_unique<KluLu>(nI, std::move(start), std::move(col), P, Q);
-  klu->setSingularPivot(kInteriorPivot);
+  for (PetscInt a = 0; a < nG; ++a) {  // the blocks each boundary row touches
+    std::vector<int> touched;
+    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) touched.push_back(block_of[ig_row[s]]);
+    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s) touched.push_back(block_of[gi_col[s]]);
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (int b : touched) blocks[b].boundary.push_back(a);
+  }
   w.resize(nI);
   t.resize(nI);
 
@@ -342,68 +394,102 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
 /// sides live on the pivots of the rows next to the boundary, which the order put last, so
 /// both triangular solves run over the trailing window [k0, n) of pivots only.
 void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const {
-  const int nI = static_cast<int>(interior_row.size());
   const auto nG = static_cast<Eigen::Index>(boundary_row.size());
   Sp.setZero(nG, nG);
-  if (nI == 0 || nG == 0) return;
-  const int* p = klu->rowPivots();
-  const int* q = klu->columnOrder();
-  std::vector<int> p_inv(nI), q_inv(nI);
-  for (int k = 0; k < nI; ++k) {
+  std::vector<Eigen::MatrixXd> parts_of(blocks.size());
+  std::vector<long> windows(blocks.size(), 0);
+  // The blocks are independent: one thread each (the same sums whatever the thread count).
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < blocks.size(); ++b) blockPart(blocks[b], parts_of[b], windows[b]);
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    const std::vector<PetscInt>& A = blocks[b].boundary;
+    for (std::size_t h = 0; h < A.size(); ++h)
+      for (std::size_t g = 0; g < A.size(); ++g) Sp(A[h], A[g]) += parts_of[b](h, g);
+  }
+  stats.window = *std::max_element(windows.begin(), windows.end());
+}
+
+void SchurDecomposition::Impl::blockPart(const Block& blk, Eigen::MatrixXd& Sb,
+                                         long& window) const {
+  const int n = blk.size, e0 = blk.first;
+  const auto m = static_cast<Eigen::Index>(blk.boundary.size());
+  Sb.setZero(m, m);
+  if (n == 0 || m == 0) return;
+  const KluLu& klu = *blk.klu;
+  const int* p = klu.rowPivots();
+  const int* q = klu.columnOrder();
+  std::vector<int> p_inv(n), q_inv(n);
+  for (int k = 0; k < n; ++k) {
     p_inv[p[k]] = k;
     q_inv[q[k]] = k;
   }
   // Each right-hand side runs from its own first pivot: one that KLU's pivoting moved early
   // (a boundary neighbour's row picked for a zero diagonal) costs its own solve only.
-  std::vector<int> y0(nG, nI), z0(nG, nI);
-  std::vector<std::vector<double>> Y(nG), Z(nG);
-  long window = 0;
-  for (Eigen::Index a = 0; a < nG; ++a) {
+  const auto mine = [&](PetscInt e) { return e >= e0 && e < e0 + n; };
+  std::vector<int> y0(m, n), z0(m, n);
+  std::vector<std::vector<double>> Y(m), Z(m);
+  for (Eigen::Index h = 0; h < m; ++h) {
+    const PetscInt a = blk.boundary[h];
     for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s)
-      y0[a] = std::min(y0[a], q_inv[ig_row[s]]);
-    const int k0 = y0[a];
-    std::vector<double>& y = Y[a];
-    y.assign(nI - k0, 0.0);
-    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) y[q_inv[ig_row[s]] - k0] = ig_value[s];
-    for (int k = k0; k < nI; ++k) {  // U^T y = c, U^T lower triangular
-      const KluLu::FactorColumn u = klu->upperColumn(k);
+      if (mine(ig_row[s])) y0[h] = std::min(y0[h], q_inv[ig_row[s] - e0]);
+    const int k0 = y0[h];
+    std::vector<double>& y = Y[h];
+    y.assign(n - k0, 0.0);
+    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s)
+      if (mine(ig_row[s])) y[q_inv[ig_row[s] - e0] - k0] = ig_value[s];
+    for (int k = k0; k < n; ++k) {  // U^T y = c, U^T lower triangular
+      const KluLu::FactorColumn u = klu.upperColumn(k);
       double sum = y[k - k0];
       for (int r = 0; r < u.size; ++r)
         if (u.rows[r] >= k0) sum -= u.values[r] * y[u.rows[r] - k0];
-      y[k - k0] = sum / klu->upperDiagonal(k);
+      y[k - k0] = sum / klu.upperDiagonal(k);
     }
-    window = std::max<long>(window, nI - k0);
-  }
-  for (Eigen::Index a = 0; a < nG; ++a) {
+    window = std::max<long>(window, n - k0);
     for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s)
-      z0[a] = std::min(z0[a], p_inv[gi_col[s]]);
-    const int k0 = z0[a];
-    std::vector<double>& z = Z[a];
-    z.assign(nI - k0, 0.0);
-    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s) z[p_inv[gi_col[s]] - k0] = gi_value[s];
-    for (int k = k0; k < nI; ++k) {  // L z = c, L unit lower triangular
-      const double zk = z[k - k0];
+      if (mine(gi_col[s])) z0[h] = std::min(z0[h], p_inv[gi_col[s] - e0]);
+    const int j0 = z0[h];
+    std::vector<double>& z = Z[h];
+    z.assign(n - j0, 0.0);
+    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s)
+      if (mine(gi_col[s])) z[p_inv[gi_col[s] - e0] - j0] = gi_value[s];
+    for (int k = j0; k < n; ++k) {  // L z = c, L unit lower triangular
+      const double zk = z[k - j0];
       if (zk == 0.0) continue;
-      const KluLu::FactorColumn l = klu->lowerColumn(k);
-      for (int r = 0; r < l.size; ++r) z[l.rows[r] - k0] -= l.values[r] * zk;
+      const KluLu::FactorColumn l = klu.lowerColumn(k);
+      for (int r = 0; r < l.size; ++r) z[l.rows[r] - j0] -= l.values[r] * zk;
     }
-    window = std::max<long>(window, nI - k0);
+    window = std::max<long>(window, n - j0);
   }
-  stats.window = window;
-  for (Eigen::Index h = 0; h < nG; ++h)
-    for (Eigen::Index g = 0; g < nG; ++g) {
+  for (Eigen::Index h = 0; h < m; ++h)
+    for (Eigen::Index g = 0; g < m; ++g) {
       const int k0 = std::max(z0[h], y0[g]);
       double sum = 0.0;
-      for (int k = k0; k < nI; ++k) sum += Z[h][k - z0[h]] * Y[g][k - y0[g]];
-      Sp(h, g) = sum;
+      for (int k = k0; k < n; ++k) sum += Z[h][k - z0[h]] * Y[g][k - y0[g]];
+      Sb(h, g) = sum;
     }
 }
 
-/// Fills the interior block's values and factors it.
-Status SchurDecomposition::Impl::factorInterior(const double* ad) {
-  double* kv = klu->values();
-  for (std::size_t e = 0; e < interior_source.size(); ++e) kv[e] = ad[interior_source[e]];
-  return interior_row.empty() ? Status::success() : klu->factor();
+/// Fills the interior blocks' values and factors them, one thread per block; singular: the
+/// interior indices of every block's singular pivots.
+Status SchurDecomposition::Impl::factorInterior(const double* ad, std::vector<int>& singular) {
+  std::vector<Status> status(blocks.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    Block& blk = blocks[b];
+    if (blk.size == 0) continue;
+    double* kv = blk.klu->values();
+    for (std::size_t e = 0; e < blk.source.size(); ++e) kv[e] = ad[blk.source[e]];
+    status[b] = blk.klu->factor();
+  }
+  singular.clear();
+  Status first;
+  for (const Block& blk : blocks) {
+    const Status& st = status[&blk - blocks.data()];
+    if (st.ok()) continue;
+    if (first.ok()) first = st;
+    for (int c : blk.klu->singularColumns()) singular.push_back(blk.first + c);
+  }
+  return first;
 }
 
 Status SchurDecomposition::factor(Mat K) {
@@ -429,9 +515,9 @@ Status SchurDecomposition::factorNow(Mat K) {
       m.analysed = true;
     }
     const double c0 = cpuSeconds();
-    st = m.factorInterior(d.v);
+    std::vector<int> singular;
+    st = m.factorInterior(d.v, singular);
     stats_.interior_seconds += cpuSeconds() - c0;
-    const std::vector<int> singular = st.ok() ? std::vector<int>{} : m.klu->singularColumns();
     int retry = !st.ok() && !singular.empty() && attempt < kMaxReanalyses ? 1 : 0;
     int failed = st.ok() || retry ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &retry, 1, MPI_INT, MPI_MAX, comm);
@@ -490,12 +576,23 @@ Status SchurDecomposition::factorNow(Mat K) {
   return Status::success();
 }
 
+/// v = K_II^-1 v, one thread per block.
+Status SchurDecomposition::Impl::solveBlocks(std::vector<double>& v) const {
+  std::vector<Status> status(blocks.size());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    if (blocks[b].size > 0) status[b] = blocks[b].klu->solve(v.data() + blocks[b].first);
+  for (const Status& st : status)
+    if (!st.ok()) return st;
+  return Status::success();
+}
+
 Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   const PetscScalar* bb = nullptr;
   CATENA_PETSC(VecGetArrayRead(b, &bb));
   const auto nI = static_cast<PetscInt>(interior_row.size());
   for (PetscInt e = 0; e < nI; ++e) w[e] = t[e] = bb[interior_row[e]];
-  Status st = nI > 0 ? klu->solve(w.data()) : Status::success();
+  Status st = solveBlocks(w);
   const auto nG = static_cast<PetscInt>(boundary_row.size());
   if (S) {
     PetscScalar* r = nullptr;
@@ -520,7 +617,7 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   CATENA_PETSC(VecGetArrayRead(s_sol, &xg));
   for (PetscInt a = 0; a < nG; ++a)
     for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) t[ig_row[s]] -= ig_value[s] * xg[a];
-  if (st.ok() && nI > 0) st = klu->solve(t.data());
+  if (st.ok()) st = solveBlocks(t);
   CATENA_PETSC(VecGetArray(x, &xx));
   for (PetscInt e = 0; e < nI; ++e) xx[interior_row[e]] = t[e];
   for (PetscInt a = 0; a < nG; ++a) xx[boundary_row[a]] = xg[a];

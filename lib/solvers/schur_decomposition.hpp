@@ -19,6 +19,10 @@
 /// the interface for good (SchurStats::moved) and the ranks analyse again: S, the Schur
 /// complement of regular interior blocks in a regular K, is regular.
 ///
+/// With -PREFIXdd_parts T each rank splits its rows into T contiguous parts, whose couplings
+/// join the interface like the ranks' (the same results for any thread count at a given T);
+/// the T interior blocks are factored and solved by OpenMP threads, one block each.
+///
 /// Every rank works on its own rows only: no object of the whole problem exists anywhere. On
 /// one rank there is no interface and this is KLU on K. Failure: an interior block or S
 /// singular, a status naming the rank and the block. Collective.
@@ -42,6 +46,7 @@ struct SchurStats {
   double interior_seconds = 0.0;   ///< KLU factorizations of K_II, CPU seconds (cumulative)
   double schur_seconds = 0.0;      ///< this rank's parts of S, CPU seconds (cumulative)
   double interface_seconds = 0.0;  ///< MUMPS on S, wall seconds (cumulative)
+  int parts = 1;                   ///< interior blocks per rank (-PREFIXdd_parts), one thread each
   long moved = 0;        ///< interior unknowns moved to the interface for a singular interior block
   long refinements = 0;  ///< iterative-refinement steps of solves (cumulative)
 };

@@ -132,6 +132,7 @@ void addCost(const KktSolver& kkt, StaticsResult& out) {
   out.interface_unknowns = c.interface_unknowns;
   out.moved_unknowns += c.moved_unknowns;
   out.schur_window = c.window;
+  out.schur_parts = c.parts;
   out.interior_seconds += c.interior_seconds;
   out.schur_seconds += c.schur_seconds;
   out.interface_seconds += c.interface_seconds;

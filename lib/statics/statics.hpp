@@ -54,6 +54,7 @@ struct StaticsResult {
   /// interior unknowns, the interface size, unknowns moved to it (multiplier estimate included),
   /// this rank's own interior factorization and interface-part seconds (both solvers).
   long interior_unknowns = 0, interface_unknowns = 0, moved_unknowns = 0, schur_window = 0;
+  int schur_parts = 0;  ///< interior blocks per rank
   double interior_seconds = 0.0, schur_seconds = 0.0, interface_seconds = 0.0;
   /// Wall seconds of this rank making KKT solvers (patterns, analysis set-up) and assembling
   /// residuals and tangents (collective phases: ranks differ by imbalance and waiting).
