@@ -278,22 +278,30 @@ def test_options(args):
           f"unused PETSc option on 2 ranks: {p.stderr}")
 
 
+def worst_difference(reference, lines):
+    """Largest difference of the chain's check values (sag, support reactions) between two
+    sets of lines, relative to the sag and to the horizontal reaction."""
+    worst = 0.0
+    for d, i in zip(reference, lines):
+        H = abs(d["reaction_a_n"][0])
+        pairs = [(d["sag_m"], i["sag_m"], d["sag_m"])]
+        for key in ("reaction_a_n", "reaction_b_n"):
+            pairs += [(x, y, H) for x, y in zip(d[key], i[key])]
+        worst = max(worst, max(abs(x - y) / scale for x, y, scale in pairs))
+    return worst
+
+
 def test_iterative(args):
     chain = ["--family", "chain", "--sizes", "40,42", "--analysis", "statics"]
     direct = study(args, 2, "direct", chain, 2)
     iterative = study(args, 2, "iterative", chain + ["--linear-solver", "iterative"], 2)
-    worst = 0.0
     for d, i in zip(direct, iterative):
         check(d["linear_solver"] == "mumps" and d["krylov_iterations"] == d["solves"],
               f"direct line: {d['linear_solver']}, {d['krylov_iterations']} Krylov iterations")
         check(i["status"] == "ok" and i["check_weight_pass"] is True, f"iterative line: {i}")
         check(i["linear_solver"] == "fieldsplit-al" and i["krylov_iterations"] > i["solves"],
               f"iterative line: {i['linear_solver']}, {i['krylov_iterations']} Krylov iterations")
-        H = abs(d["reaction_a_n"][0])
-        pairs = [(d["sag_m"], i["sag_m"], d["sag_m"])]
-        for key in ("reaction_a_n", "reaction_b_n"):
-            pairs += [(x, y, H) for x, y in zip(d[key], i[key])]
-        worst = max(worst, max(abs(x - y) / scale for x, y, scale in pairs))
+    worst = worst_difference(direct, iterative)
     print(f"worst relative difference, direct vs iterative: {worst:.3g}")
     check(worst <= 1e-10, f"direct and iterative statics differ by {worst}")
     lattice = study(args, 2, "iterative_lattice",
@@ -305,17 +313,12 @@ def test_iterative(args):
     # The Schur-complement decomposition (--linear-solver schur): the direct lines' answer, and
     # its per-rank fields (docs/scaling.md).
     schur = study(args, 2, "schur", chain + ["--linear-solver", "schur"], 2)
-    worst = 0.0
-    for d, s in zip(direct, schur):
+    for s in schur:
         check(s["status"] == "ok" and s["check_weight_pass"] is True, f"schur line: {s}")
         check(s["linear_solver"] == "schur (klu + mumps)" and s["schur_interface_unknowns"] > 0
               and s["cpu_interior_factorization_s_max"] >= s["cpu_interior_factorization_s_min"],
               f"schur line: {s}")
-        H = abs(d["reaction_a_n"][0])
-        pairs = [(d["sag_m"], s["sag_m"], d["sag_m"])]
-        for key in ("reaction_a_n", "reaction_b_n"):
-            pairs += [(x, y, H) for x, y in zip(d[key], s[key])]
-        worst = max(worst, max(abs(x - y) / scale for x, y, scale in pairs))
+    worst = worst_difference(direct, schur)
     print(f"worst relative difference, direct vs schur: {worst:.3g}")
     check(worst <= 1e-10, f"direct and schur statics differ by {worst}")
 
