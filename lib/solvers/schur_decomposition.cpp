@@ -13,7 +13,7 @@
 
 #include "parallel/petsc_coo_matrix.hpp"
 #include "solvers/direct_lu.hpp"
-#include "solvers/kkt_ordering.hpp"
+#include "solvers/interior_block.hpp"
 #include "solvers/klu_lu.hpp"
 #include "solvers/petsc_check.hpp"
 
@@ -21,13 +21,6 @@ namespace catena {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-/// An interior pivot below this fraction of its column's largest entry moves its unknown to the
-/// interface. Stricter than KLU's singular test (kSingularPivot, 1e-13): a nearly singular
-/// interior block passes its error on to S (a pinned 24 x 8 lattice's blocks, pivots at 1e-12,
-/// cost Newton 19 iterations instead of 10 and 1e-10 of its multipliers), while moving a regular
-/// unknown only enlarges the interface.
-constexpr double kInteriorPivot = 1e-8;
 
 /// Iterative refinement of a solve: while the backward error exceeds this, at most
 /// kMaxRefinements steps.
@@ -104,14 +97,6 @@ struct Values {
 
 }  // namespace
 
-/// One interior block: the interior rows of one part of a rank, factored on its own.
-struct Block {
-  int first = 0, size = 0;       // its interior indices [first, first + size)
-  std::vector<PetscInt> source;  // the Ad position of each entry of its compressed rows
-  std::unique_ptr<KluLu> klu;
-  std::vector<PetscInt> boundary;  // the boundary indices whose rows touch it
-};
-
 struct SchurDecomposition::Impl {
   std::string prefix;
   int parts = 1;  // interior blocks per rank (-PREFIXdd_parts), one thread each
@@ -120,11 +105,18 @@ struct SchurDecomposition::Impl {
   PetscInt first_row = 0, owned = 0;
   // Owned rows: interior (index e, block by block) and boundary (index a, in local order).
   std::vector<PetscInt> interior_row, boundary_row;
-  std::vector<Block> blocks;
+  std::vector<InteriorBlock> blocks;
   std::vector<int> block_of;  // per interior index
-  // K_IG by boundary column a: interior rows and Ad positions; K_GI by boundary row a.
-  std::vector<PetscInt> ig_start, ig_row, ig_source, gi_start, gi_col, gi_source;
-  std::vector<double> ig_value, gi_value;  // at the last factor()
+  // K_IG by boundary column a and K_GI by boundary row a (values at the last factor()), and
+  // the Ad positions of their values.
+  BoundaryCouplings couplings;
+  std::vector<PetscInt>& ig_start = couplings.ig_start;
+  std::vector<PetscInt>& ig_row = couplings.ig_row;
+  std::vector<PetscInt>& gi_start = couplings.gi_start;
+  std::vector<PetscInt>& gi_col = couplings.gi_col;
+  std::vector<double>& ig_value = couplings.ig_value;
+  std::vector<double>& gi_value = couplings.gi_value;
+  std::vector<PetscInt> ig_source, gi_source;
   // S: the dense block of this rank's boundary (row-major, nG x nG; Ad position or -1 per
   // slot), then the off-process entries of the boundary rows (Ao positions).
   std::vector<PetscInt> gg_source, go_source;
@@ -158,7 +150,6 @@ struct SchurDecomposition::Impl {
   std::vector<char> has_diagonal;  // per owned row: a coordinate (a multiplier has none)
   void analyse(Mat K, SchurStats& stats);
   void schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const;
-  void blockPart(const Block& blk, Eigen::MatrixXd& Sb, long& window) const;
   Status factorInterior(const double* ad, std::vector<int>& singular);
   Status applyOnce(Vec b, Vec x);
   Status solveBlocks(std::vector<double>& v) const;
@@ -279,30 +270,10 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     gi_start.push_back(static_cast<PetscInt>(gi_col.size()));
   }
 
-  // Each block in KLU's own order (maximum transversal, then a fill-reducing order of the
-  // matched pattern) with the rows next to the boundary last; where the transversal is costly
-  // (a planar mesh of loops, klu_lu.hpp's kMaxTransversalWork) the saddle-point pair order (no
-  // multiplier before a coordinate of its row), and CAMD on the plain graph where neither
-  // exists. The pair order factored a 10^5-link chain's blocks 2x slower than the transversal;
-  // the plain graph without a transversal let KLU's pivoting fill one 5000-unknown block of a
-  // 2000-link chain on 4 ranks densely (90 s instead of 0.04 s).
+  // Each block ordered and analysed by its own thread (interior_block.hpp).
 #pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t b = 0; b < blocks.size(); ++b) {  // one thread per block
-    Block& blk = blocks[b];
-    const int n = blk.size, e0 = blk.first;
-    std::vector<int> bs(n + 1), bc(col.begin() + start[e0], col.begin() + start[e0 + n]);
-    for (int e = 0; e <= n; ++e) bs[e] = start[e0 + e] - start[e0];
-    blk.source.assign(source.begin() + start[e0], source.begin() + start[e0 + n]);
-    const std::vector<char> blast(last.begin() + e0, last.begin() + e0 + n);
-    std::vector<int> P, Q;
-    if (!matchedOrder(n, bs.data(), bc.data(), blast, kMaxTransversalWork, P, Q) &&
-        !saddlePointPivotOrder(n, coordinates[b], bs.data(), bc.data(), P, Q, blast)) {
-      P = constrainedOrder(n, bs.data(), bc.data(), blast);
-      Q = P;
-    }
-    blk.klu = std::make_unique<KluLu>(n, std::move(bs), std::move(bc), P, Q);
-    blk.klu->setSingularPivot(kInteriorPivot);
-  }
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    analyseBlock(blocks[b], start, col, source, last, coordinates[b]);
   for (PetscInt a = 0; a < nG; ++a) {  // the blocks each boundary row touches
     std::vector<int> touched;
     for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) touched.push_back(block_of[ig_row[s]]);
@@ -388,11 +359,8 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   setUpDirectLu(ksp, S->mat(), prefix + "dd_", 100);
 }
 
-/// This rank's part K_GI K_II^-1 K_IG of S from the last factorization P F Q = L U of
-/// F = K_II^T (solvers/klu_lu.hpp): with K_II^-1 = P^T L^-T U^-T Q^T, entry (h, g) is
-/// (L^-1 P k_h)^T (U^-T Q^T k_g), k_h row h of K_GI and k_g column g of K_IG. Both right-hand
-/// sides live on the pivots of the rows next to the boundary, which the order put last, so
-/// both triangular solves run over the trailing window [k0, n) of pivots only.
+/// This rank's part K_GI K_II^-1 K_IG of S: the blocks' parts (interior_block.hpp), each over
+/// the boundary rows it touches.
 void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const {
   const auto nG = static_cast<Eigen::Index>(boundary_row.size());
   Sp.setZero(nG, nG);
@@ -400,7 +368,8 @@ void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats)
   std::vector<long> windows(blocks.size(), 0);
   // The blocks are independent: one thread each (the same sums whatever the thread count).
 #pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t b = 0; b < blocks.size(); ++b) blockPart(blocks[b], parts_of[b], windows[b]);
+  for (std::size_t b = 0; b < blocks.size(); ++b)
+    blockSchurPart(blocks[b], couplings, parts_of[b], windows[b]);
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const std::vector<PetscInt>& A = blocks[b].boundary;
     for (std::size_t h = 0; h < A.size(); ++h)
@@ -409,73 +378,13 @@ void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats)
   stats.window = *std::max_element(windows.begin(), windows.end());
 }
 
-void SchurDecomposition::Impl::blockPart(const Block& blk, Eigen::MatrixXd& Sb,
-                                         long& window) const {
-  const int n = blk.size, e0 = blk.first;
-  const auto m = static_cast<Eigen::Index>(blk.boundary.size());
-  Sb.setZero(m, m);
-  if (n == 0 || m == 0) return;
-  const KluLu& klu = *blk.klu;
-  const int* p = klu.rowPivots();
-  const int* q = klu.columnOrder();
-  std::vector<int> p_inv(n), q_inv(n);
-  for (int k = 0; k < n; ++k) {
-    p_inv[p[k]] = k;
-    q_inv[q[k]] = k;
-  }
-  // Each right-hand side runs from its own first pivot: one that KLU's pivoting moved early
-  // (a boundary neighbour's row picked for a zero diagonal) costs its own solve only.
-  const auto mine = [&](PetscInt e) { return e >= e0 && e < e0 + n; };
-  std::vector<int> y0(m, n), z0(m, n);
-  std::vector<std::vector<double>> Y(m), Z(m);
-  for (Eigen::Index h = 0; h < m; ++h) {
-    const PetscInt a = blk.boundary[h];
-    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s)
-      if (mine(ig_row[s])) y0[h] = std::min(y0[h], q_inv[ig_row[s] - e0]);
-    const int k0 = y0[h];
-    std::vector<double>& y = Y[h];
-    y.assign(n - k0, 0.0);
-    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s)
-      if (mine(ig_row[s])) y[q_inv[ig_row[s] - e0] - k0] = ig_value[s];
-    for (int k = k0; k < n; ++k) {  // U^T y = c, U^T lower triangular
-      const KluLu::FactorColumn u = klu.upperColumn(k);
-      double sum = y[k - k0];
-      for (int r = 0; r < u.size; ++r)
-        if (u.rows[r] >= k0) sum -= u.values[r] * y[u.rows[r] - k0];
-      y[k - k0] = sum / klu.upperDiagonal(k);
-    }
-    window = std::max<long>(window, n - k0);
-    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s)
-      if (mine(gi_col[s])) z0[h] = std::min(z0[h], p_inv[gi_col[s] - e0]);
-    const int j0 = z0[h];
-    std::vector<double>& z = Z[h];
-    z.assign(n - j0, 0.0);
-    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s)
-      if (mine(gi_col[s])) z[p_inv[gi_col[s] - e0] - j0] = gi_value[s];
-    for (int k = j0; k < n; ++k) {  // L z = c, L unit lower triangular
-      const double zk = z[k - j0];
-      if (zk == 0.0) continue;
-      const KluLu::FactorColumn l = klu.lowerColumn(k);
-      for (int r = 0; r < l.size; ++r) z[l.rows[r] - j0] -= l.values[r] * zk;
-    }
-    window = std::max<long>(window, n - j0);
-  }
-  for (Eigen::Index h = 0; h < m; ++h)
-    for (Eigen::Index g = 0; g < m; ++g) {
-      const int k0 = std::max(z0[h], y0[g]);
-      double sum = 0.0;
-      for (int k = k0; k < n; ++k) sum += Z[h][k - z0[h]] * Y[g][k - y0[g]];
-      Sb(h, g) = sum;
-    }
-}
-
 /// Fills the interior blocks' values and factors them, one thread per block; singular: the
 /// interior indices of every block's singular pivots.
 Status SchurDecomposition::Impl::factorInterior(const double* ad, std::vector<int>& singular) {
   std::vector<Status> status(blocks.size());
 #pragma omp parallel for schedule(dynamic, 1)
   for (std::size_t b = 0; b < blocks.size(); ++b) {
-    Block& blk = blocks[b];
+    InteriorBlock& blk = blocks[b];
     if (blk.size == 0) continue;
     double* kv = blk.klu->values();
     for (std::size_t e = 0; e < blk.source.size(); ++e) kv[e] = ad[blk.source[e]];
@@ -483,7 +392,7 @@ Status SchurDecomposition::Impl::factorInterior(const double* ad, std::vector<in
   }
   singular.clear();
   Status first;
-  for (const Block& blk : blocks) {
+  for (const InteriorBlock& blk : blocks) {
     const Status& st = status[&blk - blocks.data()];
     if (st.ok()) continue;
     if (first.ok()) first = st;

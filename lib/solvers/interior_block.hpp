@@ -1,0 +1,49 @@
+#pragma once
+/// @file interior_block.hpp
+/// (solvers/ internal.) One interior block of the Schur-complement decomposition
+/// (schur_decomposition.hpp): the interior rows of one part of a rank, its KLU factorization,
+/// and its part of the interface matrix, K_GB K_BB^-1 K_BG, computed from the trailing pivots of
+/// its factors only. Pure numerics on a rank's local arrays: no communication.
+
+#include <petscsys.h>
+
+#include <memory>
+#include <vector>
+
+#include <Eigen/Dense>
+
+#include "solvers/klu_lu.hpp"
+
+namespace catena {
+
+/// The couplings between a rank's boundary rows (index a) and its interior rows (index e):
+/// K_IG by boundary column (ig_row[s] for s in [ig_start[a], ig_start[a + 1]), values ig_value)
+/// and K_GI by boundary row (gi_col, gi_value).
+struct BoundaryCouplings {
+  std::vector<PetscInt> ig_start, ig_row, gi_start, gi_col;
+  std::vector<double> ig_value, gi_value;
+};
+
+struct InteriorBlock {
+  int first = 0, size = 0;         ///< its interior indices [first, first + size)
+  std::vector<PetscInt> source;    ///< the position of each of its entries in the rank's values
+  std::unique_ptr<KluLu> klu;      ///< its factorization (F = K_BB^T, solvers/klu_lu.hpp)
+  std::vector<PetscInt> boundary;  ///< the boundary indices whose rows touch it
+};
+
+/// Orders block and sets up its KLU analysis. start, col: the compressed rows of all interior
+/// rows (block-local columns), source: each entry's position in the rank's values, last: the
+/// rows to pivot last (next to the boundary), coordinates: the block's rows with a diagonal
+/// entry, which come first. Throws catena::Error if KLU cannot analyse the pattern.
+void analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
+                  const std::vector<PetscInt>& source, const std::vector<char>& last,
+                  int coordinates);
+
+/// The block's part of S (before the minus sign) over its boundary indices, in their order:
+/// Sb(h, g) = k_h^T K_BB^-1 k_g with k_h row boundary[h] of K_GI and k_g column boundary[g] of
+/// K_IG, from the block's last successful factorization. window: raised to the most trailing
+/// pivots one right-hand side touched.
+void blockSchurPart(const InteriorBlock& block, const BoundaryCouplings& c, Eigen::MatrixXd& Sb,
+                    long& window);
+
+}  // namespace catena
