@@ -6,11 +6,11 @@
 ///
 /// - a rank's boundary rows are those coupled to another rank's rows (K's off-process block), the
 ///   other owned rows its interior I; interior rows couple only to the rank's own rows;
-/// - each rank factors its interior block K_II with KLU (CAMD order with the rows next to the
-///   boundary pivoted last, solvers/kkt_ordering.hpp) and forms its part of the interface matrix
-///   S = K_GG - sum over ranks of K_GI K_II^-1 K_IG from the trailing columns of its factors only
-///   (a right-hand side that lives on the last pivots touches only them);
-/// - S, of the size of the interfaces (for a chain about 15 unknowns per rank boundary), is
+/// - each rank factors its interior block K_II with KLU (KLU's kind of order with the rows next
+///   to the boundary pivoted last, solvers/interior_block.hpp) and forms its part of the
+///   interface matrix S = K_GG - sum over ranks of K_GI K_II^-1 K_IG from the trailing columns
+///   of its factors only (a right-hand side that lives on the last pivots touches only them);
+/// - S, of the size of the interfaces (for a chain about 19 unknowns per rank boundary), is
 ///   factored by MUMPS across the ranks (options prefix PREFIXdd_);
 /// - a solve runs two interior solves per rank and one interface solve.
 ///
