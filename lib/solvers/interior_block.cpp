@@ -27,6 +27,7 @@ void analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
                   int coordinates) {
   const int n = blk.size, e0 = blk.first;
+  if (n == 0) return;  // a part with no interior rows (all of them on the interface)
   std::vector<int> bs(n + 1), bc(col.begin() + start[e0], col.begin() + start[e0 + n]);
   for (int e = 0; e <= n; ++e) bs[e] = start[e0 + e] - start[e0];
   blk.source.assign(source.begin() + start[e0], source.begin() + start[e0 + n]);

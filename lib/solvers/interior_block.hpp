@@ -34,7 +34,8 @@ struct InteriorBlock {
 /// Orders block and sets up its KLU analysis. start, col: the compressed rows of all interior
 /// rows (block-local columns), source: each entry's position in the rank's values, last: the
 /// rows to pivot last (next to the boundary), coordinates: the block's rows with a diagonal
-/// entry, which come first. Throws catena::Error if KLU cannot analyse the pattern.
+/// entry, which come first. An empty block gets no factorization. Throws catena::Error if KLU
+/// cannot analyse the pattern.
 void analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
                   int coordinates);

@@ -109,6 +109,10 @@ bool matchedOrder(int N, const int* Ap, const int* Ai, const std::vector<char>& 
 std::vector<int> constrainedOrder(int N, const int* Ap, const int* Ai,
                                   const std::vector<char>& last) {
   std::vector<int> order(N), set(last.begin(), last.end());
+  if (Ap[N] == 0) {  // no entries (CAMD calls that invalid): any order is as good
+    for (int j = 0; j < N; ++j) order[j] = j;
+    return order;
+  }
   set.resize(N, 0);
   double control[CAMD_CONTROL], info[CAMD_INFO];
   camd_defaults(control);

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <ctime>
+#include <exception>
 #include <sstream>
 #include <vector>
 
@@ -33,6 +34,23 @@ constexpr int kMaxReanalyses = 8;
 
 double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/// f(b) for every block b < n, one OpenMP thread each; an exception thrown by any is rethrown
+/// once all have finished (none may leave an OpenMP region).
+template <class F>
+void forEachBlock(std::size_t n, F&& f) {
+  std::vector<std::exception_ptr> errors(n);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::size_t b = 0; b < n; ++b) {
+    try {
+      f(b);
+    } catch (...) {
+      errors[b] = std::current_exception();
+    }
+  }
+  for (const std::exception_ptr& e : errors)
+    if (e) std::rethrow_exception(e);
 }
 
 /// CPU seconds of this process: a rank's own work, also where ranks share cores.
@@ -192,15 +210,28 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   const auto part = [&](PetscInt i) {
     return static_cast<int>(i * parts / std::max<PetscInt>(owned, 1));
   };
+  std::vector<char> boundary(owned, 0);
   for (PetscInt i = 0; i < owned; ++i) {
     bool cut = false;
     for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1] && parts > 1 && !cut; ++k)
       cut = part(L.d_col[k]) != part(i);
-    if (L.boundary(i) || (*forced)[i] || cut) {
+    boundary[i] = L.boundary(i) || (*forced)[i] || cut;
+  }
+  // A multiplier row whose coordinates are all boundary rows would be an empty row of its
+  // block (structurally singular): it is a boundary row too. (A row with a diagonal entry
+  // always has one interior entry.)
+  std::vector<char> empty(owned, 0);
+  for (PetscInt i = 0; i < owned; ++i) {
+    bool interior_entry = false;
+    for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1] && !interior_entry; ++k)
+      interior_entry = !boundary[L.d_col[k]];
+    empty[i] = !boundary[i] && !interior_entry;
+  }
+  for (PetscInt i = 0; i < owned; ++i)
+    if (boundary[i] || empty[i]) {
       boundary_of[i] = static_cast<PetscInt>(boundary_row.size());
       boundary_row.push_back(i);
     }
-  }
   // Interior rows block by block; in a block the coordinates (a diagonal entry) first, then the
   // multipliers, as the pair order wants.
   blocks.resize(parts);
@@ -271,9 +302,9 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   }
 
   // Each block ordered and analysed by its own thread (interior_block.hpp).
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t b = 0; b < blocks.size(); ++b)
+  forEachBlock(blocks.size(), [&](std::size_t b) {
     analyseBlock(blocks[b], start, col, source, last, coordinates[b]);
+  });
   for (PetscInt a = 0; a < nG; ++a) {  // the blocks each boundary row touches
     std::vector<int> touched;
     for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) touched.push_back(block_of[ig_row[s]]);
@@ -367,9 +398,9 @@ void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats)
   std::vector<Eigen::MatrixXd> parts_of(blocks.size());
   std::vector<long> windows(blocks.size(), 0);
   // The blocks are independent: one thread each (the same sums whatever the thread count).
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t b = 0; b < blocks.size(); ++b)
+  forEachBlock(blocks.size(), [&](std::size_t b) {
     blockSchurPart(blocks[b], couplings, parts_of[b], windows[b]);
+  });
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const std::vector<PetscInt>& A = blocks[b].boundary;
     for (std::size_t h = 0; h < A.size(); ++h)
@@ -382,14 +413,13 @@ void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats)
 /// interior indices of every block's singular pivots.
 Status SchurDecomposition::Impl::factorInterior(const double* ad, std::vector<int>& singular) {
   std::vector<Status> status(blocks.size());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
+  forEachBlock(blocks.size(), [&](std::size_t b) {
     InteriorBlock& blk = blocks[b];
-    if (blk.size == 0) continue;
+    if (blk.size == 0) return;
     double* kv = blk.klu->values();
     for (std::size_t e = 0; e < blk.source.size(); ++e) kv[e] = ad[blk.source[e]];
     status[b] = blk.klu->factor();
-  }
+  });
   singular.clear();
   Status first;
   for (const InteriorBlock& blk : blocks) {
@@ -488,9 +518,9 @@ Status SchurDecomposition::factorNow(Mat K) {
 /// v = K_II^-1 v, one thread per block.
 Status SchurDecomposition::Impl::solveBlocks(std::vector<double>& v) const {
   std::vector<Status> status(blocks.size());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::size_t b = 0; b < blocks.size(); ++b)
+  forEachBlock(blocks.size(), [&](std::size_t b) {
     if (blocks[b].size > 0) status[b] = blocks[b].klu->solve(v.data() + blocks[b].first);
+  });
   for (const Status& st : status)
     if (!st.ok()) return st;
   return Status::success();
