@@ -94,8 +94,16 @@ const std::vector<Command>& commands() {
        "                         comparison)\n"
        "  --json PATH            JSON summary (default: OUT/STEM.statics.json)\n"
        "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
-       "  --terse                print only machine-comparable lines (regression tests)\n",
-       {{"--no-kc"}, {"--json", true}, {"--output-dir", true}, {"--terse"}}},
+       "  --terse                print only machine-comparable lines (regression tests)\n"
+       "  --distributed-solver S under mpirun on several ranks: mumps (default) or schur\n"
+       "                         (Schur-complement decomposition, "
+       "docs/parallel-factorization.md);\n"
+       "                         one process always factors with KLU\n",
+       {{"--no-kc"},
+        {"--json", true},
+        {"--output-dir", true},
+        {"--terse"},
+        {"--distributed-solver", true}}},
       {"modal",
        "  modal FILE             statics, then the modes at the equilibrium\n",
        "  --modes K              number of modes, >= 1 (default 4)\n"
@@ -107,8 +115,11 @@ const std::vector<Command>& commands() {
        "                         comparison)\n"
        "  --json PATH            JSON summary (default: OUT/STEM.modal.json)\n"
        "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
-       "  --terse                print only machine-comparable lines (regression tests)\n",
-       {{"--modes", true},
+       "  --terse                print only machine-comparable lines (regression tests)\n"
+       "  --distributed-solver S under mpirun on several ranks: mumps (default) or schur\n"
+       "                         (statics and shift-and-invert); one process always uses KLU\n",
+       {{"--distributed-solver", true},
+        {"--modes", true},
         {"--target", true},
         {"--damped"},
         {"--vtk", true},
@@ -220,6 +231,7 @@ void printUsage(std::ostream& os, const Command& c) {
 
 struct Arguments {
   std::string command, file, json, vtk, csv;
+  std::string distributed_solver = "mumps";               ///< under mpirun: mumps or schur
   std::string output_dir = catena::kDefaultOutputFolder;  ///< where outputs not named go
   bool terse = false, no_kc = false, damped = false, blockwise = false;
   int modes = 4;
@@ -247,6 +259,11 @@ Arguments readArguments(const std::string& command, catena::cli::CommandLine lin
     if (option == "--vtk") a.vtk = value;
     if (option == "--csv") a.csv = value;
     if (option == "--output-dir") a.output_dir = value;
+    if (option == "--distributed-solver") {
+      if (value != "mumps" && value != "schur")
+        throw UsageError("--distributed-solver: expected 'mumps' or 'schur', got '" + value + "'");
+      a.distributed_solver = value;
+    }
     if (option == "--modes") a.modes = static_cast<int>(parseInteger(option, value, 1, 1000000));
     if (option == "--target") a.target = parseReal(option, value, RealRange::atLeast(0.0, "Hz"));
     if (option == "--rank-tolerance")
@@ -415,8 +432,8 @@ int runStaticsAndModes(Arguments& a, bool modal) {
   // Under mpirun with several ranks: the distributed analysis, reported by rank 0
   // (drivers/mpi_commands.hpp).
   if (session.size() > 1) {
-    const DistributedCommand d{a.command, a.file,  a.json,  a.vtk,    a.output_dir,
-                               a.terse,   a.modes, a.no_kc, a.damped, a.target};
+    const DistributedCommand d{a.command, a.file,  a.json,   a.vtk,    a.output_dir,        a.terse,
+                               a.modes,   a.no_kc, a.damped, a.target, a.distributed_solver};
     return runDistributedCommand(d, session.size(), session.rank());
   }
   // 2. Read the model.

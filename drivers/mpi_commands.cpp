@@ -112,6 +112,7 @@ int run(const DistributedCommand& c, int ranks, int rank) {
   study.input = c.file;
   study.analysis = c.command;
   study.modes = c.modes;
+  study.linear_solver = c.solver == "schur" ? "schur" : "direct";
   checkScalingStudy(study);
   RunArrays arrays;
   arrays.gather = true;

@@ -3,7 +3,8 @@
 "catena under mpirun").
 
   chain    inputs/anchor_chain.yaml (43 bodies): `catena statics` and `catena modal --modes 4`
-           under mpiexec -np 1, 2 and 4 against the serial command's JSON summary
+           under mpiexec -np 1, 2 and 4 (and 4 with --distributed-solver schur) against the
+           serial command's JSON summary
   lattice  inputs/merged_four_bar_lattice_3x4.yaml hanging (3 levels leaning 10 degrees from
            hanging, at rest; 18 bodies, 9 of its 60 rows redundant): the same, --modes 3
   refused  a model with fewer bodies than ranks (inputs/pendulum.yaml on 2 ranks) and one with a
@@ -102,10 +103,11 @@ def test_model(args, model, stem, modes):
         check(files(base) == [out], f"serial {command}: files {files(base)}")
         with open(os.path.join(base, out)) as f:
             serial = json.load(f)
-        for np in (1, 2, 4):
-            folder = os.path.join(args.work, f"{command}_np{np}")
-            q = run(args, np, command, model, extra, folder)
-            what = f"{command} {stem}, {np} ranks"
+        # np 4 twice: MUMPS, then the Schur-complement decomposition.
+        for np, solver in ((1, "mumps"), (2, "mumps"), (4, "mumps"), (4, "schur")):
+            folder = os.path.join(args.work, f"{command}_np{np}_{solver}")
+            q = run(args, np, command, model, extra + ["--distributed-solver", solver], folder)
+            what = f"{command} {stem}, {np} ranks, {solver}"
             check(files(folder) == [out], f"{what}: files {files(folder)}, expected [{out}]")
             if np == 1:
                 check(q.stdout == p.stdout, f"{what}: stdout differs from the serial command's")
