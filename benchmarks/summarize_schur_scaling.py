@@ -7,6 +7,8 @@ Schur-complement decomposition on oversubscribed ranks, C weak scaling, and the 
 B and C that predicts the factorization phase of 10^7-link chain statics to 1024 ranks.
 
     /usr/bin/python3 benchmarks/summarize_schur_scaling.py benchmarks/results/schur_scaling.jsonl
+    /usr/bin/python3 benchmarks/summarize_schur_scaling.py --memory \
+        benchmarks/results/schur_scaling.jsonl          # the memory model alone
 """
 import json
 import math
@@ -208,7 +210,46 @@ def model(runs):
     print()
 
 
+def memory(runs):
+    """Peak resident memory per rank against links per rank: a + b n, least squares over the
+    one-thread runs of B and C (catena-scale's max_rss_mib_max and max_rss_mib_sum)."""
+    rows = sorted(((r["size"] / r["ranks"], r["max_rss_mib_max"], r["max_rss_mib_sum"] / r["ranks"],
+                    r) for r in runs if r.get("part") in ("B", "C") and "max_rss_mib_max" in r
+                   and r.get("threads", 1) == 1), key=lambda x: (x[0], x[3]["ranks"]))
+    if len(rows) < 2:
+        print("not enough runs for the memory model")
+        return
+    n = len(rows)
+    sx = sum(x for x, *_ in rows)
+    sy = sum(y for _, y, *_ in rows)
+    sxx = sum(x * x for x, *_ in rows)
+    sxy = sum(x * y for x, y, *_ in rows)
+    b = (n * sxy - sx * sy) / (n * sxx - sx * sx)
+    a = (sy - b * sx) / n
+    print("## Memory per rank (issue 30, item 3)")
+    print()
+    print(f"Peak resident set of the largest rank = a + b n (n: links per rank), least squares"
+          f" over the B and C runs: a = {a:.0f} MiB, b = {b * 1024 * 1024:.0f} bytes per link"
+          f" ({b * 1024:.1f} KiB). The largest rank against the mean of the ranks (max / mean)"
+          f" bounds every rank's excess over the others, rank 0's included.")
+    print()
+    print("| part | ranks | links | links per rank | largest rank MiB | model MiB |"
+          " model error | mean MiB | largest / mean |")
+    print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for x, y, mean, r in rows:
+        m = a + b * x
+        print(f"| {r['part']} | {r['ranks']} | {r['size']} | {x:.0f} | {y:.0f} | {m:.0f} |"
+              f" {(m - y) / y:+.1%} | {mean:.0f} | {y / mean:.3f} |")
+    print()
+    for N, P in ((10**6, 2), (10**6, 4), (10**7, 256)):
+        print(f"- predicted: {N:.0e} links on {P} ranks: {(a + b * N / P) / 1024:.1f} GiB per rank")
+    print()
+
+
 def main():
+    if sys.argv[1] == "--memory":
+        memory(load(sys.argv[2]))
+        return
     runs = load(sys.argv[1])
     part_a(runs)
     part_b(runs)
