@@ -548,20 +548,20 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   j.key("time_assembly_s").value(maxOver(r.assembly_seconds));
   j.key("time_factorization_s").value(maxOver(r.factor_seconds));
   j.key("time_solve_s").value(maxOver(r.solve_seconds));
-  if (r.interface_unknowns > 0 || linear.method == SaddlePointSolverOptions::Method::kSchur) {
+  if (r.schur.parts > 0) {
     // The decomposition's per-rank work (CPU seconds): the spread is the imbalance.
-    const double interior = static_cast<double>(r.interior_unknowns);
-    j.key("schur_interface_unknowns").value(r.interface_unknowns);
-    j.key("schur_parts").value(r.schur_parts);
-    j.key("schur_moved_unknowns").value(static_cast<long>(sumOver(r.moved_unknowns)));
+    const SchurStats& d = r.schur;
+    const double interior = static_cast<double>(d.interior);
+    j.key("schur_interface_unknowns").value(d.interface_total);
+    j.key("schur_parts").value(d.parts);
+    j.key("schur_moved_unknowns").value(static_cast<long>(sumOver(static_cast<double>(d.moved))));
     j.key("schur_interior_unknowns_max").value(static_cast<long>(maxOver(interior)));
     j.key("schur_interior_unknowns_min").value(static_cast<long>(-maxOver(-interior)));
-    j.key("cpu_interior_factorization_s_max").value(maxOver(r.interior_seconds));
-    j.key("cpu_interior_factorization_s_min").value(-maxOver(-r.interior_seconds));
-    j.key("schur_window_max")
-        .value(static_cast<long>(maxOver(static_cast<double>(r.schur_window))));
-    j.key("cpu_schur_part_s_max").value(maxOver(r.schur_seconds));
-    j.key("time_interface_factorization_s_max").value(maxOver(r.interface_seconds));
+    j.key("cpu_interior_factorization_s_max").value(maxOver(d.interior_seconds));
+    j.key("cpu_interior_factorization_s_min").value(-maxOver(-d.interior_seconds));
+    j.key("schur_window_max").value(static_cast<long>(maxOver(static_cast<double>(d.window))));
+    j.key("cpu_schur_part_s_max").value(maxOver(d.schur_seconds));
+    j.key("time_interface_factorization_s_max").value(maxOver(d.interface_seconds));
   }
   writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).

@@ -168,11 +168,11 @@ DistributedSaddlePoint::DistributedSaddlePoint(const DistributedModel& dm, const
                                                const SaddlePointSolverOptions& options)
     : dm_(dm), options_(options), n_(saddleNumbering(dm)), p_(std::make_unique<Petsc>(n_, A, B)) {
   CATENA_PETSC(MatCreateVecs(p_->K.mat(), &p_->sol, &p_->rhs));
-  CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &p_->ksp));
   if (schur()) {
     dd_ = std::make_unique<SchurDecomposition>(prefix, options.schur_moved);
     return;
   }
+  CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &p_->ksp));
   if (options.method == SaddlePointSolverOptions::Method::kDirect) {
     setUpDirectLu(p_->ksp, p_->K.mat(), prefix, 100);  // from 2000 links MUMPS' 20 % runs out
     return;
@@ -317,17 +317,7 @@ Status DistributedSaddlePoint::solveNow(const VecX& f, const VecX& g, VecX& x, V
 
 SaddlePointStats DistributedSaddlePoint::stats() const {
   SaddlePointStats s = stats_;
-  if (dd_) {
-    const SchurStats& d = dd_->stats();
-    s.interior_unknowns = d.interior;
-    s.interface_unknowns = d.interface_total;
-    s.moved_unknowns = d.moved;
-    s.window = d.window;
-    s.parts = d.parts;
-    s.interior_seconds = d.interior_seconds;
-    s.schur_seconds = d.schur_seconds;
-    s.interface_seconds = d.interface_seconds;
-  }
+  if (dd_) s.schur = dd_->stats();
   return s;
 }
 

@@ -20,6 +20,34 @@
 
 namespace catena {
 
+/// Sizes and costs of a Schur-complement decomposition (solvers/schur_decomposition.hpp), this
+/// rank's share; the seconds marked CPU are its own work, also where ranks share cores.
+struct SchurStats {
+  long interior = 0;               ///< unknowns of this rank's interior blocks
+  long boundary = 0;               ///< this rank's interface unknowns
+  long interface_total = 0;        ///< size of S (all ranks)
+  long window = 0;                 ///< most trailing pivots one interface column touched
+  double interior_seconds = 0.0;   ///< KLU factorizations of the blocks, CPU s (cumulative)
+  double schur_seconds = 0.0;      ///< this rank's parts of S, CPU s (cumulative)
+  double interface_seconds = 0.0;  ///< MUMPS on S, wall s (cumulative)
+  int parts = 0;                   ///< interior blocks per rank (-PREFIXdd_parts); 0: none ran
+  long moved = 0;                  ///< interior unknowns moved to the interface (singular blocks)
+  long refinements = 0;            ///< iterative-refinement steps of solves (cumulative)
+};
+
+/// total += next, for the solvers of one analysis one after the other: the sizes are next's
+/// (the last solver's), counts and seconds summed. No effect if next did not run (parts 0).
+inline void addSchurStats(SchurStats& total, const SchurStats& next) {
+  if (next.parts == 0) return;
+  const SchurStats sum = total;
+  total = next;
+  total.interior_seconds += sum.interior_seconds;
+  total.schur_seconds += sum.schur_seconds;
+  total.interface_seconds += sum.interface_seconds;
+  total.moved += sum.moved;
+  total.refinements += sum.refinements;
+}
+
 /// Cost of the linear algebra of one solver object (wall seconds, steady clock).
 struct SaddlePointStats {
   int factorizations = 0;       ///< numeric factorizations (the first also runs the analysis)
@@ -27,15 +55,7 @@ struct SaddlePointStats {
   double factor_seconds = 0.0;  ///< in factor(): value copy, analysis (once) and factorization
   double solve_seconds = 0.0;   ///< in solve()
   long krylov_iterations = 0;   ///< iterative methods: Krylov iterations; direct: one per solve
-  /// Schur-complement decomposition (solvers/schur_decomposition.hpp), this rank's share: its
-  /// interior unknowns, the interface size (all ranks), unknowns moved to the interface, and
-  /// the CPU seconds of its own interior factorizations and of its part of the interface matrix
-  /// (its own work, also on ranks that share cores).
-  long interior_unknowns = 0, interface_unknowns = 0, moved_unknowns = 0;
-  long window = 0;  ///< trailing pivots the last interface part touched
-  int parts = 0;    ///< interior blocks per rank (-PREFIXdd_parts)
-  double interior_seconds = 0.0, schur_seconds = 0.0;
-  double interface_seconds = 0.0;  ///< wall seconds factoring the interface matrix (MUMPS)
+  SchurStats schur;             ///< the Schur-complement decomposition's, if it solved the systems
 };
 
 /// How a distributed saddle-point system is solved (one process always factors directly).

@@ -71,10 +71,6 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int co
 }
 
 KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
-             const std::vector<int>& order)
-    : KluLu(n, std::move(row_start), std::move(columns), order, order) {}
-
-KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
              const std::vector<int>& row_order, const std::vector<int>& column_order)
     : klu_(std::make_unique<Klu>()), n_(n), singular_pivot_(kSingularPivot) {
   const std::vector<int>& order = column_order;

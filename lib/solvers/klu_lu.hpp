@@ -35,12 +35,9 @@ class KluLu {
   /// from solvers/kkt_ordering.hpp (KLU's own search of a zero-free diagonal is slow on the
   /// empty block), falling back to KLU's analysis where that order does not exist.
   KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates = 0);
-  /// The same with a given symmetric pivot order (KLU's P = Q = order before pivoting: the k-th
-  /// pivot column is order[k]) and no block triangular form, so that the factors' columns
-  /// follow that order (solvers/schur_decomposition.hpp reads their trailing columns).
-  KluLu(int n, std::vector<int> row_start, std::vector<int> columns, const std::vector<int>& order);
   /// The same with a given row order P and column order Q (the k-th pivot starts at entry
-  /// (P[k], Q[k]) of F = A^T, before pivoting).
+  /// (P[k], Q[k]) of F = A^T, before pivoting) and no block triangular form, so that the
+  /// factors' columns follow Q (solvers/interior_block.hpp reads their trailing columns).
   KluLu(int n, std::vector<int> row_start, std::vector<int> columns, const std::vector<int>& P,
         const std::vector<int>& Q);
   ~KluLu();

@@ -124,16 +124,11 @@ struct SchurDecomposition::Impl {
   // Owned rows: interior (index e, block by block) and boundary (index a, in local order).
   std::vector<PetscInt> interior_row, boundary_row;
   std::vector<InteriorBlock> blocks;
-  std::vector<int> block_of;  // per interior index
+  std::vector<int> block_of;         // per interior index
+  std::vector<Status> block_status;  // the blocks' solves (no allocation per solve)
   // K_IG by boundary column a and K_GI by boundary row a (values at the last factor()), and
   // the Ad positions of their values.
   BoundaryCouplings couplings;
-  std::vector<PetscInt>& ig_start = couplings.ig_start;
-  std::vector<PetscInt>& ig_row = couplings.ig_row;
-  std::vector<PetscInt>& gi_start = couplings.gi_start;
-  std::vector<PetscInt>& gi_col = couplings.gi_col;
-  std::vector<double>& ig_value = couplings.ig_value;
-  std::vector<double>& gi_value = couplings.gi_value;
   std::vector<PetscInt> ig_source, gi_source;
   // S: the dense block of this rank's boundary (row-major, nG x nG; Ad position or -1 per
   // slot), then the off-process entries of the boundary rows (Ao positions).
@@ -159,8 +154,9 @@ struct SchurDecomposition::Impl {
     S.reset();
     blocks.clear();
     block_of.clear();
-    for (auto* v : {&interior_row, &boundary_row, &ig_start, &ig_row, &ig_source, &gi_start,
-                    &gi_col, &gi_source, &gg_source, &go_source})
+    for (auto* v :
+         {&interior_row, &boundary_row, &couplings.ig_start, &couplings.ig_row, &ig_source,
+          &couplings.gi_start, &couplings.gi_col, &gi_source, &gg_source, &go_source})
       v->clear();
   }
   // Owned rows made boundary rows because the interior block was singular with them.
@@ -170,7 +166,7 @@ struct SchurDecomposition::Impl {
   void schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const;
   Status factorInterior(const double* ad, std::vector<int>& singular);
   Status applyOnce(Vec b, Vec x);
-  Status solveBlocks(std::vector<double>& v) const;
+  Status solveBlocks(std::vector<double>& v);
 };
 
 SchurDecomposition::SchurDecomposition(const std::string& prefix,
@@ -280,25 +276,25 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     }
     start[e + 1] = static_cast<int>(col.size());
   }
-  ig_start.assign(1, 0);
+  couplings.ig_start.assign(1, 0);
   for (PetscInt a = 0; a < nG; ++a) {
     for (const auto& [e, k] : ig[a]) {
-      ig_row.push_back(e);
+      couplings.ig_row.push_back(e);
       ig_source.push_back(k);
     }
-    ig_start.push_back(static_cast<PetscInt>(ig_row.size()));
+    couplings.ig_start.push_back(static_cast<PetscInt>(couplings.ig_row.size()));
   }
-  gi_start.assign(1, 0);
+  couplings.gi_start.assign(1, 0);
   for (PetscInt a = 0; a < nG; ++a) {
     const PetscInt i = boundary_row[a];
     for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k) {
       const PetscInt e = interior_of[L.d_col[k]];
       if (e < 0) continue;
-      gi_col.push_back(e);
+      couplings.gi_col.push_back(e);
       gi_source.push_back(k);
       last[e] = 1;
     }
-    gi_start.push_back(static_cast<PetscInt>(gi_col.size()));
+    couplings.gi_start.push_back(static_cast<PetscInt>(couplings.gi_col.size()));
   }
 
   // Each block ordered and analysed by its own thread (interior_block.hpp).
@@ -307,12 +303,15 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   });
   for (PetscInt a = 0; a < nG; ++a) {  // the blocks each boundary row touches
     std::vector<int> touched;
-    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) touched.push_back(block_of[ig_row[s]]);
-    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s) touched.push_back(block_of[gi_col[s]]);
+    for (PetscInt s = couplings.ig_start[a]; s < couplings.ig_start[a + 1]; ++s)
+      touched.push_back(block_of[couplings.ig_row[s]]);
+    for (PetscInt s = couplings.gi_start[a]; s < couplings.gi_start[a + 1]; ++s)
+      touched.push_back(block_of[couplings.gi_col[s]]);
     std::sort(touched.begin(), touched.end());
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
     for (int b : touched) blocks[b].boundary.push_back(a);
   }
+  block_status.assign(blocks.size(), Status::success());
   w.resize(nI);
   t.resize(nI);
 
@@ -485,11 +484,12 @@ Status SchurDecomposition::factorNow(Mat K) {
       os << "rank " << first_failed << "'s interior block is singular (that rank says why)";
     return Status::failure(Status::Code::kSingular, os.str());
   }
-  if (stats_.interface_total > 0) {
-    m.ig_value.resize(m.ig_source.size());
-    for (std::size_t s = 0; s < m.ig_source.size(); ++s) m.ig_value[s] = d.v[m.ig_source[s]];
-    m.gi_value.resize(m.gi_source.size());
-    for (std::size_t s = 0; s < m.gi_source.size(); ++s) m.gi_value[s] = d.v[m.gi_source[s]];
+  if (m.S) {
+    BoundaryCouplings& c = m.couplings;
+    c.ig_value.resize(m.ig_source.size());
+    for (std::size_t s = 0; s < m.ig_source.size(); ++s) c.ig_value[s] = d.v[m.ig_source[s]];
+    c.gi_value.resize(m.gi_source.size());
+    for (std::size_t s = 0; s < m.gi_source.size(); ++s) c.gi_value[s] = d.v[m.gi_source[s]];
     const double c0 = cpuSeconds();
     Eigen::MatrixXd Sp;
     m.schurPart(Sp, stats_);
@@ -516,10 +516,11 @@ Status SchurDecomposition::factorNow(Mat K) {
 }
 
 /// v = K_II^-1 v, one thread per block.
-Status SchurDecomposition::Impl::solveBlocks(std::vector<double>& v) const {
-  std::vector<Status> status(blocks.size());
+Status SchurDecomposition::Impl::solveBlocks(std::vector<double>& v) {
+  std::vector<Status>& status = block_status;
   forEachBlock(blocks.size(), [&](std::size_t b) {
-    if (blocks[b].size > 0) status[b] = blocks[b].klu->solve(v.data() + blocks[b].first);
+    status[b] =
+        blocks[b].size > 0 ? blocks[b].klu->solve(v.data() + blocks[b].first) : Status::success();
   });
   for (const Status& st : status)
     if (!st.ok()) return st;
@@ -538,7 +539,8 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
     CATENA_PETSC(VecGetArray(s_rhs, &r));
     for (PetscInt a = 0; a < nG; ++a) {
       double sum = bb[boundary_row[a]];
-      for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s) sum -= gi_value[s] * w[gi_col[s]];
+      for (PetscInt s = couplings.gi_start[a]; s < couplings.gi_start[a + 1]; ++s)
+        sum -= couplings.gi_value[s] * w[couplings.gi_col[s]];
       r[a] = sum;
     }
     CATENA_PETSC(VecRestoreArray(s_rhs, &r));
@@ -555,7 +557,8 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   const PetscScalar* xg = nullptr;
   CATENA_PETSC(VecGetArrayRead(s_sol, &xg));
   for (PetscInt a = 0; a < nG; ++a)
-    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s) t[ig_row[s]] -= ig_value[s] * xg[a];
+    for (PetscInt s = couplings.ig_start[a]; s < couplings.ig_start[a + 1]; ++s)
+      t[couplings.ig_row[s]] -= couplings.ig_value[s] * xg[a];
   if (st.ok()) st = solveBlocks(t);
   CATENA_PETSC(VecGetArray(x, &xx));
   for (PetscInt e = 0; e < nI; ++e) xx[interior_row[e]] = t[e];
@@ -608,9 +611,7 @@ PetscErrorCode shellSetUp(PC pc) {
 PetscErrorCode shellApply(PC pc, Vec b, Vec x) {
   void* ctx = nullptr;
   PetscCall(PCShellGetContext(pc, &ctx));
-  PCFailedReason reason = PC_NOERROR;
-  PetscCall(PCGetFailedReason(pc, &reason));
-  if (reason != PC_NOERROR) return VecSetInf(x);
+  // A failed set-up is an error of shellSetUp: no solve follows one.
   const Status st = static_cast<SchurDecomposition*>(ctx)->solve(b, x);
   if (!st.ok()) PetscCall(PCSetFailedReason(pc, PC_SUBPC_ERROR));
   return 0;

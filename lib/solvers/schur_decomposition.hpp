@@ -34,22 +34,9 @@
 #include <vector>
 
 #include "core/status.hpp"
+#include "solvers/kkt_solver.hpp"
 
 namespace catena {
-
-/// Sizes and costs of the last factorization of a SchurDecomposition (this rank's).
-struct SchurStats {
-  long interior = 0;         ///< unknowns of this rank's interior block
-  long boundary = 0;         ///< this rank's interface unknowns
-  long interface_total = 0;  ///< size of S (all ranks)
-  long window = 0;           ///< most trailing pivots one interface column touched (of `interior`)
-  double interior_seconds = 0.0;   ///< KLU factorizations of K_II, CPU seconds (cumulative)
-  double schur_seconds = 0.0;      ///< this rank's parts of S, CPU seconds (cumulative)
-  double interface_seconds = 0.0;  ///< MUMPS on S, wall seconds (cumulative)
-  int parts = 1;                   ///< interior blocks per rank (-PREFIXdd_parts), one thread each
-  long moved = 0;        ///< interior unknowns moved to the interface for a singular interior block
-  long refinements = 0;  ///< iterative-refinement steps of solves (cumulative)
-};
 
 class SchurDecomposition {
  public:

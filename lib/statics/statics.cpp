@@ -128,14 +128,7 @@ void addCost(const KktSolver& kkt, StaticsResult& out) {
   out.factor_seconds += c.factor_seconds;
   out.solve_seconds += c.solve_seconds;
   out.krylov_iterations += c.krylov_iterations;
-  out.interior_unknowns = c.interior_unknowns;  // the last solver's: Newton's
-  out.interface_unknowns = c.interface_unknowns;
-  out.moved_unknowns += c.moved_unknowns;
-  out.schur_window = c.window;
-  out.schur_parts = c.parts;
-  out.interior_seconds += c.interior_seconds;
-  out.schur_seconds += c.schur_seconds;
-  out.interface_seconds += c.interface_seconds;
+  addSchurStats(out.schur, c.schur);
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "assembly/plan.hpp"
 #include "core/status.hpp"
 #include "model/state.hpp"
+#include "solvers/kkt_solver.hpp"
 
 namespace catena {
 
@@ -50,12 +51,9 @@ struct StaticsResult {
   int factorizations = 0, solves = 0;
   double factor_seconds = 0.0, solve_seconds = 0.0;
   long krylov_iterations = 0;  ///< iterative KKT solves: Krylov iterations; direct: the solves
-  /// The Newton solver's Schur-complement decomposition, if any (SaddlePointStats): this rank's
-  /// interior unknowns, the interface size, unknowns moved to it (multiplier estimate included),
-  /// this rank's own interior factorization and interface-part seconds (both solvers).
-  long interior_unknowns = 0, interface_unknowns = 0, moved_unknowns = 0, schur_window = 0;
-  int schur_parts = 0;  ///< interior blocks per rank
-  double interior_seconds = 0.0, schur_seconds = 0.0, interface_seconds = 0.0;
+  /// The Schur-complement decomposition, if it solved the systems (parts > 0): the Newton
+  /// solver's sizes, both solvers' counts and seconds (addSchurStats).
+  SchurStats schur;
   /// Wall seconds of this rank making KKT solvers (patterns, analysis set-up) and assembling
   /// residuals and tangents (collective phases: ranks differ by imbalance and waiting).
   double setup_seconds = 0.0, assembly_seconds = 0.0;

@@ -274,7 +274,7 @@ BOOST_AUTO_TEST_CASE(order_given_factors_reproduce_the_matrix) {
   for (int k = 0; k < N; ++k)
     BOOST_TEST((last[order[k]] != 0) == (k >= N - 3), "pivot " << k << " column " << order[k]);
   KluLu klu(N, std::vector<int>(K.outerIndexPtr(), K.outerIndexPtr() + N + 1),
-            std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()), order);
+            std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()), order, order);
   BOOST_REQUIRE(klu.factor(K.valuePtr()).ok());
   MatX L = MatX::Identity(N, N), U = MatX::Zero(N, N);
   for (int k = 0; k < N; ++k) {
@@ -300,9 +300,10 @@ BOOST_AUTO_TEST_CASE(order_given_factors_reproduce_the_matrix) {
   int n2 = 0;
   const Csr D = latticeKkt(2, 3, rnd, n2, 4);  // one dependent constraint row
   const int N2 = static_cast<int>(D.rows());
+  const std::vector<int> order2 = constrainedOrder(N2, D.outerIndexPtr(), D.innerIndexPtr(), {});
   KluLu singular(N2, std::vector<int>(D.outerIndexPtr(), D.outerIndexPtr() + N2 + 1),
-                 std::vector<int>(D.innerIndexPtr(), D.innerIndexPtr() + D.nonZeros()),
-                 constrainedOrder(N2, D.outerIndexPtr(), D.innerIndexPtr(), {}));
+                 std::vector<int>(D.innerIndexPtr(), D.innerIndexPtr() + D.nonZeros()), order2,
+                 order2);
   const Status st = singular.factor(D.valuePtr());
   BOOST_TEST((st.code == Status::Code::kSingular), st.message);
   // At least the dependency's own column; KLU's continued elimination may leave a second pivot
