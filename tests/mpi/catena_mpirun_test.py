@@ -27,20 +27,14 @@ and node counts, and its values to round-off:
                     measured at most 4e-14)
 Mode shapes are not compared: their normalization differs (docs/parallel.md).
 """
-import argparse
 import json
 import os
 import shutil
 import subprocess
 import sys
 
-FAILURES = []
+from script_support import check, run_mode
 
-
-def check(cond, message):
-    if not cond:
-        FAILURES.append(message)
-        print("FAIL: " + message)
 
 
 def run(args, np, command, model, extra, folder, expect=0):
@@ -171,24 +165,8 @@ def test_refused(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--scale", required=True)
-    ap.add_argument("--catena", required=True)
-    ap.add_argument("--inputs", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("mode", choices=["chain", "lattice", "refused"])
-    args = ap.parse_args()
-    # Every run goes in its own folder: the paths given must hold from there.
-    args.catena, args.inputs, args.work = (os.path.abspath(p) for p in
-                                           (args.catena, args.inputs, args.work))
-    {"chain": test_chain, "lattice": test_lattice, "refused": test_refused}[args.mode](args)
-    if FAILURES:
-        print(f"{len(FAILURES)} failures")
-        return 1
-    print("all checks passed")
-    return 0
+    run_mode({"chain": test_chain, "lattice": test_lattice, "refused": test_refused})
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -77,7 +77,6 @@
            the serial catena statics of 2e5 links under 600 MB says "out of memory while
            running 'catena statics'" with the model's size and estimate, exit status 1
 """
-import argparse
 import json
 import os
 import signal
@@ -85,16 +84,11 @@ import subprocess
 import sys
 import time
 
+from script_support import check, run_mode
+
 TIMING = {"time_total_s", "time_setup_s", "time_assembly_s", "time_factorization_s",
           "time_solve_s", "max_rss_mib_max", "max_rss_mib_sum", "time_initial_s",
           "time_integration_s"}
-FAILURES = []
-
-
-def check(cond, message):
-    if not cond:
-        FAILURES.append(message)
-        print("FAIL: " + message)
 
 
 def run(args, np, extra, expect=0):
@@ -955,27 +949,12 @@ def test_input(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--scale", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("--catena", help="the serial catena (memory and input modes)")
-    ap.add_argument("--inputs", help="the repository's inputs/ (input mode)")
-    ap.add_argument("mode", choices=["ranks", "restart", "options", "iterative", "modal", "lattice",
-                                         "dynamics", "dynamics_restart", "reproducible",
-                                         "lattice_dynamics", "interrupt", "memory", "input"])
-    args = ap.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    {"ranks": test_ranks, "restart": test_restart, "options": test_options,
-     "iterative": test_iterative,
-     "modal": test_modal, "lattice": test_lattice, "dynamics": test_dynamics,
-     "dynamics_restart": test_dynamics_restart, "reproducible": test_reproducible,
-     "lattice_dynamics": test_lattice_dynamics, "interrupt": test_interrupt,
-     "memory": test_memory, "input": test_input}[args.mode](args)
-    if FAILURES:
-        print(f"{len(FAILURES)} failures")
-        sys.exit(1)
-    print("all checks passed")
+    run_mode({"ranks": test_ranks, "restart": test_restart, "options": test_options,
+              "iterative": test_iterative, "modal": test_modal, "lattice": test_lattice,
+              "dynamics": test_dynamics, "dynamics_restart": test_dynamics_restart,
+              "reproducible": test_reproducible, "lattice_dynamics": test_lattice_dynamics,
+              "interrupt": test_interrupt, "memory": test_memory, "input": test_input},
+             serial_optional=True)
 
 
 if __name__ == "__main__":

@@ -21,21 +21,15 @@ docs/dynamics-redundant.md, "Distributed runs").
            the redundant hinges are not unique); its 3 modes equal those of the same lattice
            with a coupler per cell (no redundant rows, the same motion) to 1e-9 relative
 """
-import argparse
 import csv
 import json
 import os
 import subprocess
 import sys
 
-FAILURES = []
+from script_support import check, run_mode
+
 LATTICE = "merged_four_bar_lattice_3x4.yaml"
-
-
-def check(cond, message):
-    if not cond:
-        FAILURES.append(message)
-        print("FAIL: " + message)
 
 
 def scale(args, np, extra, name, expect=0):
@@ -175,20 +169,7 @@ def test_statics(args):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mpiexec", required=True)
-    ap.add_argument("--scale", required=True)
-    ap.add_argument("--catena", required=True)
-    ap.add_argument("--inputs", required=True)
-    ap.add_argument("--work", required=True)
-    ap.add_argument("mode", choices=["dynamics", "statics"])
-    args = ap.parse_args()
-    os.makedirs(args.work, exist_ok=True)
-    {"dynamics": test_dynamics, "statics": test_statics}[args.mode](args)
-    if FAILURES:
-        print(f"{len(FAILURES)} failures")
-        sys.exit(1)
-    print("all checks passed")
+    run_mode({"dynamics": test_dynamics, "statics": test_statics})
 
 
 if __name__ == "__main__":
