@@ -38,7 +38,7 @@ if(NOT MPI_FOUND)
   catena_missing("MPI (Open MPI)" "libopenmpi-dev openmpi-bin")
 endif()
 
-find_package(SUNDIALS 6.4 QUIET COMPONENTS ida arkode sunlinsolklu sunmatrixsparse nvecserial)
+find_package(SUNDIALS 6.4 QUIET COMPONENTS ida arkode nvecserial)
 if(NOT SUNDIALS_FOUND)
   catena_missing("SUNDIALS 6.4" libsundials-dev)
 endif()

@@ -4,7 +4,7 @@
 # leave the redundant rows out (withIndependentRows). CASES, in the order they run (default
 # "10x10 10x30 18x18 30x30 56x56 chain:100000 100x100"): merged lattices LxK (levels x cells,
 # 10^2 to 10^4 cells) for 2 s by generalized-alpha and, up to IDA_MAX_CELLS cells (default
-# 900), IDA index 2; chain:N, the catenary chain of N links with its support at B doubled,
+# 10000), IDA index 2; chain:N, the catenary chain of N links with its support at B doubled,
 # swinging for 0.05 s.
 # Outputs (where the minimum-norm multipliers are computed) every OUTPUT s (default 0.5). One
 # process per case, smallest first, under `nice`, one thread, a wall budget of BUDGET s per run
@@ -19,27 +19,31 @@
 #
 # The exit status is 0 when every run reached its end within its budget.
 
-# Log-log slopes (least squares) against bodies of the generalized-alpha lattices that reached
-# t_end, from the CSV.
+# Log-log slopes (least squares) against bodies of the lattices that reached t_end, one set per
+# integrator, from the CSV.
 merged_lattice_slopes() {
-  awk -F, '
-    NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-    $col["kind"] == "lattice" && $col["integrator"] == "generalized-alpha" && $col["ok"] == 1 {
-      x = log($col["bodies"]); n++; sx += x; sxx += x * x
-      split("cpu_per_step_s cpu_per_step_net_s select_s multipliers_s", names, " ")
-      for (k in names) { y = log($col[names[k]]); sy[k] += y; sxy[k] += x * y }
-      shapes = shapes (n > 1 ? ", " : "") $col["shape"]
-    }
-    END {
-      if (n < 2) { print "- fewer than two lattices reached t_end: no slope"; exit }
-      label[1] = "CPU s per step (everything the integrate call does)"
-      label[2] = "CPU s per step without the minimum-norm multipliers"
-      label[3] = "row selection (independentRows, one call)"
-      label[4] = "minimum-norm multipliers (one call)"
-      printf("Over %d lattices (%s):\n\n", n, shapes)
-      for (k = 1; k <= 4; ++k)
-        printf("- %s: %.2f\n", label[k], (n * sxy[k] - sx * sy[k]) / (n * sxx - sx * sx))
-    }' "$1"
+  local integrator
+  for integrator in generalized-alpha "IDA index 2"; do
+    awk -F, -v integrator="$integrator" '
+      NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
+      $col["kind"] == "lattice" && $col["integrator"] == integrator && $col["ok"] == 1 {
+        x = log($col["bodies"]); n++; sx += x; sxx += x * x
+        split("cpu_per_step_s cpu_per_step_net_s select_s multipliers_s", names, " ")
+        for (k in names) { y = log($col[names[k]]); sy[k] += y; sxy[k] += x * y }
+        shapes = shapes (n > 1 ? ", " : "") $col["shape"]
+      }
+      END {
+        if (n < 2) { printf("%s: fewer than two lattices reached t_end, no slope\n\n", integrator); exit }
+        label[1] = "CPU s per step (everything the integrate call does)"
+        label[2] = "CPU s per step without the minimum-norm multipliers"
+        label[3] = "row selection (independentRows, one call)"
+        label[4] = "minimum-norm multipliers (one call)"
+        printf("%s, over %d lattices (%s):\n\n", integrator, n, shapes)
+        for (k = 1; k <= 4; ++k)
+          printf("- %s: %.2f\n", label[k], (n * sxy[k] - sx * sy[k]) / (n * sxx - sx * sx))
+        printf("\n")
+      }' "$1"
+  done
 }
 
 study() {
@@ -50,7 +54,7 @@ study() {
   local bench="$build/benchmarks/bench_merged_lattice_dynamics" status=0 shape run=0
   local cases="${CASES:-10x10 10x30 18x18 30x30 56x56 chain:100000 100x100}"
   local common=(--t-end 2 --chain-t-end 0.05 --output-interval "${OUTPUT:-0.5}"
-    --ida-max-cells "${IDA_MAX_CELLS:-900}" --budget "${BUDGET:-2400}")
+    --ida-max-cells "${IDA_MAX_CELLS:-10000}" --budget "${BUDGET:-2400}")
   export OMP_NUM_THREADS=1
   start_runs
   : > "$tmp/commands"

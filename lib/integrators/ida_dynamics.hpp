@@ -24,7 +24,7 @@
 /// its own constraint |rho|^2 - 1 = 0 with a multiplier nu in the kinematic equation
 /// (rho' = 1/2 rho (0, w) + nu rho); the kernels see rho / |rho|. The Newton matrix
 /// dF/dy + c_j dF/dy' is assembled analytically into a fixed sparse pattern and factored by KLU
-/// (SUNDIALS' SUNLinSol_KLU) or solved through PETSc (IdaOptions::linear_solver).
+/// (solvers/klu_lu.hpp) or solved through PETSc (IdaOptions::linear_solver).
 /// No SUNDIALS type appears in this header (DESIGN.md: only the adapter sees SUNDIALS).
 
 #include <functional>
@@ -40,7 +40,7 @@ namespace catena {
 /// Who solves the Newton systems (docs/dynamics-ida.md, "Linear solvers"). Both solve the same
 /// column-scaled matrix; they differ by round-off only.
 enum class IdaLinearSolver {
-  kKlu,    ///< SUNDIALS' SUNLinSol_KLU: serial, the least overhead per solve
+  kKlu,    ///< KLU called directly (solvers/klu_lu.hpp): serial, the least overhead per solve
   kPetsc,  ///< PETSc KSP + PC (solvers/sparse_linear_solver.hpp) under petsc_prefix: LU with
            ///< KLU by default; -ida_pc_factor_mat_solver_type mumps, or iterative KSP options
   /// Distributed runs only (integrateDistributedIda): the Schur-complement domain decomposition

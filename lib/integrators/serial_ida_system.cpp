@@ -1,8 +1,5 @@
 #include "integrators/ida_system.hpp"
 
-#include <sunlinsol/sunlinsol_klu.h>
-#include <sunmatrix/sunmatrix_sparse.h>
-
 #include <algorithm>
 #include <cmath>
 #include <memory>
@@ -138,8 +135,9 @@ bool allFinite(const double* x, Index n) {
 }
 
 /// The whole model in one process: MultibodyDae in any formulation, its Newton systems
-/// column-scaled (columnScale) and solved by SUNDIALS' KLU or by PETSc (SparseLinearSolver on
-/// the DAE's fixed pattern), the KKT solves of KktSolves.
+/// column-scaled (columnScale) and solved by KLU (KluLu: refactorizations that keep the pivots,
+/// the saddle-point order on meshes) or by PETSc (SparseLinearSolver), both on the DAE's fixed
+/// pattern; the KKT solves of KktSolves.
 class SerialIdaSystem final : public IdaSystem {
  public:
   SerialIdaSystem(const Model& m, const AssemblyPlan& plan, const IdaOptions& o)
@@ -182,34 +180,32 @@ class SerialIdaSystem final : public IdaSystem {
                           });
   }
 
-  Status setup(const IdaOptions& o, const sundials::Context& ctx) override {
+  Status setup(const IdaOptions& o, const sundials::Context&) override {
     formulation_ = o.formulation;
     dae_.emplace(m_, plan_, o.formulation);
     const SparseMatrixCSR& pattern = dae_->jacobian();
-    const Index n = dae_->layout().size;
-    J_.reset(SUNSparseMatrix(n, n, pattern.nonZeros(), CSR_MAT, ctx.get()));
-    if (!J_)
-      return Status::failure(Status::Code::kResources, "out of memory for the Newton matrix");
+    const int n = static_cast<int>(pattern.rows()), nnz = static_cast<int>(pattern.nonZeros());
+    const int* start = pattern.outerIndexPtr();
+    const int* columns = pattern.innerIndexPtr();
     if (petsc_) {
       petsc_solver_ = std::make_unique<SparseLinearSolver>(
-          std::span<const int>(pattern.outerIndexPtr(), pattern.rows() + 1),
-          std::span<const int>(pattern.innerIndexPtr(), pattern.nonZeros()), o.petsc_prefix);
+          std::span<const int>(start, n + 1), std::span<const int>(columns, nnz), o.petsc_prefix);
+      petsc_values_.resize(nnz);
       return Status::success();
     }
-    sundials::Vector y = sundials::serialVector(n, ctx);
-    if (y) klu_.reset(SUNLinSol_KLU(y.get(), J_.get(), ctx.get()));
-    if (!klu_) return Status::failure(Status::Code::kResources, "SUNLinSol_KLU failed");
-    // The maximum transversal of KLU's block triangular form is superlinear on the GGL Newton
-    // matrix of a long chain: 64 % of a 5000-link chain's run, and 81 s of a 10^4-link run that
-    // takes 8 s capped (hand runs, docs/dynamics-ida.md). Its work is capped at
-    // kMaxTransversalWork nnz: small models still finish it (their results are unchanged), long
-    // chains stop it early.
-    SUNLinSol_KLUGetCommon(klu_.get())->maxwork = kMaxTransversalWork;
+    // The unknowns (q, v) come first and the multipliers' rows hold no multiplier: a
+    // saddle-point matrix, whose pivot order KluLu takes from solvers/kkt_ordering.hpp where
+    // KLU's own search of a zero-free diagonal gives up (planar meshes of loops).
+    const DaeLayout& L = dae_->layout();
+    klu_.emplace(n, std::vector<int>(start, start + n + 1),
+                 std::vector<int>(columns, columns + nnz), static_cast<int>(L.nq + L.nv));
+    // Positions, velocities and multipliers have unrelated units: KLU scales them.
+    klu_->scaleByLargestEntries();
     return Status::success();
   }
   void release() override {
     klu_.reset();
-    J_.reset();
+    petsc_solver_.reset();
   }
   Index localSize() const override { return dae_->layout().size; }
   long globalSize() const override { return static_cast<long>(dae_->layout().size); }
@@ -235,37 +231,28 @@ class SerialIdaSystem final : public IdaSystem {
   int newtonMatrix(double t, const double* y, const double* yp, double cj, Status&) override {
     const SparseMatrixCSR& A = dae_->newtonMatrix(t, y, yp, cj);
     columnScale(dae_->layout(), formulation_, dae_->massScale(), cj, scale_);
-    sunindextype* ptr = SUNSparseMatrix_IndexPointers(J_.get());
-    sunindextype* idx = SUNSparseMatrix_IndexValues(J_.get());
-    realtype* val = SUNSparseMatrix_Data(J_.get());
-    const int n = static_cast<int>(A.rows()), nnz = static_cast<int>(A.nonZeros());
-    for (int i = 0; i <= n; ++i) ptr[i] = A.outerIndexPtr()[i];
-    for (int k = 0; k < nnz; ++k) {
-      const int col = A.innerIndexPtr()[k];
-      idx[k] = col;
-      val[k] = A.valuePtr()[k] * scale_[col];
-    }
+    double* val = petsc_ ? petsc_values_.data() : klu_->values();
+    const int nnz = static_cast<int>(A.nonZeros());
+    const int* idx = A.innerIndexPtr();
+    const double* a = A.valuePtr();
+    for (int k = 0; k < nnz; ++k) val[k] = a[k] * scale_[idx[k]];
     return allFinite(val, nnz) ? 0 : 1;
   }
-  int initializeSolver() override {
-    return petsc_ ? SUNLS_SUCCESS : SUNLinSolInitialize(klu_.get());
-  }
+  int initializeSolver() override { return SUNLS_SUCCESS; }
   int factor(Status& error) override {
-    if (!petsc_) return SUNLinSolSetup(klu_.get(), J_.get());
-    const auto nnz = static_cast<std::size_t>(dae_->jacobian().nonZeros());
-    error = petsc_solver_->factor({SUNSparseMatrix_Data(J_.get()), nnz});
+    error = petsc_ ? petsc_solver_->factor(petsc_values_) : klu_->factor();
     return sundials::linearSolverFlag(error);
   }
-  int solve(N_Vector b, N_Vector x, double tol, Status& error) override {
-    if (petsc_) {
-      const auto n = static_cast<std::size_t>(N_VGetLength(b));
-      error = petsc_solver_->solve({N_VGetArrayPointer(b), n}, {N_VGetArrayPointer(x), n});
-      if (!error.ok()) return sundials::linearSolverFlag(error);
-    } else {
-      const int flag = SUNLinSolSolve(klu_.get(), J_.get(), x, b, tol);
-      if (flag != SUNLS_SUCCESS) return flag;
-    }
+  int solve(N_Vector b, N_Vector x, double, Status& error) override {
+    const auto n = static_cast<std::size_t>(N_VGetLength(b));
     double* xv = N_VGetArrayPointer(x);
+    if (petsc_) {
+      error = petsc_solver_->solve({N_VGetArrayPointer(b), n}, {xv, n});
+    } else {
+      std::copy(N_VGetArrayPointer(b), N_VGetArrayPointer(b) + n, xv);
+      error = klu_->solve(xv);
+    }
+    if (!error.ok()) return sundials::linearSolverFlag(error);
     for (Index i = 0; i < scale_.size(); ++i) xv[i] *= scale_[i];
     return SUNLS_SUCCESS;
   }
@@ -293,9 +280,9 @@ class SerialIdaSystem final : public IdaSystem {
   IdaFormulation formulation_ = IdaFormulation::kIndex2;
   std::optional<MultibodyDae> dae_;
   VecX scale_, y_, yp_;
-  sundials::Matrix J_;  ///< J S, CSR, in the DAE's fixed pattern
-  sundials::LinearSolver klu_;
+  std::optional<KluLu> klu_;  ///< J S in the DAE's fixed pattern (KLU's value array)
   std::unique_ptr<SparseLinearSolver> petsc_solver_;
+  std::vector<double> petsc_values_;  ///< J S for PETSc
 };
 
 }  // namespace

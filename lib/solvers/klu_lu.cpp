@@ -13,6 +13,15 @@
 
 namespace catena {
 
+namespace {
+/// F = A^T in compressed columns, with its values.
+struct KluPattern {
+  const int* start;
+  const int* rows;
+  const double* values;
+};
+}  // namespace
+
 struct KluLu::Klu {
   klu_common common;
   klu_symbolic* symbolic = nullptr;
@@ -20,6 +29,7 @@ struct KluLu::Klu {
   std::vector<int> row_start, columns;
   std::vector<double> values;  // KLU's interface takes non-const arrays
   double rcond_at_full = 0.0;
+  KluPattern pattern() const { return {row_start.data(), columns.data(), values.data()}; }
   ~Klu() {
     if (numeric) klu_free_numeric(&numeric, &common);
     if (symbolic) klu_free_symbolic(&symbolic, &common);
@@ -152,21 +162,27 @@ Status failure(const klu_common& c, int n, const char* what) {
   return Status::failure(Status::Code::kSingular, os.str());
 }
 
+/// The largest entry of column `column` of the matrix KLU factored: F's, each row divided by
+/// its scale factor where KLU scaled (numeric.Rs; scaleByLargestEntries).
+double largestEntry(int column, const klu_numeric& numeric, const KluPattern& f) {
+  const double* rs = numeric.Rs;
+  double largest = 0.0;
+  for (int a = f.start[column]; a < f.start[column + 1]; ++a)
+    largest = std::max(largest, std::abs(rs ? f.values[a] / rs[f.rows[a]] : f.values[a]));
+  return largest;
+}
+
 /// The smallest pivot relative to the largest entry of its column of the matrix, and that
 /// column. Partial pivoting keeps each pivot within kPivotTolerance of the largest entry of its
 /// updated column, so a pivot at round-off of the column's entries means the updated column
 /// vanished: the column depends on those before it.
 std::pair<double, int> smallestRelativePivot(const klu_symbolic& symbolic,
-                                             const klu_numeric& numeric,
-                                             const std::vector<int>& start,
-                                             const std::vector<double>& values) {
+                                             const klu_numeric& numeric, const KluPattern& f) {
   const double* u = static_cast<const double*>(numeric.Udiag);
   std::pair<double, int> worst{1.0, -1};
   for (int k = 0; k < symbolic.n; ++k) {
     const int column = symbolic.Q[k];
-    double largest = 0.0;
-    for (int a = start[column]; a < start[column + 1]; ++a)
-      largest = std::max(largest, std::abs(values[a]));
+    const double largest = largestEntry(column, numeric, f);
     const double ratio = largest > 0.0 ? std::abs(u[k]) / largest : 0.0;
     if (ratio < worst.first) worst = {ratio, column};
   }
@@ -175,15 +191,12 @@ std::pair<double, int> smallestRelativePivot(const klu_symbolic& symbolic,
 
 /// Every column whose pivot is below threshold of the column's largest entry (see above).
 std::vector<int> columnsBelowSingularPivot(const klu_symbolic& symbolic, const klu_numeric& numeric,
-                                           const std::vector<int>& start,
-                                           const std::vector<double>& values, double threshold) {
+                                           const KluPattern& f, double threshold) {
   const double* u = static_cast<const double*>(numeric.Udiag);
   std::vector<int> out;
   for (int k = 0; k < symbolic.n; ++k) {
     const int column = symbolic.Q[k];
-    double largest = 0.0;
-    for (int a = start[column]; a < start[column + 1]; ++a)
-      largest = std::max(largest, std::abs(values[a]));
+    const double largest = largestEntry(column, numeric, f);
     if (!(std::abs(u[k]) >= threshold * largest) || largest == 0.0) out.push_back(column);
   }
   return out;
@@ -199,6 +212,10 @@ Status singularPivot(int n, std::pair<double, int> pivot, double threshold) {
 }
 
 }  // namespace
+
+void KluLu::scaleByLargestEntries() {
+  klu_->common.scale = 2;
+}
 
 double* KluLu::values() {
   return klu_->values.data();
@@ -216,8 +233,7 @@ Status KluLu::factor() {
                                 k.numeric, &k.common);
     if (ok && klu_rcond(k.symbolic, k.numeric, &k.common) &&
         k.common.rcond * kMaxRcondDrop >= k.rcond_at_full &&
-        smallestRelativePivot(*k.symbolic, *k.numeric, k.row_start, k.values).first >=
-            singular_pivot_) {
+        smallestRelativePivot(*k.symbolic, *k.numeric, k.pattern()).first >= singular_pivot_) {
       ++refactor_;
       return Status::success();
     }
@@ -230,14 +246,14 @@ Status KluLu::factor() {
   singular_columns_.clear();
   if (k.numeric && !k.common.halt_if_singular)
     singular_columns_ =
-        columnsBelowSingularPivot(*k.symbolic, *k.numeric, k.row_start, k.values, singular_pivot_);
+        columnsBelowSingularPivot(*k.symbolic, *k.numeric, k.pattern(), singular_pivot_);
   // A singular matrix stops KLU (halt_if_singular, the default): no factorization, a status.
   if (!k.numeric || k.common.status != KLU_OK) {
     const Status st = failure(k.common, n_, "factorization");
     if (k.numeric) klu_free_numeric(&k.numeric, &k.common);
     return st;
   }
-  const auto pivot = smallestRelativePivot(*k.symbolic, *k.numeric, k.row_start, k.values);
+  const auto pivot = smallestRelativePivot(*k.symbolic, *k.numeric, k.pattern());
   if (pivot.first < singular_pivot_) {
     klu_free_numeric(&k.numeric, &k.common);
     return singularPivot(n_, pivot, singular_pivot_);
