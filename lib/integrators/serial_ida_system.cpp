@@ -193,12 +193,16 @@ class SerialIdaSystem final : public IdaSystem {
       petsc_values_.resize(nnz);
       return Status::success();
     }
-    // The unknowns (q, v) come first and the multipliers' rows hold no multiplier: a
-    // saddle-point matrix, whose pivot order KluLu takes from solvers/kkt_ordering.hpp where
-    // KLU's own search of a zero-free diagonal gives up (planar meshes of loops).
+    // The unknowns (q, v) come first and the multipliers' equations hold no multiplier: a
+    // saddle-point matrix, whose pivot order KluLu takes from solvers/kkt_ordering.hpp, each
+    // body's positions and velocities one group (the diagonal of a position constraint's
+    // multiplier fills only once both are eliminated).
     const DaeLayout& L = dae_->layout();
+    std::vector<int> body(L.nq + L.nv);
+    for (Index i = 0; i < L.nq; ++i) body[i] = static_cast<int>(i / m_.nq_body);
+    for (Index i = 0; i < L.nv; ++i) body[L.nq + i] = static_cast<int>(i / m_.nv_body);
     klu_.emplace(n, std::vector<int>(start, start + n + 1),
-                 std::vector<int>(columns, columns + nnz), static_cast<int>(L.nq + L.nv));
+                 std::vector<int>(columns, columns + nnz), static_cast<int>(L.nq + L.nv), body);
     // Positions, velocities and multipliers have unrelated units: KLU scales them.
     klu_->scaleByLargestEntries();
     return Status::success();

@@ -9,7 +9,8 @@
 namespace catena {
 
 bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
-                           std::vector<int>& Q, const std::vector<char>& last) {
+                           std::vector<int>& Q, const std::vector<char>& last,
+                           const std::vector<int>& groups) {
   P.clear();
   Q.clear();
   const int m = N - n;
@@ -30,42 +31,53 @@ bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vect
   // orders, and is eliminated as c, then n + r: c's pivot is A's diagonal, and eliminating it
   // fills in n + r's (-B(r, c)^2 / A(c, c)). So the order is symmetric (P = Q), the fill that of
   // the coordinates' graph, and no multiplier comes before a coordinate of its row.
+  // Nodes: the coordinates' groups (each coordinate its own by default), each with the
+  // multipliers matched to its coordinates.
+  int nodes = n;
+  if (!groups.empty()) {
+    if (groups.size() != static_cast<std::size_t>(n)) return false;
+    nodes = 0;
+    for (int g : groups) {
+      if (g < 0) return false;
+      nodes = std::max(nodes, g + 1);
+    }
+  }
   std::vector<int> node(N, -1);
   for (int c = 0; c < n; ++c) {
-    node[c] = c;
-    if (match[c] >= 0) node[n + match[c]] = c;
+    node[c] = groups.empty() ? c : groups[c];
+    if (match[c] >= 0) node[n + match[c]] = node[c];
   }
   for (int c = 0; c < n; ++c) {
     bool diagonal = false;
     for (int k = Ap[c]; k < Ap[c + 1] && !diagonal; ++k) diagonal = Ai[k] == c;
     if (!diagonal) return false;
   }
-  std::vector<int> g_start(n + 1, 0), g_rows;
+  std::vector<int> g_start(nodes + 1, 0), g_rows;
   g_rows.reserve(Ap[N]);
-  // Compressed columns of the nodes' graph: the entries of both columns of a pair.
-  std::vector<std::vector<int>> members(n);
+  // Compressed columns of the nodes' graph: the entries of all columns of a node.
+  std::vector<std::vector<int>> members(nodes);
   for (int j = 0; j < N; ++j) members[node[j]].push_back(j);
-  for (int v = 0; v < n; ++v) {
+  for (int v = 0; v < nodes; ++v) {
     for (int j : members[v])
       for (int k = Ap[j]; k < Ap[j + 1]; ++k)
         if (node[Ai[k]] != v) g_rows.push_back(node[Ai[k]]);
     g_start[v + 1] = static_cast<int>(g_rows.size());
   }
-  std::vector<int> order(n);
+  std::vector<int> order(nodes);
   if (last.empty()) {
     double control[AMD_CONTROL], info[AMD_INFO];
     amd_defaults(control);
-    const int status = amd_order(n, g_start.data(), g_rows.data(), order.data(), control, info);
+    const int status = amd_order(nodes, g_start.data(), g_rows.data(), order.data(), control, info);
     if (status != AMD_OK && status != AMD_OK_BUT_JUMBLED) return false;
   } else {
     // CAMD: the nodes with a flagged column (constraint set 1) after all others (set 0).
-    std::vector<int> set(n, 0);
+    std::vector<int> set(nodes, 0);
     for (int j = 0; j < N; ++j)
       if (last[j]) set[node[j]] = 1;
     double control[CAMD_CONTROL], info[CAMD_INFO];
     camd_defaults(control);
     const int status =
-        camd_order(n, g_start.data(), g_rows.data(), order.data(), control, info, set.data());
+        camd_order(nodes, g_start.data(), g_rows.data(), order.data(), control, info, set.data());
     if (status != CAMD_OK && status != CAMD_OK_BUT_JUMBLED) return false;
   }
   P.reserve(N);

@@ -20,8 +20,16 @@ namespace catena {
 /// diagonal entry: the caller then lets KLU order F itself.
 /// last (empty, or one flag per column of F): the flagged columns, with their pair partners, are
 /// pivoted after all others (CAMD instead of AMD).
+/// groups (empty, or one group number >= 0 per coordinate): coordinates pivoted together, in
+/// index order, each group followed by the multipliers matched to its coordinates; AMD orders
+/// the groups' graph. A multiplier whose equation holds only coordinates whose own equations
+/// do not hold it (IDA's index-2 GGL matrix: C(q) = 0 holds positions, lambda enters the
+/// velocities' equations) gets its diagonal filled only after a second coordinate: grouping a
+/// body's positions and velocities provides it (IDA, 56 x 56 merged lattice: nnz(L + U) 9.6e6
+/// by pairs, measured in docs/dynamics-ida.md).
 bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
-                           std::vector<int>& Q, const std::vector<char>& last = {});
+                           std::vector<int>& Q, const std::vector<char>& last = {},
+                           const std::vector<int>& groups = {});
 
 /// KLU's own analysis without its block triangular form, the flagged columns last: a maximum
 /// transversal of F (btf_maxtrans, at most maxwork nnz(F) of work; 0: unlimited) puts a

@@ -40,7 +40,8 @@ KluLu::KluLu(int n, const int* row_start, const int* columns)
     : KluLu(n, std::vector<int>(row_start, row_start + n + 1),
             std::vector<int>(columns, columns + row_start[n])) {}
 
-KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates)
+KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates,
+             const std::vector<int>& groups)
     : klu_(std::make_unique<Klu>()), n_(n), singular_pivot_(kSingularPivot) {
   Klu& k = *klu_;
   CATENA_CHECK(n >= 0 && row_start.size() == static_cast<std::size_t>(n) + 1 &&
@@ -58,12 +59,14 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int co
   k.values.resize(k.columns.size());
   // KLU's own analysis, while its search of a zero-free diagonal stays cheap (a chain); where
   // it does not (a planar mesh of loops), the saddle-point order (solvers/kkt_ordering.hpp).
+  // With groups, the saddle-point order straight away.
   if (coordinates > 0) k.common.maxwork = kMaxTransversalWork;
-  k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
-  if (coordinates > 0 && k.symbolic && k.common.structural_rank < n) {
-    klu_free_symbolic(&k.symbolic, &k.common);
+  if (groups.empty()) k.symbolic = klu_analyze(n, k.row_start.data(), k.columns.data(), &k.common);
+  if (coordinates > 0 && (!groups.empty() || (k.symbolic && k.common.structural_rank < n))) {
+    if (k.symbolic) klu_free_symbolic(&k.symbolic, &k.common);
     std::vector<int> P, Q;
-    if (saddlePointPivotOrder(n, coordinates, k.row_start.data(), k.columns.data(), P, Q)) {
+    if (saddlePointPivotOrder(n, coordinates, k.row_start.data(), k.columns.data(), P, Q, {},
+                              groups)) {
       k.common.btf = 0;  // the order has its zero-free diagonal
       saddle_point_order_ = true;
       k.symbolic =

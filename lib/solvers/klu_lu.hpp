@@ -33,8 +33,11 @@ class KluLu {
   /// for KLU alone (the saddle-point solver) keeps no second copy of it. coordinates > 0 says
   /// the matrix is [A B^T; B 0] with A coordinates x coordinates: its pivot order then comes
   /// from solvers/kkt_ordering.hpp (KLU's own search of a zero-free diagonal is slow on the
-  /// empty block), falling back to KLU's analysis where that order does not exist.
-  KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates = 0);
+  /// empty block), falling back to KLU's analysis where that order does not exist. groups (one
+  /// per coordinate, see saddlePointPivotOrder): that order with the coordinates grouped, tried
+  /// first.
+  KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int coordinates = 0,
+        const std::vector<int>& groups = {});
   /// The same with a given row order P and column order Q (the k-th pivot starts at entry
   /// (P[k], Q[k]) of F = A^T, before pivoting) and no block triangular form, so that the
   /// factors' columns follow Q (solvers/interior_block.hpp reads their trailing columns).

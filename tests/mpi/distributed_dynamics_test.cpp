@@ -209,7 +209,8 @@ double chainWeight() {
 
 /// The chain of 40 links released at rest from its 'V', to t = 0.3 s (the corner falls 0.21 m),
 /// with the distributed Newton systems solved by `solver`, against the serial run: the answer's
-/// bounds of the file's header, step counts within `steps` of the serial run's, energy
+/// bounds of the file's header, step counts within `steps` of the range of the serial run's
+/// with its first step perturbed (as ida_test's kFirstStepFactors), energy
 /// conserved as well as the serial run does, and |C| <= `constraint` m.
 void checkReleasedChain(IdaLinearSolver solver, double steps, double constraint) {
   const int N = 40;
@@ -220,6 +221,18 @@ void checkReleasedChain(IdaLinearSolver solver, double steps, double constraint)
   const Answer d = distributedAnswer(chain.as, initialState(chain.part.model), o, &r);
   const Answer s = serialAnswer(N, options(0.3));
   BOOST_REQUIRE(d.ok && s.ok);
+  // The serial run's own spread of step counts: the same run with its first step 2 % shorter
+  // and longer (serial KLU, 2026-11-27: 531, 596, 588 steps; a change of the factorization's
+  // pivot order alone moved the count from 615 to 531).
+  long fewest = s.steps, most = s.steps;
+  for (const double factor : {0.98, 1.02}) {
+    IdaOptions perturbed = options(0.3);
+    perturbed.initial_step_factor = factor;
+    const Answer p = serialAnswer(N, perturbed);
+    BOOST_REQUIRE(p.ok);
+    fewest = std::min(fewest, p.steps);
+    most = std::max(most, p.steps);
+  }
   const Comparison c = compare(d, s, chainWeight());
   if (worldRank() == 0)
     BOOST_TEST_MESSAGE(worldSize()
@@ -233,8 +246,9 @@ void checkReleasedChain(IdaLinearSolver solver, double steps, double constraint)
                        << "max |C| " << d.constraint << " m (serial " << s.constraint << ")");
   BOOST_TEST(c.position <= 1e-7, "midpoint differs from serial by " << c.position);
   BOOST_TEST(c.reaction <= 1e-4, "reactions differ from serial by " << c.reaction);
-  BOOST_TEST(std::abs(d.steps - s.steps) <= steps * s.steps,
-             "steps " << d.steps << " distributed, " << s.steps << " serial");
+  BOOST_TEST((d.steps >= (1.0 - steps) * static_cast<double>(fewest) &&
+              d.steps <= (1.0 + steps) * static_cast<double>(most)),
+             "steps " << d.steps << " distributed, " << fewest << " to " << most << " serial");
   // Physics: no damping, so E = T + V is conserved up to the integration error (BDF damps a
   // little): 2.3e-8 of the largest kinetic energy at rtol 1e-8 (serial and distributed alike),
   // 100 rtol allowed.
