@@ -12,6 +12,9 @@
 #   benchmarks/run.sh chain_vs_simbody --sizes 10,30,100    # options go to the program
 #   RESULTS_NAME=chain_vs_simbody_large benchmarks/run.sh chain_vs_simbody --sizes 1000,3000
 #                                                           # other result files, same reading
+#   RESULTS_NAME=chain_vs_simbody_references benchmarks/run.sh chain_vs_simbody --sizes 1000,3000 \
+#     --methods ga --ladder ga=1e-3 --catena-reference ida=1e-8 --catena-reference-max 3000 \
+#     --reference-budget 3000                               # both references cross-checked (~20 min)
 #
 # Sized for well under an hour on 2 cores: Simbody RK3 stops at N = 300 and catena IDA at
 # N = 1000, the catena reference at N = 300; a run stops at 120 s of wall time (its method's
