@@ -41,6 +41,8 @@ def statics_phase(r):
 
 def part_a(runs):
     rows = [r for r in runs if r.get("part") == "A"]
+    if not rows:
+        return
     print("## A. One and two ranks against the serial statics")
     print()
     print("statics s: the serial run's statics clock; catena-scale: assembly + factorization +"
@@ -72,6 +74,8 @@ def part_a(runs):
 
 def part_b(runs):
     rows = sorted((r for r in runs if r.get("part") == "B"), key=lambda r: r["ranks"])
+    if not rows:
+        return
     print("## B. Per-rank work on oversubscribed ranks")
     print()
     print("CPU seconds of each rank's own interior factorizations over the whole statics"
@@ -98,6 +102,8 @@ def part_b(runs):
 
 def part_c(runs):
     rows = sorted((r for r in runs if r.get("part") == "C"), key=lambda r: r["ranks"])
+    if not rows:
+        return
     print("## C. Weak scaling (links per rank fixed)")
     print()
     print("| ranks | links | interior CPU s max | min | max relative to 1 rank | status |")
@@ -136,6 +142,37 @@ def part_d(runs):
     print()
 
 
+def part_e(runs):
+    rows = sorted((r for r in runs if r.get("part") == "E"),
+                  key=lambda r: (r["solver"], r["size"], r["ranks"]))
+    if not rows:
+        return
+    print("## E. Communication per rank")
+    print()
+    print("Bytes and point-to-point messages each rank sent during the statics (assembly,"
+          " factorizations, solves, Newton's norms), as PETSc's logging counts them"
+          " (lib/parallel/message_counters.hpp): every send of PETSc's scatters and parallel"
+          " assembly and of catena's own calls; not MUMPS' internal traffic, so for"
+          " --linear-solver direct only what PETSc sends MUMPS (its centralized input), and for"
+          " schur not MUMPS' factorization of S. Set-up: model part, partition, patterns.")
+    print()
+    print("| solver | links | ranks | status | Newton its | bytes sent, largest rank |"
+          " mean | bytes per link, largest rank | messages, largest rank | reductions |"
+          " set-up bytes, largest rank |")
+    print("|:---|---:|---:|:---|---:|---:|---:|---:|---:|---:|---:|")
+    for r in rows:
+        if "bytes_sent_statics_max" not in r:
+            print(f"| {r['solver']} | {r.get('size')} | {r.get('ranks')} | {r.get('status')} |"
+                  " | | | | | | |")
+            continue
+        mx = r["bytes_sent_statics_max"]
+        print(f"| {r['solver']} | {r['size']} | {r['ranks']} | {str(r['status'])[:30]} |"
+              f" {r['newton_iterations']} | {mx:.0f} | {r['bytes_sent_statics_mean']:.0f} |"
+              f" {mx / r['size']:.3g} | {r['messages_sent_statics_max']:.0f} |"
+              f" {r['reductions_statics_max']:.0f} | {r['bytes_sent_setup_max']:.0f} |")
+    print()
+
+
 def model(runs):
     """The factorization phase T(N, P) = a_P N / P + c0 + c1 P + latency, fitted to B and C."""
     b = [r for r in runs if r.get("part") in ("B", "C") and "cpu_interior_factorization_s_max"
@@ -144,7 +181,8 @@ def model(runs):
     two = [r for r in b if r["ranks"] == 2]
     many = [r for r in b if r["ranks"] >= 3]
     if not one or not many:
-        print("## Model\n\nnot enough runs to fit.\n")
+        if b:
+            print("## Model\n\nnot enough runs to fit.\n")
         return
     # CPU seconds per link of the whole statics' interior factorizations.
     a1 = sum(r["cpu_interior_factorization_s_max"] / r["size"] for r in one) / len(one)
@@ -255,6 +293,7 @@ def main():
     part_b(runs)
     part_c(runs)
     part_d(runs)
+    part_e(runs)
     model(runs)
 
 

@@ -29,6 +29,7 @@
 #include "modal/distributed_modal.hpp"
 #include "model/generators.hpp"
 #include "parallel/lattice_part.hpp"
+#include "parallel/message_counters.hpp"
 #include "solvers/redundant_klu.hpp"
 #include "statics/distributed_statics.hpp"
 #include "statics/redundant_statics.hpp"
@@ -485,6 +486,7 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   const int modes = study.analysis == "modal" ? study.modes : 0;
   MPI_Barrier(MPI_COMM_WORLD);
   const double start = MPI_Wtime();
+  const MessageCounters sent_before_setup = petscMessageCounters();
   // 1. Set-up: the rank's part of the model (a contiguous range of the chain's links, a graph
   // partition of the lattice's or the input's bodies), its numbering and ghosts, the assembly plan.
   //    An input model runs without its redundant constraint rows at its initial state, as its
@@ -503,6 +505,7 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   std::optional<AssemblyPlan> whole_plan;
   if (!rows.dropped.empty()) whole_plan.emplace(buildAssemblyPlan(input->model));
   const double setup = MPI_Wtime() - start;
+  const MessageCounters sent_before_statics = petscMessageCounters();
 
   // 2. Newton (assembly, factorization, solves are timed inside).
   SaddlePointSolverOptions linear;
@@ -510,6 +513,8 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
     linear.method = SaddlePointSolverOptions::Method::kAugmentedLagrangian;
   if (study.linear_solver == "schur") linear.method = SaddlePointSolverOptions::Method::kSchur;
   DistributedStaticsResult r = solveDistributedStatics(as, {}, linear);
+  const MessageCounters sent_setup = sent_before_statics - sent_before_setup;
+  const MessageCounters sent_statics = petscMessageCounters() - sent_before_statics;
   State whole_state;  // an input model's equilibrium, gathered
   if (input) whole_state = gatherWholeState(dm, numbering, rows.model, r.state);
   if (whole_plan && r.status.ok())
@@ -548,6 +553,13 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   j.key("time_assembly_s").value(maxOver(r.assembly_seconds));
   j.key("time_factorization_s").value(maxOver(r.factor_seconds));
   j.key("time_solve_s").value(maxOver(r.solve_seconds));
+  // Traffic per rank that PETSc counts (parallel/message_counters.hpp: MUMPS' own is not):
+  // the largest rank's and the mean, for the set-up and the statics.
+  j.key("bytes_sent_setup_max").value(maxOver(sent_setup.bytes));
+  j.key("bytes_sent_statics_max").value(maxOver(sent_statics.bytes));
+  j.key("bytes_sent_statics_mean").value(sumOver(sent_statics.bytes) / ranks);
+  j.key("messages_sent_statics_max").value(maxOver(sent_statics.messages));
+  j.key("reductions_statics_max").value(maxOver(sent_statics.reductions));
   if (r.schur.parts > 0) {
     // The decomposition's per-rank work (CPU seconds): the spread is the imbalance.
     const SchurStats& d = r.schur;

@@ -11,12 +11,17 @@
 #      "2 4 8 16"; 32 x 25000 links did not fit the machine's 23.5 GiB: the kernel killed a rank);
 #   D. threads: THREAD_N links (default 100000) on 1 rank x 1 thread, 1 rank x 2 threads
 #      (-statics_dd_parts 2, --bind-to none) and 2 ranks x 1 thread;
+#   E. communication per rank: the bytes and messages each rank sends during the statics, with
+#      the decomposition on COMM_RANKS ranks (default "2 4 8 16") for COMM_SIZES links (default
+#      "20000 80000"), and with MUMPS on 2 and 4 ranks;
 # then the performance model fitted to B and C, predicting 10^7-link statics to 1024 ranks.
-# One thread per rank. About 15 minutes idle. Writes benchmarks/results/schur_scaling.md and
-# benchmarks/results/schur_scaling.jsonl (every run's record, the model's input).
+# PARTS (default "A B C D E") chooses the parts; RESULTS_NAME (default schur_scaling) the
+# files. One thread per rank. About 20 minutes idle. Writes benchmarks/results/NAME.md and
+# benchmarks/results/NAME.jsonl (every run's record, the model's input).
 #
 #   benchmarks/run.sh schur_scaling
 #   SIZES=20000 RANKS="2 4" PER_RANK=5000 benchmarks/run.sh schur_scaling   # a quick look
+#   PARTS=E RESULTS_NAME=schur_communication benchmarks/run.sh schur_scaling
 study() {
   stamp_run lib drivers
   build_targets build-bench catena_scale catena_cli
@@ -24,7 +29,8 @@ study() {
   local sizes="${SIZES:-100000 200000}" ranks="${RANKS:-2 4 8 16 32}"
   local work_n="${WORK_N:-100000}" per_rank="${PER_RANK:-25000}"
   local weak_ranks="${WEAK_RANKS:-2 4 8 16}"
-  local md="$results/schur_scaling.md" jsonl="$results/schur_scaling.jsonl" status=0
+  local parts="${PARTS:-A B C D E}" name="${RESULTS_NAME:-schur_scaling}"
+  local md="$results/$name.md" jsonl="$results/$name.jsonl" status=0
   : > "$tmp/runs.jsonl"
   start_runs
   export OMP_NUM_THREADS=1
@@ -53,7 +59,8 @@ r.update(part=part, solver=solver, wall_s=float(wall), peak_rss_kib_largest_proc
 print(json.dumps(r))
 EOF
   }
-  for n in $sizes; do
+  has() { [[ " $parts " == *" $1 "* ]]; }
+  has A && for n in $sizes; do
     sed "s/^\(\s*links:\).*/\1 $n/" inputs/catenary_chain.yaml > "$tmp/chain_$n.yaml"
     echo "[bench] A: $n links, catena statics (serial)" >&2
     /usr/bin/time -f "%e %M" -o "$tmp/time" "$build/bin/catena" statics "$tmp/chain_$n.yaml" \
@@ -73,19 +80,27 @@ EOF
       for solver in direct schur; do scale_run A "$np" "$n" "$solver"; done
     done
   done
-  for np in $ranks; do scale_run B "$np" "$work_n" schur; done
-  for np in 1 $weak_ranks; do scale_run C "$np" $((per_rank * np)) schur; done
+  if has B; then for np in $ranks; do scale_run B "$np" "$work_n" schur; done; fi
+  if has C; then for np in 1 $weak_ranks; do scale_run C "$np" $((per_rank * np)) schur; done; fi
   local thread_n="${THREAD_N:-100000}"
-  scale_run D 1 "$thread_n" schur
-  OMP_NUM_THREADS=2 scale_run D 1 "$thread_n" schur -statics_dd_parts 2
-  scale_run D 2 "$thread_n" schur
+  if has D; then
+    scale_run D 1 "$thread_n" schur
+    OMP_NUM_THREADS=2 scale_run D 1 "$thread_n" schur -statics_dd_parts 2
+    scale_run D 2 "$thread_n" schur
+  fi
+  if has E; then
+    for n in ${COMM_SIZES:-20000 80000}; do
+      for np in ${COMM_RANKS:-2 4 8 16}; do scale_run E "$np" "$n" schur; done
+      for np in 2 4; do scale_run E "$np" "$n" direct; done
+    done
+  fi
   cp "$tmp/runs.jsonl" "$jsonl"
   {
     header "Chain statics by the Schur-complement decomposition"
     echo "Machine: $(cpu_model), $(nproc --all) cores; load $load at the start; one thread per rank."
     echo "Runs: \`catena statics chain.yaml --terse --json\` (inputs/catenary_chain.yaml with"
     echo "\`links: N\`) and \`mpirun -np P catena-scale --family chain --sizes N --analysis statics"
-    echo "--linear-solver direct|schur\`; every record is in \`schur_scaling.jsonl\`."
+    echo "--linear-solver direct|schur\`; every record is in \`$name.jsonl\`."
     echo
     /usr/bin/python3 benchmarks/summarize_schur_scaling.py "$jsonl"
     echo

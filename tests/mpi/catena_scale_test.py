@@ -315,6 +315,23 @@ def test_iterative(args):
     worst = worst_difference(direct, schur)
     print(f"worst relative difference, direct vs schur: {worst:.3g}")
     check(worst <= 1e-10, f"direct and schur statics differ by {worst}")
+    # Traffic per rank (PETSc's counters): the decomposition sends the interface's values, the
+    # same for 400 and 4000 links (measured 15992 bytes from the largest rank at both, and at
+    # 2e4 and 8e4 links: benchmarks/results/schur_communication.md); MUMPS is sent the matrix,
+    # ~1 kB per link.
+    sizes = ["--family", "chain", "--sizes", "400,4000", "--analysis", "statics"]
+    traffic = {solver: study(args, 2, f"traffic_{solver}", sizes + ["--linear-solver", solver], 2)
+               for solver in ("schur", "direct")}
+    for solver, (small, large) in traffic.items():
+        sent = [line["bytes_sent_statics_max"] for line in (small, large)]
+        print(f"{solver}: bytes sent by the largest rank {sent[0]:.0f} (400 links), "
+              f"{sent[1]:.0f} (4000 links)")
+        check(small["status"] == "ok" and large["status"] == "ok" and sent[0] > 0,
+              f"{solver} traffic lines: {small['status']}, {large['status']}, {sent}")
+        if solver == "schur":
+            check(sent[1] <= 1.1 * sent[0], f"schur traffic grows with the chain: {sent}")
+        else:
+            check(sent[1] >= 5.0 * sent[0], f"direct traffic does not grow with the chain: {sent}")
 
 
 def test_modal(args):
