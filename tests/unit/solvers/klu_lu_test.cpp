@@ -6,7 +6,8 @@
 // estimate must send them back to a new factorization), forgetPivots, a singular matrix. On a
 // four-bar lattice's KKT matrix: the saddle-point pivot order (solvers/kkt_ordering.hpp) is a
 // valid order and solves as a dense LU does, and a dependent row is reported singular on either
-// order (KLU stops only at exact zeros; solvers/klu_lu.hpp, kSingularPivot).
+// order (KLU stops only at exact zeros; solvers/klu_lu.hpp, kSingularPivot). On IDA's GGL
+// Newton matrix of a lattice: the order with each body's q and v grouped.
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
+#include "formulations/mixed_basis/multibody_dae.hpp"
 #include "model/four_bar_lattice.hpp"
 #include "random_model.hpp"
 #include "solvers/kkt_ordering.hpp"
@@ -200,6 +202,62 @@ BOOST_AUTO_TEST_CASE(the_saddle_point_order_puts_each_multiplier_after_a_coordin
       BOOST_TEST(K.coeff(Q[k], Q[k - 1]) != 0.0, "multiplier " << Q[k] << " after " << Q[k - 1]);
     }
   }
+}
+
+// IDA's index-2 (GGL) Newton matrix of a 3 x 4 four-bar lattice at a random state
+// (formulations/mixed_basis): the position multipliers' equations C(q) = 0 hold positions only
+// and their columns lie in the velocities' equations, so no single coordinate fills their
+// diagonal. With each body's q and v one group (as the IDA system orders it), the order is a
+// permutation, each group's coordinates come together and before its multipliers, the
+// multipliers a coordinate of the group fills (mu) before the others (lambda), and KLU solves
+// with it as a dense LU does.
+BOOST_AUTO_TEST_CASE(the_grouped_order_serves_the_ggl_newton_matrix) {
+  FourBarLatticeOptions o;
+  o.levels = 3;
+  o.cells = 4;
+  const Model m = buildFourBarLattice(o);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  MultibodyDae dae(m, plan, IdaFormulation::kIndex2);
+  const DaeLayout& L = dae.layout();
+  test::Random rnd(29);
+  const State s = test::randomState(rnd, m);
+  VecX y = VecX::Zero(L.size), yp = VecX::Zero(L.size);
+  y.segment(L.q, L.nq) = s.q;
+  y.segment(L.v, L.nv) = s.v;
+  y.segment(L.lambda, L.nc) = s.lambda;
+  for (Index i = 0; i < L.size; ++i) yp(i) = rnd.uniform(-3.0, 3.0);
+  const SparseMatrixCSR& J = dae.newtonMatrix(s.t, y.data(), yp.data(), 20.0);
+  const int N = static_cast<int>(J.rows()), n = static_cast<int>(L.nq + L.nv);
+  std::vector<int> group(n);
+  for (Index i = 0; i < L.nq; ++i) group[i] = static_cast<int>(i / m.nq_body);
+  for (Index i = 0; i < L.nv; ++i) group[L.nq + i] = static_cast<int>(i / m.nv_body);
+  std::vector<int> P, Q;
+  BOOST_REQUIRE(saddlePointPivotOrder(N, n, J.outerIndexPtr(), J.innerIndexPtr(), P, Q, {}, group));
+  BOOST_TEST(P == Q);
+  std::vector<int> sorted = Q;
+  std::sort(sorted.begin(), sorted.end());
+  for (int k = 0; k < N; ++k) BOOST_REQUIRE(sorted[k] == k);
+  const int per_group = static_cast<int>(m.nq_body + m.nv_body);
+  int k = 0;
+  while (k < N) {
+    BOOST_REQUIRE_MESSAGE(Q[k] < n, "position " << k << ": multiplier " << Q[k] << " first");
+    const int g = group[Q[k]];
+    for (int i = 0; i < per_group; ++i, ++k)
+      BOOST_REQUIRE_MESSAGE(k < N && Q[k] < n && group[Q[k]] == g,
+                            "group " << g << " is not contiguous at position " << k);
+    bool lambda_seen = false;
+    for (; k < N && Q[k] >= n; ++k) {
+      const bool lambda = Q[k] < L.mu;
+      BOOST_TEST(!(lambda_seen && !lambda), "mu " << Q[k] << " after a lambda in group " << g);
+      lambda_seen = lambda_seen || lambda;
+    }
+  }
+  KluLu klu(N, std::vector<int>(J.outerIndexPtr(), J.outerIndexPtr() + N + 1),
+            std::vector<int>(J.innerIndexPtr(), J.innerIndexPtr() + J.nonZeros()), n, group);
+  BOOST_TEST(klu.saddlePointOrder());
+  BOOST_REQUIRE(klu.factor(J.valuePtr()).ok());
+  Csr K = J;
+  BOOST_TEST(solveError(klu, K, rnd) < 1e-10);
 }
 
 // Two constraint rows on one coordinate only: no row matching, no order (KLU's own then);
