@@ -48,9 +48,6 @@ void analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
 /// trailing window of pivots only.
 void blockSchurPart(const InteriorBlock& blk, const BoundaryCouplings& c, Eigen::MatrixXd& Sb,
                     long& window) {
-  const std::vector<PetscInt>&ig_start = c.ig_start, &ig_row = c.ig_row, &gi_start = c.gi_start,
-        &gi_col = c.gi_col;
-  const std::vector<double>&ig_value = c.ig_value, &gi_value = c.gi_value;
   const int n = blk.size, e0 = blk.first;
   const auto m = static_cast<Eigen::Index>(blk.boundary.size());
   Sb.setZero(m, m);
@@ -65,18 +62,27 @@ void blockSchurPart(const InteriorBlock& blk, const BoundaryCouplings& c, Eigen:
   }
   // Each right-hand side runs from its own first pivot: one that KLU's pivoting moved early
   // (a boundary neighbour's row picked for a zero diagonal) costs its own solve only.
-  const auto mine = [&](PetscInt e) { return e >= e0 && e < e0 + n; };
+  // fromFirstPivot: the coupling entries [start[a], start[a + 1]) on this block, at their pivot
+  // positions (inv), as a dense vector from the first of them; returns that first position.
+  const auto fromFirstPivot = [&](const std::vector<PetscInt>& start,
+                                  const std::vector<PetscInt>& index,
+                                  const std::vector<double>& value, const std::vector<int>& inv,
+                                  PetscInt a, std::vector<double>& out) {
+    const auto mine = [&](PetscInt e) { return e >= e0 && e < e0 + n; };
+    int first = n;
+    for (PetscInt s = start[a]; s < start[a + 1]; ++s)
+      if (mine(index[s])) first = std::min(first, inv[index[s] - e0]);
+    out.assign(n - first, 0.0);
+    for (PetscInt s = start[a]; s < start[a + 1]; ++s)
+      if (mine(index[s])) out[inv[index[s] - e0] - first] = value[s];
+    return first;
+  };
   std::vector<int> y0(m, n), z0(m, n);
   std::vector<std::vector<double>> Y(m), Z(m);
   for (Eigen::Index h = 0; h < m; ++h) {
     const PetscInt a = blk.boundary[h];
-    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s)
-      if (mine(ig_row[s])) y0[h] = std::min(y0[h], q_inv[ig_row[s] - e0]);
-    const int k0 = y0[h];
+    const int k0 = y0[h] = fromFirstPivot(c.ig_start, c.ig_row, c.ig_value, q_inv, a, Y[h]);
     std::vector<double>& y = Y[h];
-    y.assign(n - k0, 0.0);
-    for (PetscInt s = ig_start[a]; s < ig_start[a + 1]; ++s)
-      if (mine(ig_row[s])) y[q_inv[ig_row[s] - e0] - k0] = ig_value[s];
     for (int k = k0; k < n; ++k) {  // U^T y = c, U^T lower triangular
       const KluLu::FactorColumn u = klu.upperColumn(k);
       double sum = y[k - k0];
@@ -85,13 +91,8 @@ void blockSchurPart(const InteriorBlock& blk, const BoundaryCouplings& c, Eigen:
       y[k - k0] = sum / klu.upperDiagonal(k);
     }
     window = std::max<long>(window, n - k0);
-    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s)
-      if (mine(gi_col[s])) z0[h] = std::min(z0[h], p_inv[gi_col[s] - e0]);
-    const int j0 = z0[h];
+    const int j0 = z0[h] = fromFirstPivot(c.gi_start, c.gi_col, c.gi_value, p_inv, a, Z[h]);
     std::vector<double>& z = Z[h];
-    z.assign(n - j0, 0.0);
-    for (PetscInt s = gi_start[a]; s < gi_start[a + 1]; ++s)
-      if (mine(gi_col[s])) z[p_inv[gi_col[s] - e0] - j0] = gi_value[s];
     for (int k = j0; k < n; ++k) {  // L z = c, L unit lower triangular
       const double zk = z[k - j0];
       if (zk == 0.0) continue;
