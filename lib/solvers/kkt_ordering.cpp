@@ -84,7 +84,7 @@ bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vect
   // the node whose own equation holds the multiplier (that coordinate's elimination fills the
   // multiplier's diagonal), then the others (IDA's position multipliers, filled only by a
   // second coordinate). 56 x 56 merged lattice, IDA: nnz(U) 5.3e6 in index order, 1.3e6 so
-  // (docs/dynamics-ida.md).
+  // (hand probes, docs/dynamics-ida.md).
   auto holds = [&](int equation, int unknown) {
     for (int k = Ap[equation]; k < Ap[equation + 1]; ++k)
       if (Ai[k] == unknown) return true;

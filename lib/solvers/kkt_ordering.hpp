@@ -26,7 +26,7 @@ namespace catena {
 /// do not hold it (IDA's index-2 GGL matrix: C(q) = 0 holds positions, lambda enters the
 /// velocities' equations) gets its diagonal filled only after a second coordinate: grouping a
 /// body's positions and velocities provides it (IDA, 56 x 56 merged lattice: nnz(L + U) 9.6e6
-/// by pairs, 6.1e6 by bodies; docs/dynamics-ida.md).
+/// by pairs, 6.1e6 by bodies, hand probes; docs/dynamics-ida.md).
 bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vector<int>& P,
                            std::vector<int>& Q, const std::vector<char>& last = {},
                            const std::vector<int>& groups = {});

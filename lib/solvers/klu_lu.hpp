@@ -63,7 +63,7 @@ class KluLu {
   /// Every later factor() scales each column of A (each row of F = A^T) by its largest entry
   /// (KLU's scale = 2), for a matrix whose unknowns have unrelated units that no caller scaled
   /// (IDA's Newton matrix: index 3 at rtol 1e-11 kept a pendulum's period to 3e-7 with it and
-  /// 1.3e-6 without). Default: no scaling.
+  /// 1.3e-6 without, a hand run). Default: no scaling.
   void scaleByLargestEntries();
   /// The next factor() chooses new pivots (after a failed iteration that used this one).
   void forgetPivots() { new_pivots_ = true; }

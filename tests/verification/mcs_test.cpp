@@ -79,8 +79,8 @@ std::vector<State> runIda(const Model& m, double t_end, double output_interval) 
   o.output_interval = output_interval;
   // The reference, two orders tighter than the MCS runs: at rtol 1e-10 IDA's own error on the
   // spatial slider-crank's rotations is 4e-7 to 1.5e-6 rad over 2 s (rtol 0.8e-10..1.2e-10,
-  // against rtol 1e-12; 2.5e-9 rad at 1e-12), which round-off in the Newton solves moves
-  // within that range.
+  // against rtol 1e-12; 2.5e-9 rad at 1e-12; hand runs of catena simulate), which round-off
+  // in the Newton solves moves within that range.
   o.rtol = 1e-12;
   o.atol = 1e-14;
   std::vector<State> out;
