@@ -78,6 +78,9 @@ class IdaSystem {
   /// SUNLinearSolver calls on that matrix: SUNLS_* flags; a failure's reason in `error`.
   virtual int initializeSolver() = 0;
   virtual int factor(Status& error) = 0;
+  /// The next factor() chooses new pivots (a Newton iteration failed since the last one); a
+  /// solver that keeps none ignores it.
+  virtual void forgetPivots() {}
   /// x = S z with (J S) z = b.
   virtual int solve(N_Vector b, N_Vector x, double tol, Status& error) = 0;
 

@@ -247,6 +247,9 @@ class SerialIdaSystem final : public IdaSystem {
     error = petsc_ ? petsc_solver_->factor(petsc_values_) : klu_->factor();
     return sundials::linearSolverFlag(error);
   }
+  void forgetPivots() override {
+    if (klu_) klu_->forgetPivots();
+  }
   int solve(N_Vector b, N_Vector x, double, Status& error) override {
     const auto n = static_cast<std::size_t>(N_VGetLength(b));
     double* xv = N_VGetArrayPointer(x);
