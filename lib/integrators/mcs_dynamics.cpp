@@ -32,36 +32,6 @@ void toDense(const SparseMatrixCSR& S, MatX& D) {
     for (SparseMatrixCSR::InnerIterator it(S, i); it; ++it) D(it.row(), it.col()) = it.value();
 }
 
-void normalizeQuaternions(const Model& m, VecX& q) {
-  if (m.dimension != 3) return;
-  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b) {
-    auto rho = q.segment<4>(m.qOffset(b) + 3);
-    rho /= rho.norm();
-  }
-}
-
-/// q' = N(q) v: r' = v_lin, rho' = 1/2 rho (x) (0, w) on the unnormalized rho (its norm is
-/// then invariant under the exact flow); 2D q' = v.
-void positionRates(const Model& m, const double* q, const VecX& v, double* qdot) {
-  for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b) {
-    const double* qb = q + m.qOffset(b);
-    const double* vb = v.data() + m.vOffset(b);
-    double* db = qdot + m.qOffset(b);
-    if (m.dimension == 3) {
-      for (int k = 0; k < 3; ++k) db[k] = vb[k];
-      const double s = qb[3];
-      const Vec3 x(qb[4], qb[5], qb[6]), w(vb[3], vb[4], vb[5]);
-      const Vec3 d = 0.5 * (s * w + x.cross(w));
-      db[3] = -0.5 * x.dot(w);
-      db[4] = d.x();
-      db[5] = d.y();
-      db[6] = d.z();
-    } else {
-      for (int k = 0; k < 3; ++k) db[k] = vb[k];
-    }
-  }
-}
-
 /// Assembles A = C_q and C_t at (q, t) (quaternions normalized into ws.qn) and factors
 /// K = A_p Q1 of the chart.
 Status prepareChart(const Model& model, const AssemblyPlan& plan, const McsChart& chart,

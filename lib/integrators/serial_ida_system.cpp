@@ -10,6 +10,7 @@
 #include "assembly/assemble.hpp"
 #include "integrators/branch_watch.hpp"
 #include "integrators/initial_state.hpp"
+#include "integrators/kkt_solves.hpp"
 #include "integrators/sundials/error_log.hpp"
 #include "mobility/constraint_rank.hpp"
 #include "solvers/klu_lu.hpp"
@@ -43,90 +44,6 @@ void columnScale(const DaeLayout& L, IdaFormulation f, double m, double cj, VecX
   }
   s.segment(L.nu, L.nnu).setConstant(cj);
 }
-
-/// The KKT solves around IDA: consistent accelerations and multipliers
-/// [M C_q^T; C_q 0] [v'; lambda] = [f; gamma], and the mass-weighted projection of q and v
-/// onto C = 0 and C_q v + C_t = 0 (index 1). One factorization per configuration.
-class KktSolves {
- public:
-  KktSolves(const Model& m, const AssemblyPlan& plan, const std::string& prefix)
-      : m_(m),
-        plan_(plan),
-        Cq_(makeConstraintMatrix(plan)),
-        M_(makeBodyMatrix(plan)),
-        kkt_(M_, Cq_, prefix) {
-    for (VecX* x : {&C_, &Ct_, &rate_, &gamma_}) x->resize(m.nc);
-    f_.resize(m.nv);
-  }
-
-  /// v' and lambda at the state s (positions and velocities consistent).
-  Status accelerations(const State& s, VecX& vdot, VecX& lambda) {
-    Status st = factorAt(s.q, s.t);
-    if (!st.ok()) return st;
-    return solveAccelerations(s, vdot, lambda);
-  }
-
-  /// Projects s.q onto C = 0 (simplified Newton, minimum M-norm corrections, until
-  /// |C|_inf <= position_tolerance) and s.v onto C_q v + C_t = 0 (one minimum M-norm
-  /// correction), then computes v' and lambda there.
-  Status project(State& s, double position_tolerance, VecX& vdot) {
-    Status st = factorAt(s.q, s.t);
-    if (!st.ok()) return st;
-    const VecX zero_v = VecX::Zero(m_.nv);
-    VecX dq, y;
-    for (int it = 0;; ++it) {
-      assembleConstraints(m_, plan_, s.q, s.t, &C_, nullptr);
-      if (maxAbs(C_) <= position_tolerance) break;
-      if (it == 20)
-        return Status::failure(Status::Code::kNotConverged,
-                               "the projection onto the position constraints did not converge "
-                               "(|C| = " +
-                                   std::to_string(maxAbs(C_)) + " m after 20 iterations)");
-      st = kkt_.solve(zero_v, VecX(-C_), dq, y);
-      if (!st.ok()) return st;
-      applyVariation(m_, dq, 1.0, s.q);
-    }
-    st = factorAt(s.q, s.t);
-    if (!st.ok()) return st;
-    assembleConstraintTimeDerivative(m_, plan_, s.q, s.t, Ct_);
-    const VecX residual = Cq_ * s.v + Ct_;
-    VecX dv;
-    st = kkt_.solve(zero_v, VecX(-residual), dv, y);
-    if (!st.ok()) return st;
-    s.v += dv;
-    return solveAccelerations(s, vdot, s.lambda);
-  }
-
-  /// |C|_inf and |C_q v + C_t|_inf at s.
-  std::pair<double, double> drift(const State& s) {
-    assembleConstraints(m_, plan_, s.q, s.t, &C_, &Cq_);
-    assembleConstraintTimeDerivative(m_, plan_, s.q, s.t, Ct_);
-    rate_.noalias() = Cq_ * s.v;
-    rate_ += Ct_;
-    return {maxAbs(C_), maxAbs(rate_)};
-  }
-
- private:
-  Status factorAt(const VecX& q, double t) {
-    assembleConstraints(m_, plan_, q, t, nullptr, &Cq_);
-    assembleMass(m_, plan_, q, M_);
-    double a = 0.0, c = 0.0;
-    for (int k = 0; k < M_.nonZeros(); ++k) a = std::max(a, std::abs(M_.valuePtr()[k]));
-    for (int k = 0; k < Cq_.nonZeros(); ++k) c = std::max(c, std::abs(Cq_.valuePtr()[k]));
-    return kkt_.factor(M_, Cq_, (a > 0.0 && c > 0.0) ? a / c : 1.0);
-  }
-  Status solveAccelerations(const State& s, VecX& vdot, VecX& lambda) {
-    assembleForces(m_, plan_, s.q, s.v, s.t, f_);
-    assembleGamma(m_, plan_, s.q, s.v, s.t, gamma_);
-    return kkt_.solve(f_, gamma_, vdot, lambda);
-  }
-
-  const Model& m_;
-  const AssemblyPlan& plan_;
-  SparseMatrixCSR Cq_, M_;
-  VecX C_, Ct_, rate_, f_, gamma_;
-  SaddlePointSolver kkt_;
-};
 
 bool allFinite(const double* x, Index n) {
   for (Index i = 0; i < n; ++i)

@@ -20,4 +20,11 @@ State initialState(const Model& model);
 /// manifold: r += delta r, rho = rho exp(theta) (renormalized). Used by Newton and by tests.
 void applyVariation(const Model& model, const VecX& dq, double scale, VecX& q);
 
+/// Scales each 3D body's quaternion in q to unit norm (2D: nothing).
+void normalizeQuaternions(const Model& m, VecX& q);
+
+/// q' = N(q) v (nq entries into qdot): r' = v_lin, rho' = 1/2 rho (x) (0, w) on the
+/// unnormalized rho (its norm is then invariant under the exact flow); 2D q' = v.
+void positionRates(const Model& m, const double* q, const VecX& v, double* qdot);
+
 }  // namespace catena

@@ -1,0 +1,78 @@
+#include "integrators/kkt_solves.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "assembly/assemble.hpp"
+
+namespace catena {
+
+KktSolves::KktSolves(const Model& m, const AssemblyPlan& plan, const std::string& prefix)
+    : m_(m),
+      plan_(plan),
+      Cq_(makeConstraintMatrix(plan)),
+      M_(makeBodyMatrix(plan)),
+      kkt_(M_, Cq_, prefix) {
+  for (VecX* x : {&C_, &Ct_, &rate_, &gamma_}) x->resize(m.nc);
+  f_.resize(m.nv);
+}
+
+Status KktSolves::accelerations(const State& s, VecX& vdot, VecX& lambda) {
+  Status st = factorAt(s.q, s.t);
+  if (!st.ok()) return st;
+  return solveAccelerations(s, vdot, lambda);
+}
+
+Status KktSolves::project(State& s, double position_tolerance, VecX& vdot) {
+  Status st = factorAt(s.q, s.t);
+  if (!st.ok()) return st;
+  const VecX zero_v = VecX::Zero(m_.nv);
+  VecX dq, y;
+  for (int it = 0;; ++it) {
+    assembleConstraints(m_, plan_, s.q, s.t, &C_, nullptr);
+    if (maxAbs(C_) <= position_tolerance) break;
+    if (it == 20)
+      return Status::failure(Status::Code::kNotConverged,
+                             "the projection onto the position constraints did not converge "
+                             "(|C| = " +
+                                 std::to_string(maxAbs(C_)) + " m after 20 iterations)");
+    st = kkt_.solve(zero_v, VecX(-C_), dq, y);
+    if (!st.ok()) return st;
+    applyVariation(m_, dq, 1.0, s.q);
+  }
+  st = factorAt(s.q, s.t);
+  if (!st.ok()) return st;
+  assembleConstraintTimeDerivative(m_, plan_, s.q, s.t, Ct_);
+  const VecX residual = Cq_ * s.v + Ct_;
+  VecX dv;
+  st = kkt_.solve(zero_v, VecX(-residual), dv, y);
+  if (!st.ok()) return st;
+  s.v += dv;
+  return solveAccelerations(s, vdot, s.lambda);
+}
+
+std::pair<double, double> KktSolves::drift(const State& s) {
+  assembleConstraints(m_, plan_, s.q, s.t, &C_, &Cq_);
+  assembleConstraintTimeDerivative(m_, plan_, s.q, s.t, Ct_);
+  rate_.noalias() = Cq_ * s.v;
+  rate_ += Ct_;
+  return {maxAbs(C_), maxAbs(rate_)};
+}
+
+Status KktSolves::factorAt(const VecX& q, double t) {
+  assembleConstraints(m_, plan_, q, t, nullptr, &Cq_);
+  assembleMass(m_, plan_, q, M_);
+  double a = 0.0, c = 0.0;
+  for (int k = 0; k < M_.nonZeros(); ++k) a = std::max(a, std::abs(M_.valuePtr()[k]));
+  for (int k = 0; k < Cq_.nonZeros(); ++k) c = std::max(c, std::abs(Cq_.valuePtr()[k]));
+  ++factorizations_;
+  return kkt_.factor(M_, Cq_, (a > 0.0 && c > 0.0) ? a / c : 1.0);
+}
+
+Status KktSolves::solveAccelerations(const State& s, VecX& vdot, VecX& lambda) {
+  assembleForces(m_, plan_, s.q, s.v, s.t, f_);
+  assembleGamma(m_, plan_, s.q, s.v, s.t, gamma_);
+  return kkt_.solve(f_, gamma_, vdot, lambda);
+}
+
+}  // namespace catena
