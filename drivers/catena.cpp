@@ -128,10 +128,13 @@ const std::vector<Command>& commands() {
         {"--output-dir", true},
         {"--terse"}}},
       {"simulate",
-       "  simulate FILE          time integration (generalized-alpha or IDA): time history, JSON;\n"
+       "  simulate FILE          time integration (generalized-alpha, IDA or explicit\n"
+       "                         Runge-Kutta): time history, JSON;\n"
        "                         a `formulation: natural` FILE: IDA on its Lagrangian DAE, or\n"
        "                         kinematics under its drivers if it has no mass\n",
-       "  --integrator I         gen-alpha (default; index 3, Lie group, error control) or ida\n"
+       "  --integrator I         gen-alpha (default; index 3, Lie group, error control), ida, or\n"
+       "                         rk (explicit, index 1 with projection; non-stiff models)\n"
+       "  --rk-table T           rk: verner65 (default), dp54 or fehlberg78 (ARKODE's pairs)\n"
        "  --formulation F        ida: index2 (GGL, default), index1 (with projection), index3\n"
        "  --formulation mcs      minimal coordinates by QR projection of C_q^T (Maggi-Kane),\n"
        "                         ARKODE Dormand-Prince 5(4) (--rtol --atol; --fixed-step: steps\n"
@@ -144,7 +147,7 @@ const std::vector<Command>& commands() {
        "  --rank-tolerance T     mcs: relative threshold on |R_ii|, in (0, 1) (default 1e-10)\n"
        "  --mcs-csv PATH         mcs: t, rank, flips, q', q, diag R1, T (default\n"
        "                         OUT/STEM.mcs.csv)\n"
-       "  --rtol R --atol A      ida, mcs: error-test tolerances, > 0 (default 1e-6, 1e-8)\n"
+       "  --rtol R --atol A      ida, rk, mcs: error-test tolerances, > 0 (default 1e-6, 1e-8)\n"
        "  --t-end T              duration, > 0 s (default 1)\n"
        "  --dt H                 gen-alpha: the largest step, > 0 s (default 1e-2); with\n"
        "                         --fixed-step the step (cut and regrown only if Newton fails)\n"

@@ -2,7 +2,8 @@
 /// @file integrator_choice.hpp
 /// The integration `catena simulate` runs, as its options choose it, shared by the CLI
 /// (drivers/simulate.cpp) and the Python module (drivers/python/analyses.cpp): generalized-alpha,
-/// IDA on the index-3, index-2 (GGL) or index-1 DAE, or the minimal-coordinate (MCS) dynamics.
+/// IDA on the index-3, index-2 (GGL) or index-1 DAE, explicit Runge-Kutta on the index-1 form
+/// with projection, or the minimal-coordinate (MCS) dynamics.
 
 #include <functional>
 #include <memory>
@@ -11,13 +12,15 @@
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "integrators/mcs_passages.hpp"
+#include "integrators/rk_dynamics.hpp"
 #include "mobility/constraint_rank.hpp"
 
 namespace catena {
 
 /// The integrator and its settings (the CLI's option of each name; units s).
 struct IntegratorChoice {
-  std::string integrator = "gen-alpha";  ///< gen-alpha | ida
+  std::string integrator = "gen-alpha";  ///< gen-alpha | ida | rk
+  std::string rk_table = "verner65";     ///< rk: dp54 | verner65 | fehlberg78
   std::string formulation = "index2";    ///< index3 | index2 | index1 (ida) | mcs
   std::string linear_solver = "klu";     ///< ida: klu | petsc
   double t_end = 1.0;                    ///< s, the duration from the initial state's t
@@ -73,6 +76,16 @@ inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
     o.linear_solver = c.linear_solver == "petsc" ? IdaLinearSolver::kPetsc : IdaLinearSolver::kKlu;
     o.assemble_initial_state = false;  // the caller's
     return integrateIda(m, plan, initial, o, observer);
+  }
+  if (c.integrator == "rk") {
+    RkOptions o;
+    o.table = parseRkTable(c.rk_table);
+    o.t_end = initial.t + c.t_end;
+    o.output_interval = c.output_interval;
+    o.rtol = c.rtol;
+    o.atol = c.atol;
+    o.assemble_initial_state = false;  // the caller's
+    return integrateRungeKutta(m, plan, initial, o, observer);
   }
   GeneralizedAlphaOptions o;
   o.t_end = initial.t + c.t_end;

@@ -65,6 +65,7 @@ struct SimulateArguments {
   std::string file, csv, json, vtk, bodies, joints;
   std::string output_dir = kDefaultOutputFolder;  ///< where the outputs not named go
   std::string integrator = "gen-alpha", formulation = "index2", linear_solver = "klu";
+  std::string rk_table = "verner65";  ///< --integrator rk
   // gen-alpha: error control by default (GeneralizedAlphaOptions), dt the largest step.
   double t_end = 1.0, dt = 1e-2, output_interval = -1.0, rho_inf = 0.5, rtol = 1e-6, atol = 1e-8,
          tolerance = 1e-5, newton_tolerance = 0.0;
@@ -77,6 +78,10 @@ struct SimulateArguments {
        mcs_option_given = false;
   std::vector<std::string> given;  ///< every option on the command line
 };
+
+bool given(const SimulateArguments& a, const std::string& option) {
+  return std::find(a.given.begin(), a.given.end(), option) != a.given.end();
+}
 
 /// The settings from the parsed command line; throws cli::UsageError for a bad value or a
 /// combination that does not go together.
@@ -112,6 +117,7 @@ SimulateArguments readSimulate(const cli::CommandLine& line) {
     if (s == "--joints") a.joints = v;
     if (s == "--integrator") a.integrator = v;
     if (s == "--formulation") a.formulation = v;
+    if (s == "--rk-table") a.rk_table = v;
     if (s == "--linear-solver") a.linear_solver = v;
     if (s == "--continuation") a.continuation = v;
     if (s == "--continuation-map") a.continuation_map = v;
@@ -130,8 +136,16 @@ SimulateArguments readSimulate(const cli::CommandLine& line) {
   if (!line.arguments.empty()) a.file = line.arguments[0];
   std::string problem;
   if (a.file.empty()) problem = "expected a FILE";
-  if (a.integrator != "gen-alpha" && a.integrator != "ida")
-    problem = "--integrator must be gen-alpha or ida, got '" + a.integrator + "'";
+  if (a.integrator != "gen-alpha" && a.integrator != "ida" && a.integrator != "rk")
+    problem = "--integrator must be gen-alpha, ida or rk, got '" + a.integrator + "'";
+  if (a.rk_table != "dp54" && a.rk_table != "verner65" && a.rk_table != "fehlberg78")
+    problem = "--rk-table must be dp54, verner65 or fehlberg78, got '" + a.rk_table + "'";
+  if (given(a, "--rk-table") && a.integrator != "rk")
+    problem = "--rk-table is an option of --integrator rk";
+  if (a.integrator == "rk" && given(a, "--formulation") && a.formulation != "mcs")
+    problem =
+        "--integrator rk integrates the index-1 form with projection; it takes no "
+        "--formulation";
   if (a.formulation != "index3" && a.formulation != "index2" && a.formulation != "index1" &&
       a.formulation != "mcs")
     problem = "--formulation must be index3, index2, index1 or mcs, got '" + a.formulation + "'";
@@ -139,7 +153,7 @@ SimulateArguments readSimulate(const cli::CommandLine& line) {
   if (mcs && a.integrator_given)
     problem =
         "--formulation mcs integrates the projected equations with ARKODE's explicit "
-        "Dormand-Prince; it takes no --integrator (gen-alpha and ida solve the DAE)";
+        "Dormand-Prince; it takes no --integrator (gen-alpha, ida and rk solve the DAE)";
   if (mcs && a.linear_solver_given)
     problem = "--linear-solver is for --integrator ida; --formulation mcs uses dense QR";
   if (!mcs && a.mcs_option_given)
@@ -156,10 +170,6 @@ SimulateArguments readSimulate(const cli::CommandLine& line) {
     problem = "--linear-solver must be klu or petsc, got '" + a.linear_solver + "'";
   if (!problem.empty()) throw cli::UsageError(problem);
   return a;
-}
-
-bool given(const SimulateArguments& a, const std::string& option) {
-  return std::find(a.given.begin(), a.given.end(), option) != a.given.end();
 }
 
 /// `formulation: natural` inputs: the options that apply there, or an error naming the first
@@ -251,6 +261,7 @@ std::string accuracyAdvice(const SimulateArguments& a) {
   if (a.formulation == "mcs")
     return a.fixed_step ? "reduce --dt, or drop --fixed-step for Dormand-Prince's error control"
                         : "tighten --rtol and --atol";
+  if (a.integrator == "rk") return "tighten --rtol and --atol";
   if (a.integrator == "ida")
     return a.formulation == "index3"
                ? "tighten --rtol and --atol, or use --formulation index2 (GGL), whose error test "
@@ -368,13 +379,28 @@ catena::Status interruptedStatus(int signal, double t) {
 
 std::vector<cli::OptionSpec> simulateOptions() {
   std::vector<cli::OptionSpec> o;
-  for (const char* name :
-       {"--t-end",         "--dt",           "--output-interval",  "--rho-inf",
-        "--csv",           "--json",         "--output-dir",       "--vtk",
-        "--bodies",        "--joints",       "--integrator",       "--formulation",
-        "--rtol",          "--atol",         "--tolerance",        "--newton-tolerance",
-        "--linear-solver", "--continuation", "--continuation-map", "--mcs-csv",
-        "--rank-tolerance"})
+  for (const char* name : {"--t-end",
+                           "--dt",
+                           "--output-interval",
+                           "--rho-inf",
+                           "--csv",
+                           "--json",
+                           "--output-dir",
+                           "--vtk",
+                           "--bodies",
+                           "--joints",
+                           "--integrator",
+                           "--formulation",
+                           "--rtol",
+                           "--atol",
+                           "--tolerance",
+                           "--newton-tolerance",
+                           "--linear-solver",
+                           "--continuation",
+                           "--continuation-map",
+                           "--mcs-csv",
+                           "--rank-tolerance",
+                           "--rk-table"})
     o.push_back({name, true});
   for (const char* name : {"--align-basis", "--no-kc", "--fixed-step", "--full-newton", "--terse"})
     o.push_back({name, false});
@@ -447,6 +473,7 @@ int runSimulate(const cli::CommandLine& line) {
   c.integrator = a.integrator;
   c.formulation = a.formulation;
   c.linear_solver = a.linear_solver;
+  c.rk_table = a.rk_table;
   c.t_end = a.t_end;
   c.dt = a.dt;
   c.output_interval = a.output_interval;

@@ -291,14 +291,17 @@ py::object mobility(const PyModel& p, double tolerance, py::object blockwise_arg
 py::object simulate(const PyModel& p, double t_end, const std::string& integrator,
                     const std::string& formulation, double dt, double output_interval,
                     double rho_inf, double rtol, double atol, bool kc, bool fixed_step,
-                    double tolerance, const std::string& linear_solver) {
+                    double tolerance, const std::string& linear_solver,
+                    const std::string& rk_table) {
   requireBodies(p.model, p.source);
   if (!(t_end > 0.0)) throw py::value_error("t_end: expected a positive duration in s");
   if (formulation == "rotation_matrix")
     return simulateRotationMatrix(
         p, t_end, integrator, output_interval > 0.0 ? output_interval : t_end / 1000.0, rtol, atol);
-  if (integrator != "gen-alpha" && integrator != "ida")
-    throw py::value_error("integrator: 'gen-alpha' or 'ida'");
+  if (integrator != "gen-alpha" && integrator != "ida" && integrator != "rk")
+    throw py::value_error("integrator: 'gen-alpha', 'ida' or 'rk'");
+  if (rk_table != "dp54" && rk_table != "verner65" && rk_table != "fehlberg78")
+    throw py::value_error("rk_table: 'dp54', 'verner65' or 'fehlberg78'");
   if (linear_solver != "klu" && linear_solver != "petsc")
     throw py::value_error("linear_solver: 'klu' or 'petsc'");
   if (formulation != "index3" && formulation != "index2" && formulation != "index1" &&
@@ -309,6 +312,7 @@ py::object simulate(const PyModel& p, double t_end, const std::string& integrato
   c.integrator = integrator;
   c.formulation = formulation;
   c.linear_solver = linear_solver;
+  c.rk_table = rk_table;
   c.t_end = t_end;
   c.dt = dt;
   c.output_interval = output_interval > 0.0 ? output_interval : std::max(dt, t_end / 1000.0);
@@ -381,19 +385,21 @@ void bindAnalyses(py::module_& m) {
         "orthonormal, C_q T = 0); block-wise (blockwise=True, the default above): blocking.\n"
         "With t_end (s): history along a simulation (times, rank, smallest_retained,\n"
         "largest_dropped arrays; rank_changes; singular: t, margin, rows, motions).");
-  m.def(
-      "simulate", &simulate, py::arg("model"), py::arg("t_end"),
-      py::arg("integrator") = "gen-alpha", py::arg("formulation") = "index2", py::arg("dt") = 1e-2,
-      py::arg("output_interval") = 0.0, py::arg("rho_inf") = 0.5, py::arg("rtol") = 1e-6,
-      py::arg("atol") = 1e-8, py::arg("kc") = true, py::arg("fixed_step") = false,
-      py::arg("tolerance") = IntegratorChoice{}.tolerance, py::arg("linear_solver") = "klu",
-      "Time integration over t_end s from the assembled initial state, as `catena simulate`:\n"
-      "integrator 'gen-alpha' (dt, rho_inf, tolerance, fixed_step, kc) or 'ida' (formulation\n"
-      "'index3' | 'index2' | 'index1', rtol, atol, linear_solver); formulation 'mcs': the\n"
-      "minimal-coordinate dynamics; formulation 'rotation_matrix': bodies as (T*, R), integrator\n"
-      "'ida' or 'two_step' (spherical joints and gravity only; also returns centres, energy).\n"
-      "Returns t (s), q, v, lambda_ (one row per output time), steps, method. A failed run\n"
-      "raises catena.SolverError with .result up to the failure.");
+  m.def("simulate", &simulate, py::arg("model"), py::arg("t_end"),
+        py::arg("integrator") = "gen-alpha", py::arg("formulation") = "index2",
+        py::arg("dt") = 1e-2, py::arg("output_interval") = 0.0, py::arg("rho_inf") = 0.5,
+        py::arg("rtol") = 1e-6, py::arg("atol") = 1e-8, py::arg("kc") = true,
+        py::arg("fixed_step") = false, py::arg("tolerance") = IntegratorChoice{}.tolerance,
+        py::arg("linear_solver") = "klu", py::arg("rk_table") = IntegratorChoice{}.rk_table,
+        "Time integration over t_end s from the assembled initial state, as `catena simulate`:\n"
+        "integrator 'gen-alpha' (dt, rho_inf, tolerance, fixed_step, kc) or 'ida' (formulation\n"
+        "'index3' | 'index2' | 'index1', rtol, atol, linear_solver) or 'rk' (explicit, index 1\n"
+        "with projection: rk_table 'verner65' | 'dp54' | 'fehlberg78', rtol, atol); formulation\n"
+        "'mcs': the minimal-coordinate dynamics; formulation 'rotation_matrix': bodies as\n"
+        "(T*, R), integrator\n"
+        "'ida' or 'two_step' (spherical joints and gravity only; also returns centres, energy).\n"
+        "Returns t (s), q, v, lambda_ (one row per output time), steps, method. A failed run\n"
+        "raises catena.SolverError with .result up to the failure.");
 }
 
 }  // namespace catena::python

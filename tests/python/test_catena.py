@@ -88,6 +88,9 @@ class SameAsCli(unittest.TestCase):
                 (["--integrator", "ida"], {"integrator": "ida"}),
                 (["--integrator", "ida", "--formulation", "index1"],
                  {"integrator": "ida", "formulation": "index1"}),
+                (["--integrator", "rk"], {"integrator": "rk"}),
+                (["--integrator", "rk", "--rk-table", "fehlberg78"],
+                 {"integrator": "rk", "rk_table": "fehlberg78"}),
                 (["--formulation", "mcs", "--mcs-csv", "mcs.csv"], {"formulation": "mcs"})]
         for extra, kw in runs:
             with tempfile.TemporaryDirectory() as tmp:
