@@ -60,6 +60,7 @@
 
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/ida_dynamics.hpp"
+#include "integrators/rk_dynamics.hpp"
 #include "model/generators.hpp"
 #include "parallel/petsc_session.hpp"
 #include "support/markdown_table.hpp"
@@ -75,7 +76,7 @@ using bench::Clock;
 using bench::cpuSeconds;
 using bench::secondsSince;
 
-const std::vector<std::string> kMethods = {"ga", "ida", "rkm", "rkmc", "rk3"};
+const std::vector<std::string> kMethods = {"ga", "ida", "erk6", "erk8", "rkm", "rkmc", "rk3"};
 
 /// Simbody's constraint tolerance for "rkmc": the loop closed as tightly as catena closes it.
 constexpr double kTightConstraintTolerance = 1e-10;
@@ -83,13 +84,15 @@ constexpr double kTightConstraintTolerance = 1e-10;
 std::string methodLabel(const std::string& m) {
   if (m == "ga") return "catena generalized-alpha";
   if (m == "ida") return "catena IDA index-2";
+  if (m == "erk6") return "catena explicit RK Verner 6(5), index 1 + projection";
+  if (m == "erk8") return "catena explicit RK Fehlberg 8(7), index 1 + projection";
   if (m == "rkm") return "Simbody RungeKuttaMerson";
   if (m == "rkmc") return "Simbody RungeKuttaMerson, constraint tolerance 1e-10";
   return "Simbody RungeKutta3";
 }
 
 bool isCatena(const std::string& m) {
-  return m == "ga" || m == "ida";
+  return m == "ga" || m == "ida" || m == "erk6" || m == "erk8";
 }
 
 struct Options {
@@ -101,6 +104,8 @@ struct Options {
   std::map<std::string, std::vector<double>> ladder = {
       {"ga", {1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6, 3e-7, 1e-7, 3e-8, 1e-8, 3e-9, 1e-9}},
       {"ida", {1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 3e-5, 1e-5, 3e-6, 1e-6}},
+      {"erk6", {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9}},
+      {"erk8", {1e-3, 1e-4, 1e-5, 1e-6, 1e-7, 1e-8, 1e-9, 1e-10}},
       {"rkm", {1e-1, 3e-2, 1e-2, 3e-3, 1e-3, 3e-4, 1e-4, 1e-5, 1e-6}},
       // A tight constraint tolerance with a loose accuracy makes Simbody reject most steps.
       {"rkmc", {1e-2, 1e-3, 1e-4}},
@@ -166,7 +171,8 @@ std::vector<Vec3> catenaJointPoints(const Model& m, const State& s) {
   return points;
 }
 
-/// One catena run (method "ga" or "ida") at tolerance `tol`, stopped after `budget` wall s.
+/// One catena run (method "ga", "ida", "erk6" or "erk8") at tolerance `tol`, stopped after `budget`
+/// wall s.
 Run runCatena(const Model& m, const AssemblyPlan& plan, const std::string& method, double tol,
               double t_end, double budget, double ga_max_step) {
   Run run;
@@ -188,6 +194,15 @@ Run runCatena(const Model& m, const AssemblyPlan& plan, const std::string& metho
     o.error_tolerance = tol;
     o.output_interval = 0.0;
     r = integrateGeneralizedAlpha(m, plan, initialState(m), o, observer);
+  } else if (method == "erk6" || method == "erk8") {
+    RkOptions o;
+    o.table = method == "erk6" ? RkTable::kVerner65 : RkTable::kFehlberg78;
+    o.t_end = t_end;
+    o.rtol = tol;
+    o.atol = tol;
+    o.output_interval = 0.0;
+    o.max_steps = 10'000'000;
+    r = integrateRungeKutta(m, plan, initialState(m), o, observer);
   } else {
     IdaOptions o;
     o.t_end = t_end;
@@ -477,7 +492,7 @@ constexpr const char* kCsvHeader =
 
 constexpr const char* kUsage =
     "usage: bench_chain_vs_simbody [--sizes N,N] [--t-end T] [--t-end-at N=T,N=T]\n"
-    "  [--methods ga,ida,rkm,rkmc,rk3[:maxN]] [--ladder METHOD=TOL,TOL]\n"
+    "  [--methods ga,ida,erk6,erk8,rkm,rkmc,rk3[:maxN]] [--ladder METHOD=TOL,TOL]\n"
     "  [--simbody-reference ACC] [--catena-reference ga|ida=TOL]\n"
     "  [--catena-reference-max N] [--levels E,E] [--budget S] [--reference-budget S]\n"
     "  [--repeats K] [--repeat-below S] [--time wall|cpu] [--ga-max-step H]\n"
