@@ -9,6 +9,8 @@
 #include <memory>
 #include <string>
 
+#include "analysis/scales.hpp"
+#include "integrators/accuracy_control.hpp"
 #include "integrators/generalized_alpha.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "integrators/mcs_passages.hpp"
@@ -31,16 +33,42 @@ struct IntegratorChoice {
   std::string continuation = "on", continuation_map = "exponential";  ///< mcs
   double rank_tolerance = kDefaultRankTolerance;                      ///< mcs
   bool align_basis = false;                                           ///< mcs
+  /// ida, rk: > 0, the wanted global position error relative to the mechanism's size
+  /// (integrators/accuracy_control.hpp); rtol and atol are then chosen by the ladder.
+  double accuracy = 0.0;
+  double max_step = 0.0;  ///< ida, rk: s, 0: none (set by the accuracy ladder)
 };
 
 /// Integrates from `initial` (consistent: integrators/initial_state.hpp) over c.t_end; the
 /// observer gets every output time. An MCS run also hands each sample to `on_mcs_sample` (may be
-/// empty) and its whole result to *mcs (if mcs is not null). Failures are in the Status.
+/// empty) and its whole result to *mcs (if mcs is not null). With c.accuracy > 0 (ida, rk) the
+/// accuracy ladder runs and its record goes to *ladder (if not null). Failures are in the
+/// Status.
 inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
                                       const State& initial, const IntegratorChoice& c,
                                       const TrajectoryObserver& observer,
                                       const std::function<void(const McsSample&)>& on_mcs_sample,
-                                      std::unique_ptr<McsResult>* mcs) {
+                                      std::unique_ptr<McsResult>* mcs,
+                                      AccuracyResult* ladder = nullptr) {
+  if (c.accuracy > 0.0 && (c.integrator == "ida" || c.integrator == "rk")) {
+    // rtol = the ladder's tolerance; atol a hundredth of it times the mechanism's size.
+    const double length = lengthScale(m);
+    AccuracyOptions a;
+    a.accuracy = c.accuracy;
+    AccuracyResult r = integrateToAccuracy(
+        m, a,
+        [&](double tol, double max_step, const TrajectoryObserver& obs) {
+          IntegratorChoice one = c;
+          one.accuracy = 0.0;
+          one.max_step = max_step;
+          one.rtol = tol;
+          one.atol = 1e-2 * tol * length;
+          return integrateChoice(m, plan, initial, one, obs, on_mcs_sample, mcs);
+        },
+        observer);
+    if (ladder) *ladder = r;
+    return r.dynamics;
+  }
   if (c.formulation == "mcs") {
     McsOptions o;
     o.t_end = initial.t + c.t_end;
@@ -74,6 +102,7 @@ inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
     o.rtol = c.rtol;
     o.atol = c.atol;
     o.linear_solver = c.linear_solver == "petsc" ? IdaLinearSolver::kPetsc : IdaLinearSolver::kKlu;
+    o.max_step = c.max_step;
     o.assemble_initial_state = false;  // the caller's
     return integrateIda(m, plan, initial, o, observer);
   }
@@ -84,6 +113,7 @@ inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
     o.output_interval = c.output_interval;
     o.rtol = c.rtol;
     o.atol = c.atol;
+    o.max_step = c.max_step;
     o.assemble_initial_state = false;  // the caller's
     return integrateRungeKutta(m, plan, initial, o, observer);
   }

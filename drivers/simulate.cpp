@@ -66,6 +66,7 @@ struct SimulateArguments {
   std::string output_dir = kDefaultOutputFolder;  ///< where the outputs not named go
   std::string integrator = "gen-alpha", formulation = "index2", linear_solver = "klu";
   std::string rk_table = "verner65";  ///< --integrator rk
+  double accuracy = 0.0;              ///< --accuracy (ida, rk): > 0 runs the accuracy ladder
   // gen-alpha: error control by default (GeneralizedAlphaOptions), dt the largest step.
   double t_end = 1.0, dt = 1e-2, output_interval = -1.0, rho_inf = 0.5, rtol = 1e-6, atol = 1e-8,
          tolerance = 1e-5, newton_tolerance = 0.0;
@@ -118,6 +119,9 @@ SimulateArguments readSimulate(const cli::CommandLine& line) {
     if (s == "--integrator") a.integrator = v;
     if (s == "--formulation") a.formulation = v;
     if (s == "--rk-table") a.rk_table = v;
+    if (s == "--accuracy")
+      a.accuracy =
+          parseReal(s, v, {0.0, 0.1, true, false, {}, "a position error relative to the size"});
     if (s == "--linear-solver") a.linear_solver = v;
     if (s == "--continuation") a.continuation = v;
     if (s == "--continuation-map") a.continuation_map = v;
@@ -142,6 +146,13 @@ SimulateArguments readSimulate(const cli::CommandLine& line) {
     problem = "--rk-table must be dp54, verner65 or fehlberg78, got '" + a.rk_table + "'";
   if (given(a, "--rk-table") && a.integrator != "rk")
     problem = "--rk-table is an option of --integrator rk";
+  if (given(a, "--accuracy")) {
+    if (!a.integrator_given) a.integrator = "ida";
+    if (a.integrator == "gen-alpha" || a.formulation == "mcs")
+      problem = "--accuracy is for --integrator ida or rk (the default with --accuracy: ida)";
+    if (given(a, "--rtol") || given(a, "--atol"))
+      problem = "--accuracy chooses rtol and atol itself; give either --accuracy or --rtol/--atol";
+  }
   if (a.integrator == "rk" && given(a, "--formulation") && a.formulation != "mcs")
     problem =
         "--integrator rk integrates the index-1 form with projection; it takes no "
@@ -293,7 +304,7 @@ std::vector<std::string> trustWarnings(const Model& m, const SimulateArguments& 
 void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model& m,
                       const DynamicsResult& r, const TrajectoryWriter& traj, double e0, double e1,
                       double seconds, const std::vector<std::string>& warnings,
-                      const McsResult* mcs, int signal) {
+                      const McsResult* mcs, int signal, const AccuracyResult* ladder) {
   const DynamicsStats& s = r.stats;
   JsonWriter j(os);
   j.beginObject();
@@ -321,6 +332,15 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   }
   j.endArray();
   j.key("t_reached_s").value(r.state.t).key("duration_requested_s").value(a.t_end);
+  if (ladder) {
+    // integrators/accuracy_control.hpp: the runs made and their differences.
+    j.key("accuracy").beginObject();
+    j.key("requested").value(a.accuracy).key("length_scale_m").value(ladder->length_scale);
+    j.key("estimated_error_m").value(ladder->estimated_error);
+    j.key("delivered_rtol").value(ladder->delivered_tolerance);
+    j.key("rtols").array(ladder->tolerances).key("differences_m").array(ladder->differences);
+    j.endObject();
+  }
   j.key("statistics").beginObject();
   j.key("steps").value(s.steps).key("rejected_steps").value(s.rejected_steps);
   j.key("newton_iterations").value(s.newton_iterations);
@@ -400,7 +420,8 @@ std::vector<cli::OptionSpec> simulateOptions() {
                            "--continuation-map",
                            "--mcs-csv",
                            "--rank-tolerance",
-                           "--rk-table"})
+                           "--rk-table",
+                           "--accuracy"})
     o.push_back({name, true});
   for (const char* name : {"--align-basis", "--no-kc", "--fixed-step", "--full-newton", "--terse"})
     o.push_back({name, false});
@@ -474,6 +495,7 @@ int runSimulate(const cli::CommandLine& line) {
   c.formulation = a.formulation;
   c.linear_solver = a.linear_solver;
   c.rk_table = a.rk_table;
+  c.accuracy = a.accuracy;
   c.t_end = a.t_end;
   c.dt = a.dt;
   c.output_interval = a.output_interval;
@@ -492,8 +514,10 @@ int runSimulate(const cli::CommandLine& line) {
   std::unique_ptr<McsResult> mcs;
   std::unique_ptr<McsCsvWriter> history;
   if (a.formulation == "mcs") history = std::make_unique<McsCsvWriter>(mcs_csv, m);
+  AccuracyResult ladder;
   DynamicsResult r = integrateChoice(
-      m, plan, init.state, c, observer, [&](const McsSample& x) { history->write(x); }, &mcs);
+      m, plan, init.state, c, observer, [&](const McsSample& x) { history->write(x); }, &mcs,
+      &ladder);
   if (history) history->close();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -506,7 +530,8 @@ int runSimulate(const cli::CommandLine& line) {
   const DynamicsStats& s = r.stats;
   traj.close();
   const std::vector<std::string> warnings = trustWarnings(m, a, e0, e1, traj.maxKineticEnergy());
-  writeSummaryJson(js.stream(), a, m, r, traj, e0, e1, seconds, warnings, mcs.get(), stopped_by);
+  writeSummaryJson(js.stream(), a, m, r, traj, e0, e1, seconds, warnings, mcs.get(), stopped_by,
+                   a.accuracy > 0.0 ? &ladder : nullptr);
   js.commit();
   std::string pvd;
   if (vtk) pvd = vtk->close();
@@ -542,6 +567,16 @@ int runSimulate(const cli::CommandLine& line) {
                   << " s: " << r.passages[k].why << ")\n";
       if (listed < r.passages.size())
         std::cout << "    ... and " << r.passages.size() - listed << " more (JSON summary)\n";
+    }
+    if (a.accuracy > 0.0) {
+      std::cout << "  accuracy " << a.accuracy << " of the size " << ladder.length_scale
+                << " m: runs at rtol";
+      for (double t : ladder.tolerances) std::cout << " " << t;
+      std::cout << ", differences (m)";
+      for (double d : ladder.differences) std::cout << " " << d;
+      std::cout << "; delivered rtol " << ladder.delivered_tolerance
+                << ", estimated position error <= " << ladder.estimated_error
+                << " m (statistics below: that run's)\n";
     }
     std::cout << "  steps " << s.steps << " (rejected " << s.rejected_steps << ", step "
               << s.smallest_step << " .. " << s.largest_step << " s), Newton iterations "

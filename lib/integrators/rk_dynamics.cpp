@@ -196,11 +196,13 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
   void* mem = ark.mem.get();
   // Outputs are step ends, never interpolated; Lagrange interpolation keeps past solutions only,
   // where Hermite re-evaluates the right-hand side (a factorization) after every projection.
-  if (const int flag = ERKStepSetInterpolantType(mem, ARK_INTERP_LAGRANGE); flag != ARK_SUCCESS)
-    return fail(Status::failure(Status::Code::kInvalidInput,
-                                "Runge-Kutta: ERKStepSetInterpolantType failed: " +
-                                    sundials::arkodeFlagName(flag)),
-                s);
+  int flag = ERKStepSetInterpolantType(mem, ARK_INTERP_LAGRANGE);
+  if (flag == ARK_SUCCESS && o.max_step > 0.0) flag = ERKStepSetMaxStep(mem, o.max_step);
+  if (flag != ARK_SUCCESS)
+    return fail(
+        Status::failure(Status::Code::kInvalidInput, "Runge-Kutta: setting up ERKStep failed: " +
+                                                         sundials::arkodeFlagName(flag)),
+        s);
   auto collect = [&]() {
     long k = 0;
     if (ERKStepGetNumSteps(mem, &k) == ARK_SUCCESS) out.stats.steps = k;
@@ -241,7 +243,7 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
             "ida or gen-alpha there";
       return fail(Status::failure(Status::Code::kNotConverged, os.str()), at);
     }
-    const int flag = sundials::advance(ark, times, t);
+    flag = sundials::advance(ark, times, t);
     if (flag == ARK_TOO_MUCH_WORK) continue;  // at the run's limit: said above
     if (flag < 0) {
       collect();
@@ -277,6 +279,7 @@ RkResult integrateRungeKutta(const Model& model, const AssemblyPlan& plan, const
   CATENA_CHECK(o.output_interval >= 0.0 && o.projection_tolerance >= 0.0,
                "Runge-Kutta: output_interval and projection_tolerance must not be negative");
   CATENA_CHECK(o.max_steps > 0, "Runge-Kutta: max_steps must be positive");
+  CATENA_CHECK(o.max_step >= 0.0, "Runge-Kutta: max_step must not be negative");
   PassageOptions passage;
   passage.output_interval = o.output_interval;
   passage.bridge_tolerance = std::max(std::pow(o.rtol, 1.5), 1e-10);

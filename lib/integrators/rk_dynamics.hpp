@@ -45,6 +45,7 @@ struct RkOptions {
   /// converges to 1e-3 of it.
   double projection_tolerance = 0.0;
   long max_steps = 1'000'000;  ///< accepted steps over the run; reaching it is a failure
+  double max_step = 0.0;       ///< s; 0: no limit
   /// Assemble the initial state (integrators/initial_state.hpp) first; false: `initial` must
   /// satisfy C = 0 and C_q v + C_t = 0.
   bool assemble_initial_state = true;
