@@ -291,8 +291,8 @@ py::object mobility(const PyModel& p, double tolerance, py::object blockwise_arg
 py::object simulate(const PyModel& p, double t_end, const std::string& integrator,
                     const std::string& formulation, double dt, double output_interval,
                     double rho_inf, double rtol, double atol, bool kc, bool fixed_step,
-                    double tolerance, const std::string& linear_solver,
-                    const std::string& rk_table) {
+                    double tolerance, const std::string& linear_solver, const std::string& rk_table,
+                    double accuracy) {
   requireBodies(p.model, p.source);
   if (!(t_end > 0.0)) throw py::value_error("t_end: expected a positive duration in s");
   if (formulation == "rotation_matrix")
@@ -313,6 +313,10 @@ py::object simulate(const PyModel& p, double t_end, const std::string& integrato
   c.formulation = formulation;
   c.linear_solver = linear_solver;
   c.rk_table = rk_table;
+  if (accuracy < 0.0 || accuracy > 0.1) throw py::value_error("accuracy: in (0, 0.1], or 0");
+  if (accuracy > 0.0 && integrator != "ida" && integrator != "rk")
+    throw py::value_error("accuracy: for integrator 'ida' or 'rk'");
+  c.accuracy = accuracy;
   c.t_end = t_end;
   c.dt = dt;
   c.output_interval = output_interval > 0.0 ? output_interval : std::max(dt, t_end / 1000.0);
@@ -391,13 +395,15 @@ void bindAnalyses(py::module_& m) {
         py::arg("rtol") = 1e-6, py::arg("atol") = 1e-8, py::arg("kc") = true,
         py::arg("fixed_step") = false, py::arg("tolerance") = IntegratorChoice{}.tolerance,
         py::arg("linear_solver") = "klu", py::arg("rk_table") = IntegratorChoice{}.rk_table,
+        py::arg("accuracy") = 0.0,
         "Time integration over t_end s from the assembled initial state, as `catena simulate`:\n"
         "integrator 'gen-alpha' (dt, rho_inf, tolerance, fixed_step, kc) or 'ida' (formulation\n"
         "'index3' | 'index2' | 'index1', rtol, atol, linear_solver) or 'rk' (explicit, index 1\n"
         "with projection: rk_table 'verner65' | 'dp54' | 'fehlberg78', rtol, atol); formulation\n"
-        "'mcs': the minimal-coordinate dynamics; formulation 'rotation_matrix': bodies as\n"
-        "(T*, R), integrator\n"
-        "'ida' or 'two_step' (spherical joints and gravity only; also returns centres, energy).\n"
+        "'mcs': the minimal-coordinate dynamics; accuracy > 0 (ida, rk): the run to that global\n"
+        "position error relative to the size (docs/accuracy.md); formulation 'rotation_matrix':\n"
+        "bodies as (T*, R), integrator 'ida' or 'two_step' (spherical joints and gravity only;\n"
+        "also returns centres, energy).\n"
         "Returns t (s), q, v, lambda_ (one row per output time), steps, method. A failed run\n"
         "raises catena.SolverError with .result up to the failure.");
 }

@@ -91,6 +91,8 @@ class SameAsCli(unittest.TestCase):
                 (["--integrator", "rk"], {"integrator": "rk"}),
                 (["--integrator", "rk", "--rk-table", "fehlberg78"],
                  {"integrator": "rk", "rk_table": "fehlberg78"}),
+                (["--integrator", "rk", "--accuracy", "1e-5"],
+                 {"integrator": "rk", "accuracy": 1e-5}),
                 (["--formulation", "mcs", "--mcs-csv", "mcs.csv"], {"formulation": "mcs"})]
         for extra, kw in runs:
             with tempfile.TemporaryDirectory() as tmp:
