@@ -173,6 +173,9 @@ const std::vector<Command>& commands() {
        "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
        "  --vtk DIR              ParaView series DIR/STEM.pvd\n"
        "  --terse                key-value lines (regression tests)\n"
+       "  Under mpirun with more than one rank: IDA index 2 on the model partitioned over\n"
+       "  the ranks (--t-end --output-interval --rtol --atol --csv --json --output-dir --terse\n"
+       "  --bodies --joints); rank 0 writes.\n"
        "  A `formulation: natural` FILE takes --t-end --output-interval --rtol --atol\n"
        "  --formulation index2|index3 --integrator ida --csv --json --output-dir\n"
        "  --terse.\n",
@@ -551,8 +554,9 @@ int main(int argc, char** argv) {
       printUsage(std::cout, *c);
       return 0;
     }
-    // check, mobility and simulate run in one process: refused on several ranks.
-    if (command != "statics" && command != "modal" && catena::refuseUnderMpirun(command)) return 2;
+    // check and mobility run in one process: refused on several ranks.
+    if ((command == "check" || command == "mobility") && catena::refuseUnderMpirun(command))
+      return 2;
     if (command == "simulate") return runSimulate(line);
     Arguments a = readArguments(command, line);
     if (command == "check" || command == "mobility") {

@@ -197,9 +197,8 @@ bool refuseUnderMpirun(const std::string& command) {
   if (!started) MPI_Init(nullptr, nullptr);
   if (launchedRank() == 0)
     std::cerr << "catena " << command << ": runs in one process only, not on " << ranks
-              << " MPI ranks; under mpirun only 'catena statics' and 'catena modal' run "
-                 "distributed (the distributed dynamics: catena-scale --input FILE --analysis "
-                 "dynamics)\n";
+              << " MPI ranks; under mpirun 'catena statics', 'catena modal' and 'catena "
+                 "simulate' (of a YAML model) run distributed\n";
   MPI_Barrier(MPI_COMM_WORLD);
   if (!started) MPI_Finalize();
   return true;

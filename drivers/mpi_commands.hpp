@@ -1,11 +1,16 @@
 #pragma once
 /// @file mpi_commands.hpp
-/// `catena statics|modal FILE` under mpirun with more than one rank (docs/parallel.md, "catena
-/// under mpirun"): the distributed analysis of the model by catena-scale's runStatics
-/// (drivers/scale_runs.hpp), its state and modes gathered on rank 0, where the serial reports
-/// (report/run_report.hpp) are written; the other ranks write nothing but errors.
+/// `catena statics|modal|simulate FILE` under mpirun with more than one rank (docs/parallel.md,
+/// "catena under mpirun"): statics and modes by catena-scale's runStatics
+/// (drivers/scale_runs.hpp), their state and modes gathered on rank 0, where the serial reports
+/// (report/run_report.hpp) are written; simulate by the distributed IDA
+/// (integrators/distributed_dynamics.hpp, mpi_simulate.cpp), every output gathered on rank 0
+/// into the serial command's time history. The other ranks write nothing but errors.
 
+#include <functional>
 #include <string>
+
+#include "report/trajectory_writer.hpp"
 
 namespace catena {
 
@@ -27,13 +32,30 @@ struct DistributedCommand {
 /// rank 0's stderr), 2 (an option the distributed run does not take). Collective.
 int runDistributedCommand(const DistributedCommand& c, int ranks, int rank);
 
+/// The settings of a distributed simulate (the serial command's options that it takes).
+struct DistributedSimulate {
+  std::string file, csv, json, output_dir;
+  double t_end = 1.0;            ///< s, the duration
+  double output_interval = 0.0;  ///< s, > 0
+  double rtol = 1e-6, atol = 1e-8;
+  bool terse = false;
+  /// The time history's columns for the whole model (the serial command's choice).
+  std::function<TrajectoryColumns(const Model&)> columns;
+};
+
+/// IDA index 2 on the model partitioned over MPI_COMM_WORLD (PETSc initialized), its redundant
+/// rows left out as the serial run leaves them, from the serial command's assembled initial
+/// state; rank 0 writes the time history (every output gathered), the JSON summary and the
+/// report. Exit status as runDistributedCommand's, the same on every rank. Collective.
+int runDistributedSimulate(const DistributedSimulate& c, int ranks, int rank);
+
 /// The ranks that an MPI launcher (Open MPI's OMPI_COMM_WORLD_SIZE, MPICH's and Hydra's
 /// PMI_SIZE) says this process is one of, and its rank there, read from the environment
 /// before MPI starts; 1 and 0 without a launcher.
 int launchedRanks();
 int launchedRank();
 
-/// Whether `command` (one that runs in one process only: check, simulate, mobility) was
+/// Whether `command` (one that runs in one process only: check, mobility) was
 /// launched on more than one rank; if so rank 0 says so on stderr, naming the commands that
 /// run distributed, and every rank waits for it (MPI starts and ends here) before returning.
 bool refuseUnderMpirun(const std::string& command);

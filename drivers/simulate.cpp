@@ -52,6 +52,7 @@
 #include "io/output_file.hpp"
 #include "io/progress.hpp"
 #include "io/yaml_loader.hpp"
+#include "mpi_commands.hpp"
 #include "parallel/petsc_session.hpp"
 #include "report/mcs_writer.hpp"
 #include "report/trajectory_writer.hpp"
@@ -428,15 +429,63 @@ std::vector<cli::OptionSpec> simulateOptions() {
   return o;
 }
 
+/// Under mpirun: the options that the distributed IDA takes, or a cli::UsageError naming the
+/// first that it does not.
+DistributedSimulate distributedSettings(const SimulateArguments& a) {
+  for (const std::string& s : a.given)
+    if (s != "--t-end" && s != "--output-interval" && s != "--rtol" && s != "--atol" &&
+        s != "--csv" && s != "--json" && s != "--output-dir" && s != "--terse" && s != "--bodies" &&
+        s != "--joints" && s != "--integrator" && s != "--formulation")
+      throw cli::UsageError(s +
+                            " is not available under mpirun with more than one rank (there: IDA "
+                            "index 2 with --t-end --output-interval --rtol --atol --csv --json "
+                            "--output-dir --terse --bodies --joints)");
+  if ((a.integrator_given && a.integrator != "ida") || a.formulation != "index2")
+    throw cli::UsageError(
+        "under mpirun with more than one rank simulate runs IDA index 2 (--integrator ida "
+        "--formulation index2), not --integrator " +
+        a.integrator + " --formulation " + a.formulation);
+  DistributedSimulate d;
+  d.file = a.file;
+  d.csv = a.csv;
+  d.json = a.json;
+  d.output_dir = a.output_dir;
+  d.t_end = a.t_end;
+  d.output_interval = a.output_interval;
+  d.rtol = a.rtol;
+  d.atol = a.atol;
+  d.terse = a.terse;
+  d.columns = [a](const Model& m) { return defaultColumns(m, a); };
+  return d;
+}
+
 int runSimulate(const cli::CommandLine& line) {
   SimulateArguments a = readSimulate(line);
-  if (natural::declaresNaturalFormulation(a.file)) return runNatural(a);
+  if (natural::declaresNaturalFormulation(a.file)) {
+    if (refuseUnderMpirun("simulate (of a `formulation: natural` file)")) return 2;
+    return runNatural(a);
+  }
   if (a.output_interval <= 0.0) a.output_interval = std::max(a.dt, a.t_end / 1000.0);
   std::vector<char*> petsc = line.petsc;  // PETSc may reorder its argv
   int pargc = line.petscArgc();
   char** pargv = petsc.data();
   PetscSession session(&pargc, &pargv);
-  const cli::UnusedPetscOptionsWarning warn("catena", [&] { return session.unusedOptions(); });
+  const cli::UnusedPetscOptionsWarning warn("catena", [&] {
+    return session.rank() == 0 ? session.unusedOptions() : std::vector<std::string>{};
+  });
+  // Under mpirun with several ranks: the distributed IDA, reported by rank 0
+  // (drivers/mpi_commands.hpp).
+  if (session.size() > 1) {
+    DistributedSimulate d;
+    try {
+      d = distributedSettings(a);
+    } catch (const cli::UsageError& e) {
+      if (session.rank() == 0)
+        std::cerr << "catena simulate: " << e.what() << " (see catena simulate --help)\n";
+      return 2;
+    }
+    return runDistributedSimulate(d, session.size(), session.rank());
+  }
   // After PETSc, which installs handlers of its own: SIGINT and SIGTERM set a flag that the
   // observer below polls at every output time.
   installTerminationHandler();

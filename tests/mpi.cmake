@@ -98,11 +98,12 @@ if(Python3_Interpreter_FOUND)
   catena_scale_script_test(redundant_rows dynamics statics)
 endif()
 
-# catena statics|modal under mpiexec (drivers/mpi_commands.hpp, docs/parallel.md "catena under
-# mpirun"), checked by mpi/catena_mpirun_test.py: on 1, 2 and 4 ranks a YAML chain and a merged
-# lattice with redundant rows give the serial command's JSON to round-off, rank 0 alone writing
-# (chain, lattice); a model with fewer bodies than ranks or with a spring, simulate and --no-kc
-# refused (refused).
+# catena statics|modal|simulate under mpiexec (drivers/mpi_commands.hpp, docs/parallel.md
+# "catena under mpirun"), checked by mpi/catena_mpirun_test.py: on 1, 2 and 4 ranks a YAML chain
+# and a merged lattice with redundant rows give the serial command's JSON to round-off, rank 0
+# alone writing (chain, lattice), and the serial IDA's time history (simulate); a model with
+# fewer bodies than ranks or with a spring, check, --no-kc and simulate's gen-alpha refused
+# (refused).
 if(Python3_Interpreter_FOUND)
-  catena_scale_script_test(catena_mpirun chain lattice refused)
+  catena_scale_script_test(catena_mpirun chain lattice simulate refused)
 endif()

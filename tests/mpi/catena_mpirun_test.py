@@ -1,16 +1,22 @@
 #!/usr/bin/python3
-"""`catena statics|modal FILE` under mpiexec (tests/mpi.cmake, label mpi; docs/parallel.md,
-"catena under mpirun").
+"""`catena statics|modal|simulate FILE` under mpiexec (tests/mpi.cmake, label mpi;
+docs/parallel.md, "catena under mpirun").
 
   chain    inputs/anchor_chain.yaml (43 bodies): `catena statics` and `catena modal --modes 4`
            under mpiexec -np 1, 2 and 4 (and 4 with --distributed-solver schur) against the
            serial command's JSON summary
   lattice  inputs/merged_four_bar_lattice_3x4.yaml hanging (3 levels leaning 10 degrees from
            hanging, at rest; 18 bodies, 9 of its 60 rows redundant): the same, --modes 3
+  simulate `catena simulate --integrator ida` of the anchor chain (0.2 s) and of the 3 x 4 merged
+           lattice (9 redundant rows, 0.5 s) under mpiexec -np 1, 2 and 4 against the serial
+           command: the same files, the same steps and Newton iterations, and the time history's
+           positions within 1e-8 of the length scale (the same step sequence: IDA's error test
+           at rtol 1e-6 would move them by ~1e-6; measured 6e-15 m on 2 ranks)
   refused  a model with fewer bodies than ranks (inputs/pendulum.yaml on 2 ranks) and one with a
            spring-damper fail with exit status 1, the library's message once and no summary;
-           `catena simulate` on 2 ranks is refused with exit status 2 naming the commands that
-           run distributed; an option the distributed run does not take (--no-kc) exits 2
+           `catena check` on 2 ranks is refused with exit status 2 naming the commands that
+           run distributed; options the distributed runs do not take (modal --no-kc,
+           simulate --integrator gen-alpha) exit 2
 
 Every run must: exit 0; print the table once (rank 0) with a line naming the rank count
 (-np 1 is the serial path: no such line, the same stdout as the serial command but the JSON
@@ -154,18 +160,67 @@ def test_refused(args):
           p.stdout == "" and not os.path.exists(os.path.join(folder, "out",
                                                              "sprung_double_pendulum.statics.json")),
           f"a spring on 2 ranks: {p.stderr}")
-    p = run(args, 2, "simulate", os.path.join(args.inputs, "pendulum.yaml"), [], folder, 2)
-    check(p.stderr.count("catena simulate: runs in one process only, not on 2 MPI ranks; under "
-                         "mpirun only 'catena statics' and 'catena modal' run distributed") == 1
-          and p.stdout == "" and files(folder) == [], f"simulate on 2 ranks: {p.stderr}")
+    p = run(args, 2, "check", os.path.join(args.inputs, "pendulum.yaml"), [], folder, 2)
+    check(p.stderr.count("catena check: runs in one process only, not on 2 MPI ranks; under "
+                         "mpirun 'catena statics', 'catena modal' and 'catena simulate'") == 1
+          and p.stdout == "" and files(folder) == [], f"check on 2 ranks: {p.stderr}")
+    p = run(args, 2, "simulate", os.path.join(args.inputs, "anchor_chain.yaml"),
+            ["--integrator", "gen-alpha"], folder, 2)
+    check(p.stderr.count("catena simulate: under mpirun with more than one rank simulate runs "
+                         "IDA index 2") == 1 and files(folder) == [],
+          f"simulate --integrator gen-alpha on 2 ranks: {p.stderr}")
     p = run(args, 2, "modal", os.path.join(args.inputs, "anchor_chain.yaml"), ["--no-kc"], folder,
             2)
     check(p.stderr.count("catena modal: --no-kc is not available under mpirun") == 1,
           f"--no-kc on 2 ranks: {p.stderr}")
 
 
+def history(path):
+    """The time history (header, rows of floats) of a CSV trajectory."""
+    with open(path) as f:
+        header = f.readline().strip().split(",")
+        rows = [[float(x) for x in line.split(",")] for line in f if line.strip()]
+    return header, rows
+
+
+def test_simulate(args):
+    for name, t_end in (("anchor_chain", "0.2"), ("merged_four_bar_lattice_3x4", "0.5")):
+        model = os.path.join(args.inputs, name + ".yaml")
+        extra = ["--integrator", "ida", "--t-end", t_end, "--output-interval", "0.01"]
+        base = os.path.join(args.work, f"simulate_serial_{name}")
+        run(args, None, "simulate", model, extra, base)
+        outs = [f"out/{name}.simulate.json", f"out/{name}.trajectory.csv"]
+        check(files(base) == outs, f"serial simulate: files {files(base)}")
+        with open(os.path.join(base, outs[0])) as f:
+            serial = json.load(f)
+        header, rows = history(os.path.join(base, outs[1]))
+        positions = [k for k, n in enumerate(header) if n.endswith("_m_world")]
+        length = max(abs(r[k]) for r in rows for k in positions)
+        for np in (1, 2, 4):
+            folder = os.path.join(args.work, f"simulate_np{np}_{name}")
+            q = run(args, np, "simulate", model, extra, folder)
+            what = f"simulate {name}, {np} ranks"
+            check(files(folder) == outs, f"{what}: files {files(folder)}, expected {outs}")
+            if np > 1:
+                check(q.stdout.count(f"distributed: ran on {np} MPI ranks (partitioner ") == 1 and
+                      q.stdout.count("simulation of '") == 1, f"{what}: stdout\n{q.stdout}")
+            with open(os.path.join(folder, outs[0])) as f:
+                other = json.load(f)
+            for key in ("steps", "newton_iterations"):
+                check(other["statistics"][key] == serial["statistics"][key],
+                      f"{what}: {key} {other['statistics'][key]}, serial "
+                      f"{serial['statistics'][key]}")
+            check(other["redundant_rows"] == serial["redundant_rows"], f"{what}: redundant rows")
+            h, r = history(os.path.join(folder, outs[1]))
+            check(h == header and len(r) == len(rows), f"{what}: columns or rows differ")
+            d = max(abs(a[k] - b[k]) for a, b in zip(r, rows) for k in positions) / length
+            print(f"{what}: positions differ from the serial run by {d:.3g} of {length:.3g} m")
+            check(d <= 1e-8, f"{what}: positions differ by {d:.3g} of the length scale")
+
+
 def main():
-    run_mode({"chain": test_chain, "lattice": test_lattice, "refused": test_refused})
+    run_mode({"chain": test_chain, "lattice": test_lattice, "simulate": test_simulate,
+              "refused": test_refused})
 
 
 if __name__ == "__main__":
