@@ -193,6 +193,7 @@ Run runCatena(const Model& m, const AssemblyPlan& plan, const std::string& metho
     o.min_step = 1e-9;
     o.error_tolerance = tol;
     o.output_interval = 0.0;
+    o.consistent_multipliers = false;  // positions only, like Simbody's runs
     r = integrateGeneralizedAlpha(m, plan, initialState(m), o, observer);
   } else if (method == "erk6" || method == "erk8") {
     RkOptions o;
@@ -605,7 +606,8 @@ int main(int argc, char** argv) {
             << " s per reference run; generalized-alpha with the library's defaults (rho_inf "
             << GeneralizedAlphaOptions{}.rho_inf << ", reuse of the iteration matrix "
             << (GeneralizedAlphaOptions{}.reuse_iteration_matrix ? "on" : "off")
-            << ") and steps up to " << o.ga_max_step << " s; IDA index-2 GGL with the library's "
+            << ", the scheme's multipliers at the outputs: positions only) and steps up to "
+            << o.ga_max_step << " s; IDA index-2 GGL with the library's "
             << "defaults but rtol = atol; OMP_NUM_THREADS=" << (threads ? threads : "unset")
             << "; CPU " << bench::cpuModel() << ".\n\nReferences: Simbody RungeKuttaMerson at "
             << "accuracy " << o.simbody_reference << " (every error below is against it) and "
