@@ -70,7 +70,7 @@ struct SimulateArguments {
   double accuracy = 0.0;              ///< --accuracy (ida, rk): > 0 runs the accuracy ladder
   // gen-alpha: error control by default (GeneralizedAlphaOptions), dt the largest step.
   double t_end = 1.0, dt = 1e-2, output_interval = -1.0, rho_inf = 0.5, rtol = 1e-6, atol = 1e-8,
-         tolerance = 1e-5, newton_tolerance = 0.0;
+         tolerance = IntegratorChoice{}.tolerance, newton_tolerance = 0.0;
   bool no_kc = false, terse = false, fixed_step = false, full_newton = false;
   const cli::CommandLine* line = nullptr;  ///< as parsed; line->petsc: argv for PETSc
   // --formulation mcs (integrators/mcs_dynamics.hpp), and which options were given explicitly.
