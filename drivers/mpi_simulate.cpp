@@ -22,6 +22,7 @@
 #include "options.hpp"
 #include "parallel/distributed_assembly.hpp"
 #include "scale_model.hpp"
+#include "simulate_json.hpp"
 
 namespace catena {
 namespace {
@@ -53,21 +54,12 @@ void writeSummary(std::ostream& os, const DistributedSimulate& c, const Model& m
   j.key("distributed").beginObject();
   j.key("ranks").value(static_cast<long>(ranks)).key("partitioner").value(partitioner);
   j.endObject();
-  j.key("model").beginObject();
-  j.key("bodies").value(static_cast<long>(m.bodies.size()));
-  j.key("joints").value(static_cast<long>(m.joints.size()));
-  j.key("nq").value(static_cast<long>(m.nq)).key("nv").value(static_cast<long>(m.nv));
-  j.key("nc").value(static_cast<long>(m.nc));
-  j.endObject();
+  writeSimulateModel(j, m);
   j.key("success").value(r.status.ok()).key("message").value(r.status.message);
   j.key("worst_rows").array(r.worst_rows);
   j.key("redundant_rows").array(redundant);
   j.key("t_reached_s").value(last.t).key("duration_requested_s").value(c.t_end);
-  j.key("statistics").beginObject();
-  j.key("steps").value(s.steps).key("rejected_steps").value(s.rejected_steps);
-  j.key("newton_iterations").value(s.newton_iterations);
-  j.key("factorizations").value(s.factorizations).key("linear_solves").value(s.linear_solves);
-  j.endObject();
+  writeSimulateStatistics(j, s);
   j.key("max_position_drift").value(traj.maxPositionDrift());
   j.key("max_velocity_drift").value(traj.maxVelocityDrift());
   j.key("energy_initial_J").value(e0).key("energy_final_J").value(e1);

@@ -57,6 +57,7 @@
 #include "report/mcs_writer.hpp"
 #include "report/trajectory_writer.hpp"
 #include "report/vtk_writer.hpp"
+#include "simulate_json.hpp"
 
 namespace {
 
@@ -312,12 +313,7 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.key("input").value(a.file).key("units").value(kJsonUnits);
   j.key("analysis").value("simulate").key("method").value(r.method);
   if (a.integrator == "ida") j.key("linear_solver").value(a.linear_solver);
-  j.key("model").beginObject();
-  j.key("bodies").value(static_cast<long>(m.bodies.size()));
-  j.key("joints").value(static_cast<long>(m.joints.size()));
-  j.key("nq").value(static_cast<long>(m.nq)).key("nv").value(static_cast<long>(m.nv));
-  j.key("nc").value(static_cast<long>(m.nc));
-  j.endObject();
+  writeSimulateModel(j, m);
   j.key("success").value(r.status.ok()).key("message").value(r.status.message);
   j.key("interrupted_by_signal").value(signal);
   j.key("warnings").array(warnings);
@@ -342,15 +338,7 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
     j.key("rtols").array(ladder->tolerances).key("differences_m").array(ladder->differences);
     j.endObject();
   }
-  j.key("statistics").beginObject();
-  j.key("steps").value(s.steps).key("rejected_steps").value(s.rejected_steps);
-  j.key("newton_iterations").value(s.newton_iterations);
-  j.key("jacobian_evaluations").value(s.jacobian_evaluations);
-  j.key("factorizations").value(s.factorizations).key("linear_solves").value(s.linear_solves);
-  j.key("error_test_failures").value(s.error_test_failures);
-  j.key("convergence_failures").value(s.convergence_failures);
-  j.key("smallest_step_s").value(s.smallest_step).key("largest_step_s").value(s.largest_step);
-  j.endObject();
+  writeSimulateStatistics(j, s);
   j.key("max_position_drift").value(traj.maxPositionDrift());
   j.key("max_velocity_drift").value(traj.maxVelocityDrift());
   j.key("energy_initial_J").value(e0).key("energy_final_J").value(e1);

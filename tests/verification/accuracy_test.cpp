@@ -23,6 +23,7 @@
 #include "io/yaml_loader.hpp"
 #include "model/generators.hpp"
 #include "model/model_builder.hpp"
+#include "pendulum_model.hpp"
 #include "petsc_fixture.hpp"
 #include "reference_odes.hpp"
 #include "test_support.hpp"
@@ -118,32 +119,6 @@ double distance(const Model& m, const std::vector<State>& a, const std::vector<S
   return d;
 }
 
-/// Planar point mass on a massless rod of length L hinged at the origin, released from rest at
-/// theta0 from the downward vertical.
-Model planarPendulum(double L, double theta0) {
-  ModelBuilder b(2, "planar_pendulum");
-  b.setGravity(Vec3(0, -9.81, 0));
-  Body bob;
-  bob.name = "bob";
-  bob.mass = 1.0;
-  bob.position = Vec3(L * std::sin(theta0), -L * std::cos(theta0), 0);
-  bob.orientation = Quat(Eigen::AngleAxisd(theta0, Vec3::UnitZ()));
-  const Index body = b.addBody(bob);
-  Marker hinge_bob, hinge_ground;
-  hinge_bob.name = "bob/hinge";
-  hinge_bob.body = body;
-  hinge_bob.position = Vec3(0, L, 0);
-  hinge_ground.name = "ground/hinge";
-  hinge_ground.body = kGround;
-  Joint j;
-  j.name = "hinge";
-  j.type = JointType::kRevolute;
-  j.marker1 = b.addMarker(hinge_bob);
-  j.marker2 = b.addMarker(hinge_ground);
-  b.addJoint(j);
-  return b.finalize();
-}
-
 std::vector<double> outputTimes(double t_end, double interval) {
   std::vector<double> times;
   const int n = static_cast<int>(std::lround(t_end / interval));
@@ -182,7 +157,7 @@ BOOST_AUTO_TEST_CASE(spatial_pendulum) {
 
 BOOST_AUTO_TEST_CASE(planar_pendulum_at_150_deg) {
   const double L = 4.0, theta0 = 150.0 * M_PI / 180.0, t_end = 5.0, interval = 0.05;
-  const Model m = planarPendulum(L, theta0);
+  const Model m = test::planarPendulum(L, theta0);
   const std::vector<double> times = outputTimes(t_end, interval);
   const auto ref = reference::planarPendulum(L, 9.81, theta0, 0.0, times);
   for (const char* integrator : kIntegrators)

@@ -22,6 +22,7 @@
 #include "io/yaml_loader.hpp"
 #include "model/generators.hpp"
 #include "model/model_builder.hpp"
+#include "pendulum_model.hpp"
 #include "petsc_fixture.hpp"
 #include "test_support.hpp"
 
@@ -74,33 +75,6 @@ double measuredPeriod(const Run& r, Index k, Index kv) {
   const std::vector<double> roots = zeroCrossings(t, x, xd);
   BOOST_REQUIRE_GE(roots.size(), 2u);
   return 2.0 * (roots[1] - roots[0]);
-}
-
-/// Planar point mass on a massless rod of length L hinged at the origin, released from rest at
-/// theta0 from the downward vertical (mass at (L sin theta0, -L cos theta0)).
-Model planarPendulum(double L, double theta0) {
-  ModelBuilder b(2, "planar_pendulum");
-  b.setGravity(Vec3(0, -9.81, 0));
-  Body bob;
-  bob.name = "bob";
-  bob.mass = 1.0;
-  bob.position = Vec3(L * std::sin(theta0), -L * std::cos(theta0), 0);
-  bob.orientation = Quat(Eigen::AngleAxisd(theta0, Vec3::UnitZ()));
-  const Index body = b.addBody(bob);
-  Marker hinge_bob;
-  hinge_bob.name = "bob/hinge";
-  hinge_bob.body = body;
-  hinge_bob.position = Vec3(0, L, 0);
-  Marker hinge_ground;
-  hinge_ground.name = "ground/hinge";
-  hinge_ground.body = kGround;
-  Joint j;
-  j.name = "hinge";
-  j.type = JointType::kRevolute;
-  j.marker1 = b.addMarker(hinge_bob);
-  j.marker2 = b.addMarker(hinge_ground);
-  b.addJoint(j);
-  return b.finalize();
 }
 
 double closedFormPeriod(double L, double theta0) {
@@ -185,7 +159,7 @@ BOOST_AUTO_TEST_CASE(pendulum_period_at_30_deg) {
 
 BOOST_AUTO_TEST_CASE(pendulum_period_at_150_deg) {
   const double L = 4.0, theta0 = 150.0 * M_PI / 180.0;
-  checkPeriod(planarPendulum(L, theta0), closedFormPeriod(L, theta0), 3e-4);
+  checkPeriod(test::planarPendulum(L, theta0), closedFormPeriod(L, theta0), 3e-4);
 }
 
 /// Largest |E - E0| over the run relative to the largest kinetic energy (the energy
