@@ -33,6 +33,7 @@
 #include "integrators/initial_state.hpp"
 #include "integrators/mcs_dynamics.hpp"
 #include "integrators/mcs_passages.hpp"
+#include "integrators/rk_dynamics.hpp"
 #include "io/yaml_loader.hpp"
 #include "model/four_bar_lattice.hpp"
 #include "parallel/petsc_session.hpp"
@@ -68,9 +69,9 @@ struct Row {
   std::string why;
 };
 
-/// One run of `integrator` ("gen-alpha", "gen-alpha fixed", "IDA index 1|2|3", "MCS") at
-/// tolerance tol: generalized-alpha --tolerance tol (fixed: the step sqrt(tol)); IDA and MCS
-/// rtol = tol, atol = tol / 100; outputs every kInterval s.
+/// One run of `integrator` ("gen-alpha", "gen-alpha fixed", "IDA index 1|2|3", "MCS", "RK") at
+/// tolerance tol: generalized-alpha --tolerance tol (fixed: the step sqrt(tol)); IDA, MCS and
+/// Runge-Kutta (Verner 6(5)) rtol = tol, atol = tol / 100; outputs every kInterval s.
 DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& start,
                          const std::string& name, double tol, double t_end,
                          const TrajectoryObserver& observe) {
@@ -95,6 +96,14 @@ DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& 
     return integrateMcsWithPassages(m, plan, start, o,
                                     [&](const State& s, const McsSample&) { return observe(s); })
         .dynamics;
+  }
+  if (name == "RK") {
+    RkOptions o;
+    o.t_end = t_end;
+    o.output_interval = kInterval;
+    o.rtol = tol;
+    o.atol = tol / 100;
+    return integrateRungeKutta(m, plan, start, o, observe);
   }
   IdaOptions o;
   o.formulation = name == "IDA index 1"   ? IdaFormulation::kIndex1
@@ -182,8 +191,8 @@ int main(int argc, char** argv) {
     const AssemblyPlan plan = buildAssemblyPlan(m);
     std::vector<Index> body;
     for (const std::string& b : bars) body.push_back(m.findBody(b));
-    for (const char* integrator :
-         {"gen-alpha", "gen-alpha fixed", "IDA index 2", "IDA index 1", "IDA index 3", "MCS"}) {
+    for (const char* integrator : {"gen-alpha", "gen-alpha fixed", "IDA index 2", "IDA index 1",
+                                   "IDA index 3", "MCS", "RK"}) {
       for (double tol : {1e-4, 1e-6, 1e-8, 1e-10}) {
         Row row;
         row.model = file;
@@ -242,8 +251,8 @@ int main(int argc, char** argv) {
     std::vector<Index> cranks;
     for (Index b = 0; b < static_cast<Index>(m.bodies.size()); ++b)
       if (m.bodies[b].name.rfind("crank", 0) == 0) cranks.push_back(b);
-    std::vector<std::string> integrators = {"gen-alpha", "gen-alpha fixed", "IDA index 2",
-                                            "IDA index 1", "IDA index 3"};
+    std::vector<std::string> integrators = {"gen-alpha",   "gen-alpha fixed", "IDA index 2",
+                                            "IDA index 1", "IDA index 3",     "RK"};
     if (m.nv <= 2000) integrators.push_back("MCS");
     for (const std::string& integrator : integrators) {
       for (double tol : {1e-6, 1e-8, 1e-10}) {
