@@ -31,8 +31,8 @@
 #include <string>
 #include <vector>
 
-#include "analysis/energy.hpp"
 #include "assembly/assemble.hpp"
+#include "energy_check.hpp"
 #include "ida_support.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "io/yaml_loader.hpp"
@@ -71,14 +71,7 @@ Run integrate(const Model& m, const AssemblyPlan& plan, IdaFormulation f, IdaLin
 
 /// max |E - E0| over the run relative to the largest kinetic energy.
 double energyError(const Model& m, const AssemblyPlan& plan, const Run& r) {
-  const double E0 = computeEnergy(m, plan, r.states.front()).total();
-  double worst = 0.0, kinetic = 0.0;
-  for (const State& s : r.states) {
-    const Energy e = computeEnergy(m, plan, s);
-    worst = std::max(worst, std::abs(e.total() - E0));
-    kinetic = std::max(kinetic, e.kinetic);
-  }
-  return worst / kinetic;
+  return test::relativeEnergyError(m, plan, r.states);
 }
 
 /// Largest difference of a and ref over the first kSharedSteps steps in IDA's weighted norm
