@@ -527,6 +527,16 @@ void assembleMass(const Model& model, const AssemblyPlan& plan, const VecX& q, S
   });
 }
 
+std::vector<std::uint8_t> massNonzero(const Model& model, const AssemblyPlan& plan) {
+  const SparseMatrixCSR& P = plan.body_pattern;
+  std::vector<std::uint8_t> flags(static_cast<std::size_t>(P.nonZeros()), 0);
+  for (int r = 0; r < P.outerSize(); ++r)
+    for (int k = P.outerIndexPtr()[r]; k < P.outerIndexPtr()[r + 1]; ++k)
+      flags[k] = r / model.nv_body == P.innerIndexPtr()[k] / model.nv_body &&
+                 (plan.body_nonzero.empty() || plan.body_nonzero[k]);
+  return flags;
+}
+
 void assembleMassTimes(const Model& model, const VecX& q, const VecX& a, VecX& out) {
   out.resize(model.nv);
   forEachBody(model, [&](Index b) {

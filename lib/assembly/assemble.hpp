@@ -15,6 +15,10 @@ namespace catena {
 
 SparseMatrixCSR makeConstraintMatrix(const AssemblyPlan& plan);  ///< nc x nv, pattern of C_q
 SparseMatrixCSR makeBodyMatrix(const AssemblyPlan& plan);        ///< nv x nv, shared pattern
+/// One flag per entry of the body pattern: 1 where M can be nonzero (each body's own diagonal
+/// block, as assembleMass fills it), 0 elsewhere (the blocks the joints couple for K and K_c):
+/// the A_nonzero of a saddle-point solver whose (1,1) block is M alone.
+std::vector<std::uint8_t> massNonzero(const Model& model, const AssemblyPlan& plan);
 
 /// The value array of a matrix: matrices of one pattern combine by their values (K + K_c).
 inline Eigen::Map<VecX> values(SparseMatrixCSR& A) {

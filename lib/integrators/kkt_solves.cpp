@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 
 namespace catena {
@@ -12,7 +13,7 @@ KktSolves::KktSolves(const Model& m, const AssemblyPlan& plan, const std::string
       plan_(plan),
       Cq_(makeConstraintMatrix(plan)),
       M_(makeBodyMatrix(plan)),
-      kkt_(M_, Cq_, prefix) {
+      kkt_(M_, Cq_, prefix, massNonzero(m, plan)) {
   for (VecX* x : {&C_, &Ct_, &rate_, &gamma_}) x->resize(m.nc);
   f_.resize(m.nv);
 }
@@ -62,11 +63,8 @@ std::pair<double, double> KktSolves::drift(const State& s) {
 Status KktSolves::factorAt(const VecX& q, double t) {
   assembleConstraints(m_, plan_, q, t, nullptr, &Cq_);
   assembleMass(m_, plan_, q, M_);
-  double a = 0.0, c = 0.0;
-  for (int k = 0; k < M_.nonZeros(); ++k) a = std::max(a, std::abs(M_.valuePtr()[k]));
-  for (int k = 0; k < Cq_.nonZeros(); ++k) c = std::max(c, std::abs(Cq_.valuePtr()[k]));
   ++factorizations_;
-  return kkt_.factor(M_, Cq_, (a > 0.0 && c > 0.0) ? a / c : 1.0);
+  return kkt_.factor(M_, Cq_, constraintRowScale(M_, Cq_));
 }
 
 Status KktSolves::solveAccelerations(const State& s, VecX& vdot, VecX& lambda) {
