@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <optional>
 #include <sstream>
 
 #include "analysis/energy.hpp"
@@ -33,7 +32,7 @@ struct Parameters {
 /// Everything a step needs, allocated once.
 struct Workspace {
   SparseMatrixCSR Cq, M, K, D, Kc, S;
-  VecX C, gamma, f, r, minus_c, dx, dl, dq;
+  VecX C, f, r, minus_c, dx, dl, dq;
   VecX inertial, reaction;  ///< M vdot and C_q^T lambda
   VecX a_start;             ///< the start's a, rescaled to the step being taken
   VecX change;              ///< a_{n+1} - a_start of the step being tested
@@ -47,7 +46,6 @@ struct Workspace {
         Kc(makeBodyMatrix(plan)),
         S(makeBodyMatrix(plan)),
         C(m.nc),
-        gamma(m.nc),
         f(m.nv),
         r(m.nv),
         minus_c(m.nc),
@@ -142,15 +140,9 @@ constexpr double kMaxStepRatio = 1.2;
 
 /// Consistent accelerations and multipliers at a consistent (q, v, t):
 /// [M C_q^T; C_q 0] [vdot; lambda] = [f; gamma].
-Status initialAccelerations(const Model& m, const AssemblyPlan& plan, const std::string& prefix,
-                            Workspace& w, StepState& x) {
-  assembleMass(m, plan, x.s.q, w.M);
-  assembleForces(m, plan, x.s.q, x.s.v, x.s.t, w.f);
-  assembleConstraints(m, plan, x.s.q, x.s.t, nullptr, &w.Cq);
-  assembleGamma(m, plan, x.s.q, x.s.v, x.s.t, w.gamma);
-  SaddlePointSolver kkt(w.M, w.Cq, prefix, plan.body_nonzero);
-  Status st = kkt.factor(w.M, w.Cq, 1.0);
-  if (st.ok()) st = kkt.solve(w.f, w.gamma, x.vdot, x.s.lambda);
+Status initialAccelerations(const Model& m, const AssemblyPlan& plan, KktSolves& kkt,
+                            StepState& x) {
+  Status st = kkt.accelerations(x.s, x.vdot, x.s.lambda);
   // A singular matrix is diagnosed by withIndependentRows, and only if no rows can be left out
   // (the diagnosis is a dense QRCP: minutes for a few thousand coordinates).
   if (!st.ok())
@@ -378,7 +370,9 @@ DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& 
   Workspace w(m, plan);
   StepState x{initial, VecX::Zero(m.nv), VecX::Zero(m.nv), 0.0};
   if (x.s.lambda.size() != m.nc) x.s.lambda = VecX::Zero(m.nc);
-  out.status = initialAccelerations(m, plan, o.petsc_prefix, w, x);
+  // The KKT solves of the start and of the outputs' multipliers.
+  KktSolves consistent(m, plan, o.petsc_prefix);
+  out.status = initialAccelerations(m, plan, consistent, x);
   out.state = x.s;
   if (!out.status.ok()) return out;
   // Every output state passes the branch watch before the observer sees it. Its multipliers
@@ -388,13 +382,11 @@ DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& 
   // 0.008 N with equal steps; with these multipliers 1.4e-4 N and 6e-5 N, falling with the
   // tolerance), and a tighter tolerance made the reported reactions worse.
   BranchWatch branch(m);
-  std::optional<KktSolves> consistent;
-  if (o.consistent_multipliers) consistent.emplace(m, plan, o.petsc_prefix);
   State shown;
   VecX shown_vdot;
   auto emit = [&](const State& s) {
     shown = s;
-    if (consistent && !consistent->accelerations(shown, shown_vdot, shown.lambda).ok())
+    if (o.consistent_multipliers && !consistent.accelerations(shown, shown_vdot, shown.lambda).ok())
       shown.lambda = s.lambda;  // a singular matrix (a singular configuration): the scheme's
     return branch.add(shown) && (!observer || observer(shown));
   };
