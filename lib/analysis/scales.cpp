@@ -5,6 +5,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "assembly/assemble.hpp"
+
 namespace catena {
 
 double lengthScale(const Model& m) {
@@ -159,6 +161,13 @@ std::vector<RankedText> rankedWorstRows(const Model& m, const VecX& C, int count
     out.push_back({std::abs(C(order[k])), os.str()});
   }
   return out;
+}
+
+std::vector<std::string> worstRowsAt(const Model& m, const AssemblyPlan& plan, const VecX& q,
+                                     double t, int count) {
+  VecX C(m.nc);
+  assembleConstraints(m, plan, q, t, &C, nullptr);
+  return worstRows(m, C, count);
 }
 
 std::vector<std::string> worstRows(const Model& m, const VecX& C, int count) {

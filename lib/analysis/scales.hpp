@@ -77,6 +77,9 @@ double maxAbsEntry(const SparseMatrixCSR& A);
 
 /// The `count` constraint rows with the largest |C|, as "joint 'name' row x: value".
 std::vector<std::string> worstRows(const Model& m, const VecX& C, int count);
+/// worstRows of C(q, t) (assembled here; for failure reports, not loops).
+std::vector<std::string> worstRowsAt(const Model& m, const AssemblyPlan& plan, const VecX& q,
+                                     double t, int count);
 /// The same with |C_r| as the value of each text, largest first.
 std::vector<RankedText> rankedWorstRows(const Model& m, const VecX& C, int count);
 

@@ -402,9 +402,7 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
   auto fail = [&](Status::Code code, const std::string& message, const State& at) {
     dyn.status = Status::failure(code, message);
     dyn.state = at;
-    VecX C(model.nc);
-    assembleConstraints(model, plan, at.q, at.t, &C, nullptr);
-    dyn.worst_rows = worstRows(model, C, 5);
+    dyn.worst_rows = worstRowsAt(model, plan, at.q, at.t, 5);
     return out;
   };
 

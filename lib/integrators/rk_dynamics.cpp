@@ -5,7 +5,6 @@
 #include <sstream>
 
 #include "analysis/scales.hpp"
-#include "assembly/assemble.hpp"
 #include "core/check.hpp"
 #include "integrators/branch_watch.hpp"
 #include "integrators/initial_state.hpp"
@@ -182,9 +181,7 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
   auto fail = [&](const Status& st, const State& at) {
     out.status = st;
     out.state = at;
-    VecX C(model.nc);
-    assembleConstraints(model, plan, at.q, at.t, &C, nullptr);
-    out.worst_rows = worstRows(model, C, 5);
+    out.worst_rows = worstRowsAt(model, plan, at.q, at.t, 5);
     out.stats.factorizations = run.kkt.factorizations();
     out.stats.projections = run.projections;
     return out;

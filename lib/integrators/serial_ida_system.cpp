@@ -182,9 +182,7 @@ class SerialIdaSystem final : public IdaSystem {
   }
 
   std::vector<std::string> worstRows(const State& s) override {
-    VecX C(m_.nc);
-    assembleConstraints(m_, plan_, s.q, s.t, &C, nullptr);
-    return catena::worstRows(m_, C, 5);
+    return worstRowsAt(m_, plan_, s.q, s.t, 5);
   }
   bool watchBranch(const State& s) override { return branch_.add(s); }
   Status branchStatus() const override { return branch_.status(); }
