@@ -76,19 +76,12 @@ InputModel loadInputModel(const std::string& path, const std::string& prefix) {
 }
 
 DistributedLatticePart partitionInputModel(const Model& whole, const std::string& path,
-                                           InputNumbering* numbering) {
+                                           InputNumbering* numbering, bool reproducible) {
   // partitionModel refuses what every rank refuses alike before its first collective call (the
   // springs), or after agreeing (a rank without a body): no rank is left waiting.
   DistributedLatticePart out;
   onEveryRankAlike(path, [&] {
-    PartitionedModel pm = partitionModel(whole);
-    // ModelBuilder gives a joint its type's rows: those that a model without its redundant
-    // rows (independentInputRows) leaves out come back, so the whole model's masks are
-    // restored.
-    Model& local = pm.part.model;
-    for (std::size_t j = 0; j < local.joints.size(); ++j)
-      local.joints[j].mask = whole.joints[pm.joint[j]].mask;
-    local.countRows();
+    PartitionedModel pm = partitionModel(whole, "model_", reproducible);
     if (numbering) *numbering = {std::move(pm.body), std::move(pm.joint)};
     out = {std::move(pm.part), pm.partitioner};
   });

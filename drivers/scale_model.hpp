@@ -42,9 +42,11 @@ struct InputNumbering {
 /// This rank's part of `whole` (partitionModel) with the partitioner's name; numbering (if not
 /// null) receives where the whole model's bodies and joints went. Throws catena::Error on every
 /// rank alike, naming `path` and why, for a model the distributed analyses do not take
-/// (springs, fewer bodies than ranks). Collective.
+/// (springs, fewer bodies than ranks). reproducible: contiguous ranges of bodies and the halo
+/// (partitionModel), for dynamics bitwise the same on any rank count. Collective.
 DistributedLatticePart partitionInputModel(const Model& whole, const std::string& path,
-                                           InputNumbering* numbering = nullptr);
+                                           InputNumbering* numbering = nullptr,
+                                           bool reproducible = false);
 
 /// The input model without the constraint rows that the QRCP of C_q^T at its initial state
 /// finds redundant (mobility/independent_rows.hpp, as `catena simulate` selects them): the

@@ -30,7 +30,6 @@
 #include "model/generators.hpp"
 #include "parallel/lattice_part.hpp"
 #include "parallel/message_counters.hpp"
-#include "solvers/redundant_klu.hpp"
 #include "statics/distributed_statics.hpp"
 #include "statics/redundant_statics.hpp"
 
@@ -119,12 +118,13 @@ FourBarLatticeOptions studyLattice(long K) {
 
 /// This rank's part of a study's model: the input model (whole: not null, the input's model or
 /// that model without its redundant rows; graph partition; numbering: where its bodies and
-/// joints went), the chain of `size` links (contiguous ranges; with its halo for bitwise
-/// dynamics) or the given lattice (PT-Scotch graph partition), and the partitioner's name.
+/// joints went), the chain of `size` links (contiguous ranges) or the given lattice (PT-Scotch
+/// graph partition), and the partitioner's name. halo: for bitwise reproducible dynamics
+/// (contiguous ranges and the halo; the generated lattice has none).
 DistributedLatticePart buildStudyPart(const ScalingStudy& study, const Model* whole, long size,
                                       const FourBarLatticeOptions& lattice, int rank, int ranks,
                                       bool halo = false, InputNumbering* numbering = nullptr) {
-  if (whole) return partitionInputModel(*whole, study.input, numbering);
+  if (whole) return partitionInputModel(*whole, study.input, numbering, halo);
   if (study.family == "lattice") return buildDistributedFourBarLattice(lattice);
   CatenaryChainOptions o;
   o.links = static_cast<int>(size);
@@ -362,7 +362,7 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
   o.rtol = study.rtol;
   o.atol = 1e-2 * study.rtol;
   o.output_interval = study.t_end / 100.0;  // outputs interpolated: the steps are IDA's own
-  if (study.reproducible) useRedundantKlu(o.petsc_prefix);
+  if (study.reproducible) o.linear_solver = IdaLinearSolver::kGatheredKlu;
   if (study.linear_solver == "schur") o.linear_solver = IdaLinearSolver::kSchur;
   double kinetic_max = 0.0;  // over the outputs: the scale of the energy check
   inside.run += " size=" + std::to_string(size) + " repeat=" + std::to_string(repeat);

@@ -457,6 +457,22 @@ void assembleConstraintTimeDerivative(const Model& model, const AssemblyPlan& pl
   });
 }
 
+void velocityConstraints(const Model& model, const SparseMatrixCSR& Cq, const VecX& v,
+                         const VecX& Ct, double* out) {
+  const int* outer = Cq.outerIndexPtr();
+  const int* inner = Cq.innerIndexPtr();
+  const double* cq = Cq.valuePtr();
+  for (Index j = 0; j < static_cast<Index>(model.joints.size()); ++j) {
+    const Index b1 = model.markerBody(model.joints[j].marker1);
+    for (Index r = model.joint_row_offset[j]; r < model.joint_row_offset[j + 1]; ++r) {
+      double first = 0.0, second = 0.0;
+      for (int k = outer[r]; k < outer[r + 1]; ++k)
+        (inner[k] / model.nv_body == b1 ? first : second) += cq[k] * v(inner[k]);
+      out[r] = (first + second) + Ct(r);
+    }
+  }
+}
+
 void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
                    double t, VecX& gamma) {
   forEachJoint(model, [&](Index j) {

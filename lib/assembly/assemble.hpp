@@ -34,6 +34,11 @@ void assembleConstraints(const Model& model, const AssemblyPlan& plan, const Vec
 /// Partial time derivative C_t (nc).
 void assembleConstraintTimeDerivative(const Model& model, const AssemblyPlan& plan, const VecX& q,
                                       double t, VecX& Ct);
+/// out[r] = (C_q v + C_t)(r) for every row r (nc entries), each row's terms of body 1 summed
+/// before those of body 2 whatever the local body order: the same bits on a rank that holds
+/// the joint with a ghost body (integrators/distributed_dynamics.hpp). No allocation.
+void velocityConstraints(const Model& model, const SparseMatrixCSR& Cq, const VecX& v,
+                         const VecX& Ct, double* out);
 /// Acceleration right-hand side gamma (nc): C_q dv/dt = gamma.
 void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, const VecX& v,
                    double t, VecX& gamma);

@@ -74,7 +74,7 @@ void markBodyNonzeros(const Model& model, const std::vector<std::pair<Index, Ind
 
 }  // namespace
 
-AssemblyPlan buildAssemblyPlan(const Model& model) {
+AssemblyPlan buildAssemblyPlan(const Model& model, bool joints_in_order) {
   AssemblyPlan plan;
   plan.markers.reserve(model.markers.size());
   for (const Marker& m : model.markers) plan.markers.push_back(markerFrame(m));
@@ -200,7 +200,9 @@ AssemblyPlan buildAssemblyPlan(const Model& model) {
   }
 
   // Tiles of up to 64 joints (at least 16 tiles when there are enough joints, for the threads).
-  const std::size_t tile = std::clamp<std::size_t>(model.joints.size() / 16, 1, 64);
+  const std::size_t tile = joints_in_order
+                               ? std::max<std::size_t>(model.joints.size(), 1)
+                               : std::clamp<std::size_t>(model.joints.size() / 16, 1, 64);
   Colouring joint_colouring = colour(joint_pairs, nb, tile);
   plan.joint_colours = std::move(joint_colouring.elements);
   plan.joint_colour_tiles = std::move(joint_colouring.tile_start);

@@ -73,7 +73,9 @@ struct AssemblyPlan {
   std::vector<std::vector<Index>> force_colours;
 };
 
-/// Cost O(nnz log) once per model.
-AssemblyPlan buildAssemblyPlan(const Model& model);
+/// Cost O(nnz log) once per model. joints_in_order: one colour, one tile, so that every entry
+/// sums its joints' terms in joint order, whatever other joints the model holds (a rank's halo,
+/// model/model_part.hpp: the same bits on any rank count); the joints' refill is then serial.
+AssemblyPlan buildAssemblyPlan(const Model& model, bool joints_in_order = false);
 
 }  // namespace catena

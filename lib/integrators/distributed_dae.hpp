@@ -25,6 +25,7 @@
 #include "parallel/reproducible_sum.hpp"
 #include "solvers/direct_lu.hpp"
 #include "solvers/factorization.hpp"
+#include "solvers/gathered_klu.hpp"
 #include "solvers/schur_decomposition.hpp"
 
 namespace catena::distributed_ida {
@@ -64,20 +65,33 @@ inline void exchangeBodyStarts(const DistributedModel& dm, const std::vector<Ind
   GhostExchange(1, dm.part().owned_bodies, ghosts).update(body_start.data());
 }
 
-/// A square MatAIJ over a fixed COO pattern (global indices), solved by KSP preonly + LU with
-/// MUMPS unless the options under prefix say otherwise, as the distributed statics'
-/// saddle-point solver. MatAIJ is sequential on one rank: with -PREFIXpc_type redundant and a
-/// sequential package (-PREFIXredundant_pc_factor_mat_solver_type klu) every rank count then
-/// factors the same gathered sequential matrix, and the solves do not depend on the rank count
-/// (distributed_dynamics.hpp). Collective.
+/// How DistributedLu solves.
+enum class DistributedSolve {
+  kPetsc,  ///< KSP preonly + LU, MUMPS unless the options under the prefix say otherwise
+  kSchur,  ///< the Schur-complement domain decomposition (solvers/schur_decomposition.hpp)
+  /// every rank gathers the whole matrix and factors it with KLU (solvers/gathered_klu.hpp):
+  /// the same solutions, bit for bit, on any rank count
+  kGatheredKlu,
+};
+
+/// A square matrix over a fixed COO pattern (global indices), factored and solved as `solve`
+/// says. With kPetsc, a MatAIJ solved by KSP preonly + LU with MUMPS unless the options under
+/// prefix say otherwise, as the distributed statics' saddle-point solver. Collective.
 class DistributedLu {
  public:
-  /// schur: the Schur-complement domain decomposition (solvers/schur_decomposition.hpp)
-  /// instead of MUMPS on the whole matrix; the pattern is made structurally symmetric for it
-  /// (explicit zeros at the transposed entries).
+  /// kSchur: the pattern is made structurally symmetric (explicit zeros at the transposed
+  /// entries). kGatheredKlu: groups, per local row, the body of a coordinate or -1 for a
+  /// multiplier (GatheredKlu).
   DistributedLu(Index local_rows, std::vector<PetscInt> rows, std::vector<PetscInt> cols,
-                const std::string& prefix, bool schur = false)
+                const std::string& prefix, DistributedSolve solve = DistributedSolve::kPetsc,
+                const std::vector<int>& groups = {})
       : entries_(static_cast<Index>(rows.size())) {
+    if (solve == DistributedSolve::kGatheredKlu) {
+      gathered_.emplace(local_rows, std::vector<int>(rows.begin(), rows.end()),
+                        std::vector<int>(cols.begin(), cols.end()), groups);
+      return;
+    }
+    const bool schur = solve == DistributedSolve::kSchur;
     if (schur) {  // the transposed entries too, zero
       rows.reserve(2 * rows.size());
       cols.reserve(2 * cols.size());
@@ -112,6 +126,7 @@ class DistributedLu {
   /// Refills the matrix with values (one per COO entry of the constructor, summed) and factors
   /// it.
   Status factor(const double* values) {
+    if (gathered_) return gathered_->factor(values);
     if (dd_) {
       std::copy_n(values, entries_, values_.begin());  // the transposed entries stay zero
       A_->set(values_.data());
@@ -123,6 +138,7 @@ class DistributedLu {
 
   /// x = A^-1 b on the owned entries (they may alias).
   Status solve(const double* b, double* x) {
+    if (gathered_) return gathered_->solve(b, x);
     PetscInt n = 0;
     CATENA_PETSC(VecGetLocalSize(b_, &n));
     PetscScalar* a = nullptr;
@@ -155,12 +171,20 @@ class DistributedLu {
     return worstStatus(st);
   }
 
-  std::string package() const { return dd_ ? "schur (klu + mumps)" : directLuPackage(ksp_); }
+  std::string package() const {
+    if (gathered_) return "gathered klu";
+    return dd_ ? "schur (klu + mumps)" : directLuPackage(ksp_);
+  }
+  /// The next factorization chooses new pivots (gathered KLU; the others always do).
+  void forgetPivots() {
+    if (gathered_) gathered_->forgetPivots();
+  }
 
  private:
   Index entries_ = 0;
   std::unique_ptr<CooMatrix> A_;
   std::unique_ptr<SchurDecomposition> dd_;
+  std::optional<GatheredKlu> gathered_;
   std::vector<double> values_;  // schur: the constructor's entries, then zeros
   KSP ksp_ = nullptr;
   Vec b_ = nullptr, x_ = nullptr;
@@ -217,13 +241,14 @@ class GhostRowSum {
 /// the joint terms of this rank, which are summed into the owner's rows (GhostRowSum, COO sums).
 class DistributedDae {
  public:
-  /// schur: Newton systems by the Schur-complement decomposition (DistributedLu).
-  DistributedDae(const DistributedAssembly& as, const std::string& prefix, bool schur = false)
+  /// solve: how the Newton systems are solved (DistributedLu).
+  DistributedDae(const DistributedAssembly& as, const std::string& prefix,
+                 DistributedSolve solve = DistributedSolve::kPetsc)
       : dm_(as.distributedModel()),
         part_(dm_.part()),
         halo_(!part_.halo.empty()),
         m_(halo_ ? part_.halo.model : dm_.local()),
-        halo_plan_(halo_ ? std::optional<AssemblyPlan>(buildAssemblyPlan(m_)) : std::nullopt),
+        halo_plan_(halo_ ? std::optional<AssemblyPlan>(buildAssemblyPlan(m_, true)) : std::nullopt),
         dae_(m_, halo_ ? *halo_plan_ : as.plan(), IdaFormulation::kIndex2, part_.owned_bodies),
         L_(dae_.layout()),
         d3_(m_.dimension == 3),
@@ -333,7 +358,18 @@ class DistributedDae {
       }
     }
     values_.resize(rows.size());
-    lu_.emplace(local_size_, std::move(rows), std::move(cols), prefix, schur);
+    // For the gathered KLU: each owned unknown's body if it is a position or a velocity, else
+    // -1 (nu, lambda, mu: equations without them).
+    std::vector<int> groups;
+    if (solve == DistributedSolve::kGatheredKlu) {
+      groups.assign(static_cast<std::size_t>(local_size_), -1);
+      for (Index b = 0; b < owned_bodies_; ++b) {
+        const int body = static_cast<int>(part_.first_body + b);
+        for (int c = 0; c < m_.nq_body; ++c) groups[slot_[L_.q + m_.qOffset(b) + c]] = body;
+        for (int c = 0; c < m_.nv_body; ++c) groups[slot_[L_.v + m_.vOffset(b) + c]] = body;
+      }
+    }
+    lu_.emplace(local_size_, std::move(rows), std::move(cols), prefix, solve, groups);
 
     yl_ = VecX::Zero(L_.size);
     ypl_ = VecX::Zero(L_.size);
@@ -458,6 +494,7 @@ class DistributedDae {
 
   /// Factors the last Newton matrix. Collective.
   Status factor() { return lu_->factor(values_.data()); }
+  void forgetPivots() { lu_->forgetPivots(); }
 
   /// x = S z with J S z = b (owned entries). Collective.
   Status solve(const double* b, double* x) {

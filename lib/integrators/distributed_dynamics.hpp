@@ -24,13 +24,16 @@
 ///   assembled here. v' and lambda come from the distributed KKT system
 ///   [M, C_q^T; C_q, 0] [v'; lambda] = [f; gamma] (same scaling and options prefix).
 ///
-/// Bitwise the same on any rank count (tests/mpi/reproducible_dynamics_test.cpp) when
-///   1. the part has its halo (ModelPart::halo; buildCatenaryChainPart(..., true)): each rank
-///      evaluates its bodies' rows whole, in the order one rank does; without it a ghost body's
-///      joint terms are summed into its owner's rows after the owner's own;
-///   2. the Newton systems are solved by a sequential LU of the gathered matrix on every rank
-///      (useRedundantKlu(prefix), solvers/redundant_klu.hpp: every rank factors the whole matrix,
-///      for reproducibility, not for speed);
+/// Bitwise the same on any rank count (tests/mpi/reproducible_dynamics_test.cpp, catena-scale
+/// --reproducible) when
+///   1. the part has its halo (ModelPart::halo: buildCatenaryChainPart(..., true), or
+///      partitionModel(..., reproducible) for any model, whose parts are then contiguous ranges
+///      of its bodies): each rank evaluates its bodies' rows whole, every entry summing its
+///      joints' terms in global joint order; without it a ghost body's joint terms are summed
+///      into its owner's rows after the owner's own;
+///   2. the Newton systems and the start's KKT system are solved by a KLU of the gathered
+///      matrix on every rank (IdaLinearSolver::kGatheredKlu, solvers/gathered_klu.hpp: every
+///      rank factors the whole matrix, for reproducibility, not for speed);
 /// IDA's norms and the first step's sum are exact sums (parallel/reproducible_sum.hpp) always.
 /// Otherwise results equal the serial integrateIda to round-off while the step sequences agree,
 /// and to the integration error once they part. Within a rank, bitwise identical for any OpenMP
@@ -54,8 +57,9 @@ using DistributedDynamicsTimings = IdaTimings;
 
 /// Integrates from `initial` (a State of the local model, ghosts included; lambda is computed)
 /// to options.t_end. Options as for integrateIda; only IdaFormulation::kIndex2 is distributed,
-/// linear_solver is kSchur for the Schur-complement decomposition, else ignored (PETSc, MUMPS
-/// unless -<prefix>pc_factor_mat_solver_type says otherwise) and assemble_initial_state only checks
+/// linear_solver is kSchur for the Schur-complement decomposition, kGatheredKlu for a KLU of the
+/// gathered matrix, else ignored (PETSc, MUMPS unless -<prefix>pc_factor_mat_solver_type says
+/// otherwise) and assemble_initial_state only checks
 /// consistency: |C|_inf <= 1e-10 (1 + max |r_body|) and |C_q v + C_t|_inf <= 1e-8 max(1, |v|_inf),
 /// else a failed Status. The observer gets t0 and every output time (or every step with
 /// output_interval 0) on every rank, with the state as DistributedDynamicsResult::state; it must

@@ -46,6 +46,11 @@ enum class IdaLinearSolver {
   /// Distributed runs only (integrateDistributedIda): the Schur-complement domain decomposition
   /// (solvers/schur_decomposition.hpp) instead of MUMPS; one process treats it as kKlu.
   kSchur,
+  /// Distributed runs only: every rank gathers the whole Newton matrix and factors it with KLU
+  /// (solvers/gathered_klu.hpp): with the part's halo, bitwise the same on any rank count
+  /// (integrators/distributed_dynamics.hpp); for checks, not for speed. One process treats it
+  /// as kKlu.
+  kGatheredKlu,
 };
 
 struct IdaOptions {

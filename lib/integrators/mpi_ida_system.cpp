@@ -32,7 +32,8 @@ using namespace distributed_ida;
 /// serial KktSolves' scaling), in the saddle-point numbering of the distributed statics (body
 /// by body: the velocities, then the rows of the joints held). Collective.
 Status initialAccelerations(const DistributedAssembly& as, const State& s,
-                            const std::string& prefix, VecX& vdot, VecX& lambda) {
+                            const std::string& prefix, DistributedSolve solve, VecX& vdot,
+                            VecX& lambda) {
   const DistributedModel& dm = as.distributedModel();
   const Model& m = dm.local();
   const AssemblyPlan& plan = as.plan();
@@ -93,7 +94,14 @@ Status initialAccelerations(const DistributedAssembly& as, const State& s,
         cols.push_back(static_cast<PetscInt>(transpose ? row : col));
         values.push_back(a * Cq.valuePtr()[k]);
       }
-  DistributedLu lu(local_size, std::move(rows), std::move(cols), prefix);
+  std::vector<int> groups;  // for the gathered KLU: a velocity's body, or -1 for a row
+  if (solve == DistributedSolve::kGatheredKlu) {
+    groups.assign(static_cast<std::size_t>(local_size), -1);
+    for (Index i = 0; i < dm.ownedVelocities(); ++i)
+      groups[kv[i] - first] = static_cast<int>(dm.part().first_body + i / nvb);
+  }
+  DistributedLu lu(local_size, std::move(rows), std::move(cols), prefix,
+                   solve == DistributedSolve::kSchur ? DistributedSolve::kPetsc : solve, groups);
   Status st = lu.factor(values.data());
   if (!st.ok()) return st;
   std::vector<double> rhs(local_size), x(local_size);
@@ -117,6 +125,9 @@ class MpiIdaSystem final : public IdaSystem {
       : as_(as),
         dm_(as.distributedModel()),
         prefix_(o.petsc_prefix),
+        solve_(o.linear_solver == IdaLinearSolver::kSchur         ? DistributedSolve::kSchur
+               : o.linear_solver == IdaLinearSolver::kGatheredKlu ? DistributedSolve::kGatheredKlu
+                                                                  : DistributedSolve::kPetsc),
         branch_(dm_.local(), dm_.part().owned_bodies, distributedLengthScale(dm_),
                 [](Index n, const std::function<double(Index)>& term) {
                   return reproducibleSum(PETSC_COMM_WORLD, n, term);
@@ -155,7 +166,7 @@ class MpiIdaSystem final : public IdaSystem {
     return Status::failure(Status::Code::kInvalidInput, os.str());
   }
   Status accelerations(const State& s, VecX& vdot, VecX& lambda) override {
-    return initialAccelerations(as_, s, prefix_, vdot, lambda);
+    return initialAccelerations(as_, s, prefix_, solve_, vdot, lambda);
   }
   std::string diagnoseSingular(const State&) override { return ""; }
   /// The serial sum over the bodies reduced over the ranks reproducibly: the same bits on any
@@ -169,9 +180,12 @@ class MpiIdaSystem final : public IdaSystem {
                           });
   }
 
-  Status setup(const IdaOptions& o, const sundials::Context&) override {
-    dae_.emplace(as_, prefix_, o.linear_solver == IdaLinearSolver::kSchur);
+  Status setup(const IdaOptions&, const sundials::Context&) override {
+    dae_.emplace(as_, prefix_, solve_);
     return Status::success();
+  }
+  void forgetPivots() override {
+    if (dae_) dae_->forgetPivots();
   }
   void release() override {}
   Index localSize() const override { return dae_->localSize(); }
@@ -220,6 +234,7 @@ class MpiIdaSystem final : public IdaSystem {
   const DistributedAssembly& as_;
   const DistributedModel& dm_;
   const std::string prefix_;
+  const DistributedSolve solve_;
   std::optional<DistributedDae> dae_;
   BranchWatch branch_;
 };

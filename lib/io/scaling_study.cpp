@@ -72,9 +72,9 @@ void checkScalingStudy(const ScalingStudy& s) {
                "segment: expected a simulated time >= 0 s, got " << s.segment);
   CATENA_CHECK(s.segment == 0.0 || s.analysis == "dynamics",
                "segment: restartable segments are for 'dynamics', not '" << s.analysis << "'");
-  CATENA_CHECK(!s.reproducible || (s.analysis == "dynamics" && s.family == "chain"),
-               "reproducible: bitwise runs are for the chain's dynamics (the lattice has no halo "
-               "parts yet), not the "
+  CATENA_CHECK(!s.reproducible || (s.analysis == "dynamics" && s.family != "lattice"),
+               "reproducible: bitwise runs are for the dynamics of the chain or an input model "
+               "(the generated lattice has no halo parts; give it as an input), not the "
                    << s.family << "'s " << s.analysis);
   CATENA_CHECK(
       s.linear_solver == "direct" || s.linear_solver == "iterative" || s.linear_solver == "schur",

@@ -24,7 +24,7 @@ struct ScalingStudy {
   double t_end = 0.1;                ///< dynamics: simulated time, s
   double rtol = 1e-6;                ///< dynamics: IDA's relative tolerance
   double segment = 0.0;       ///< dynamics: simulated s per restartable segment; 0: the whole run
-  bool reproducible = false;  ///< chain dynamics: bitwise the same on any rank count
+  bool reproducible = false;  ///< dynamics (chain, input): bitwise the same on any rank count
   std::string linear_solver = "direct";  ///< statics' saddle-point solves: direct, iterative, schur
   std::vector<long> sizes;  ///< chain: links (even, 2 .. kMaxChainLinks); lattice: K (1 .. 20000);
                             ///< model: none

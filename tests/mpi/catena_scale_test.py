@@ -252,7 +252,7 @@ def test_options(args):
         (["--sizes", "40", "--analysis", "dynamics", "--segment", "-1"],
          "--segment expects a finite number >= 0 s"),
         (["--sizes", "40", "--reproducible"],
-         "reproducible: bitwise runs are for the chain's dynamics"),
+         "reproducible: bitwise runs are for the dynamics of the chain or an input model"),
         (["--sizes", "40", "--segment", "0.01"],
          "segment: restartable segments are for 'dynamics', not 'statics'"),
         ([], "sizes: expected at least one size"),
@@ -532,39 +532,49 @@ def test_dynamics_restart(args):
 
 
 def test_reproducible(args):
-    extra = ["--family", "chain", "--sizes", "2048", "--analysis", "dynamics", "--t-end", "0.01",
-             "--reproducible"]
-    lines = {}
-    for np, threads in ((1, 1), (2, 1), (2, 2), (4, 1)):
-        out = os.path.join(args.work, f"reproducible_np{np}_t{threads}.jsonl")
-        if os.path.exists(out):
-            os.remove(out)
-        cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np),
-               "-x", f"OMP_NUM_THREADS={threads}", args.scale] + extra + ["--json", out]
-        print("$ " + " ".join(cmd), flush=True)
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        check(p.returncode == 0, f"{np} ranks x {threads} threads: status {p.returncode}: "
-                                 f"{p.stderr[-1000:]}")
-        got = read_lines(out)
-        check(len(got) == 1, f"{np} ranks x {threads} threads: {len(got)} lines")
-        if got:
-            l = got[0]
-            check(l["linear_solver"] == "redundant klu", f"{np} x {threads}: {l['linear_solver']}")
-            check(l["ranks"] == np and l["threads"] == threads and l["reproducible"] is True,
-                  f"line of {np} x {threads}: ranks {l['ranks']}, threads {l['threads']}")
-            check(l["status"] == "ok" and l["check_energy_pass"] and l["check_constraint_pass"],
-                  f"{np} ranks x {threads} threads: {l}")
-            lines[(np, threads)] = l
-    ref = lines.get((1, 1))
-    if ref is None:
-        return
-    print(f"1 rank: {ref['steps']} steps, midpoint {ref['midpoint_m']} m, energy drift "
-          f"{ref['check_energy_drift']:.3g}")
-    for key, l in lines.items():
-        for k in ref:
-            if k not in TIMING | {"ranks", "threads"}:
-                check(ref[k] == l.get(k), f"{key[0]} ranks x {key[1]} threads: {k} = {l.get(k)}, "
-                                          f"1 rank: {ref[k]}")
+    """Bitwise the same on 1, 2 (1 and 2 threads) and 4 ranks: the chain, and the 3 x 4 merged
+    four-bar lattice given as an input (9 redundant rows left out; bodies meeting 3 and 4 joints)."""
+    chain = ["--family", "chain", "--sizes", "2048", "--t-end", "0.01"]
+    lattice = ["--input", os.path.join(args.inputs, "merged_four_bar_lattice_3x4.yaml"),
+               "--t-end", "0.3", "--rtol", "1e-8"]
+    for name, extra in (("chain", chain), ("lattice", lattice)):
+        lines = {}
+        for np, threads in ((1, 1), (2, 1), (2, 2), (4, 1)):
+            out = os.path.join(args.work, f"reproducible_{name}_np{np}_t{threads}.jsonl")
+            if os.path.exists(out):
+                os.remove(out)
+            cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", str(np),
+                   "-x", f"OMP_NUM_THREADS={threads}", args.scale] + extra + [
+                       "--analysis", "dynamics", "--reproducible", "--json", out]
+            print("$ " + " ".join(cmd), flush=True)
+            p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+            key = f"{name}, {np} ranks x {threads} threads"
+            check(p.returncode == 0, f"{key}: status {p.returncode}: {p.stderr[-1000:]}")
+            got = read_lines(out)
+            check(len(got) == 1, f"{key}: {len(got)} lines")
+            if got:
+                l = got[0]
+                check(l["linear_solver"] == "gathered klu", f"{key}: {l['linear_solver']}")
+                check(l["ranks"] == np and l["threads"] == threads and l["reproducible"] is True,
+                      f"{key}: ranks {l['ranks']}, threads {l['threads']}")
+                check(l["status"] == "ok" and l["check_energy_pass"] and
+                      l["check_constraint_pass"], f"{key}: {l}")
+                lines[(np, threads)] = l
+        ref = lines.get((1, 1))
+        if ref is None:
+            continue
+        print(f"{name}, 1 rank: {ref['steps']} steps, energy drift "
+              f"{ref['check_energy_drift']:.3g}, rows left out "
+              f"{len(ref.get('redundant_rows', []))}")
+        if name == "lattice":
+            check(len(ref.get("redundant_rows", [])) == 9 and ref["steps"] > 20,
+                  f"lattice: {len(ref.get('redundant_rows', []))} rows left out (9 expected), "
+                  f"{ref['steps']} steps")
+        for key, l in lines.items():
+            for k in ref:
+                if k not in TIMING | {"ranks", "threads"} and not k.startswith("time_"):
+                    check(ref[k] == l.get(k), f"{name}, {key[0]} ranks x {key[1]} threads: {k} = "
+                                              f"{l.get(k)}, 1 rank: {ref[k]}")
 
 
 def test_lattice_dynamics(args):

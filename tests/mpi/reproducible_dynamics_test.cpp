@@ -24,7 +24,6 @@
 #include "mpi_support.hpp"
 #include "parallel/reproducible_sum.hpp"
 #include "petsc_fixture.hpp"
-#include "solvers/redundant_klu.hpp"
 
 using namespace catena;
 using namespace catena::test;
@@ -109,8 +108,7 @@ BOOST_AUTO_TEST_CASE(released_chain_is_bitwise_identical_on_any_rank_count) {
   o.rtol = 1e-8;
   o.atol = 1e-10;
   o.assemble_initial_state = false;  // the 'V' at rest is assembled
-  o.petsc_prefix = "bitwise_";
-  useRedundantKlu(o.petsc_prefix);
+  o.linear_solver = IdaLinearSolver::kGatheredKlu;
   const DistributedDynamicsResult r = integrateDistributedIda(as, initialState(part.model), o);
   BOOST_REQUIRE_MESSAGE(allTrue(r.status.ok()), r.status.message);
 

@@ -229,20 +229,7 @@ void MultibodyDae::residual(double t, const double* y, const double* yp, double*
   }
   if (ggl) {
     assembleConstraintTimeDerivative(m_, plan_, qh_, t, Ct_);
-    // C_q v row by row, body 1's terms before body 2's whatever the local body order: the
-    // same sum on a rank that holds the joint with a ghost body (distributed_dynamics.hpp).
-    const int* outer = Cq_.outerIndexPtr();
-    const int* inner = Cq_.innerIndexPtr();
-    const double* cq = Cq_.valuePtr();
-    for (Index j = 0; j < static_cast<Index>(m_.joints.size()); ++j) {
-      const Index b1 = m_.markerBody(m_.joints[j].marker1);
-      for (Index r = m_.joint_row_offset[j]; r < m_.joint_row_offset[j + 1]; ++r) {
-        double first = 0.0, second = 0.0;
-        for (int k = outer[r]; k < outer[r + 1]; ++k)
-          (inner[k] / m_.nv_body == b1 ? first : second) += cq[k] * v_(inner[k]);
-        F[L.mu + r] = (first + second) + Ct_(r);
-      }
-    }
+    velocityConstraints(m_, Cq_, v_, Ct_, F + L.mu);  // body 1's terms first: any rank count
   }
   for (Index b = 0; b < L.nnu; ++b) {
     const Index o = L.q + m_.qOffset(b) + 3;

@@ -1,0 +1,50 @@
+#pragma once
+/// @file gathered_klu.hpp
+/// A square system distributed by rows over PETSC_COMM_WORLD, solved by gathering it whole on
+/// every rank and factoring it there with the serial path (KluLu, the saddle-point pivot order of
+/// kkt_ordering.hpp): the factorization, and so every solution, has the same bits on any rank
+/// count as long as the gathered matrix does. For reproducibility, not for speed: every rank
+/// stores and factors the whole matrix (docs/parallel.md, "Bitwise across rank counts").
+
+#include <optional>
+#include <vector>
+
+#include "core/status.hpp"
+#include "core/types.hpp"
+#include "solvers/klu_lu.hpp"
+
+namespace catena {
+
+class GatheredKlu {
+ public:
+  /// local_rows: this rank's rows, the global range after those of the lower ranks. rows, cols:
+  /// the global (row, column) of this rank's entries, every row among its own; repeated pairs are
+  /// summed in the order given. groups: per owned row, a group >= 0 for a coordinate (its body:
+  /// a body's coordinates are pivoted together) or -1 for a multiplier, whose equations hold
+  /// coordinates only (an empty (2,2) block). Collective; throws catena::Error if KLU cannot
+  /// analyse the pattern.
+  GatheredKlu(Index local_rows, const std::vector<int>& rows, const std::vector<int>& cols,
+              const std::vector<int>& groups);
+
+  /// Gathers the values (one per entry of the constructor, in its order) and factors the whole
+  /// matrix (KluLu::factor: a refactorization with the last pivots while they stay well
+  /// conditioned). The same status on every rank. Collective.
+  Status factor(const double* values);
+  /// x = A^-1 b on this rank's entries (they may alias), from the last successful factor().
+  /// Collective.
+  Status solve(const double* b, double* x);
+  /// The next factor() chooses new pivots (KluLu::forgetPivots).
+  void forgetPivots() { klu_->forgetPivots(); }
+
+ private:
+  int rank_ = 0;
+  Index local_rows_ = 0, first_ = 0, size_ = 0, nonzeros_ = 0;
+  std::vector<int> row_counts_, row_displs_, entry_counts_, entry_displs_;
+  std::vector<int> order_;  ///< order_[i]: the global index of unknown i of the factored order
+  std::vector<int> slot_;   ///< per gathered entry, its place in KLU's value array
+  std::vector<double> gathered_;          ///< the entries' values, gathered
+  std::vector<double> whole_, factored_;  ///< a whole vector in global and in factored order
+  std::optional<KluLu> klu_;
+};
+
+}  // namespace catena
