@@ -60,6 +60,7 @@ void writeSummary(std::ostream& os, const DistributedSimulate& c, const Model& m
   j.key("redundant_rows").array(redundant);
   j.key("t_reached_s").value(last.t).key("duration_requested_s").value(c.t_end);
   writeSimulateStatistics(j, s);
+  writeSingularPassages(j, r.passages);
   j.key("max_position_drift").value(traj.maxPositionDrift());
   j.key("max_velocity_drift").value(traj.maxVelocityDrift());
   j.key("energy_initial_J").value(e0).key("energy_final_J").value(e1);
@@ -83,14 +84,8 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
     }
     return 1;
   }
-  // 2. The rows the serial run leaves out, the partition, the files opened on rank 0 before the
-  //    run (a path that cannot be written fails on every rank).
-  const IndependentRows rows = independentInputRows(m);
-  const bool redundant = !rows.dropped.empty();
-  InputNumbering numbering;
-  const DistributedLatticePart part = partitionInputModel(rows.model, c.file, &numbering);
-  const DistributedModel dm(part.part);
-  const DistributedAssembly as(dm);
+  // 2. The files, opened on rank 0 before the run (a path that cannot be written fails on
+  //    every rank).
   const std::string stem = std::filesystem::path(c.file).stem().string();
   std::optional<OutputFile> js;
   std::optional<TrajectoryWriter> traj;
@@ -102,25 +97,62 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
     js.emplace(json);
     traj.emplace(csv, m, plan, c.columns(m));
   });
-  // 3. IDA index 2, every output gathered (collective) and written by rank 0; the rows left out
-  //    watched on the gathered state as the serial run watches them.
-  std::optional<RedundancyWatch> watch;
-  if (redundant) watch.emplace(m, plan, rows);
+  // 3. IDA index 2 segment by segment, singular configurations bridged between them on every
+  //    rank's copy of the whole model (integrateDistributedThroughPassages). Each segment
+  //    leaves out the rows the serial run leaves out at its start, partitions the model without
+  //    them, gathers every output (collective) and watches the rows left out on it.
   IdaOptions o;
   o.t_end = init.state.t + c.t_end;
   o.rtol = c.rtol;
   o.atol = c.atol;
   o.output_interval = c.output_interval;
+  IndependentRows rows;     // the first segment's, for the report
+  std::string partitioner;  // the first segment's
+  bool first_segment = true;
+  auto segment = [&](const State& start, double t_end, const TrajectoryObserver& observer) {
+    // The first segment selects at the model's own initial state, as catena-scale does.
+    const IndependentRows selected =
+        first_segment ? independentInputRows(m) : independentRows(m, plan, start.q, start.t);
+    InputNumbering numbering;
+    const DistributedLatticePart part = partitionInputModel(selected.model, c.file, &numbering);
+    if (first_segment) {
+      rows = selected;
+      partitioner = part.partitioner;
+      first_segment = false;
+    }
+    const DistributedModel dm(part.part);
+    const DistributedAssembly as(dm);
+    std::optional<RedundancyWatch> watch;
+    if (!selected.dropped.empty()) watch.emplace(m, plan, selected);
+    auto whole = [&](const State& s) {
+      State w = gatherWholeState(dm, numbering, selected.model, s);
+      if (!selected.dropped.empty())
+        w.lambda = w.lambda.size() == selected.model.nc
+                       ? minimumNormMultipliers(m, plan, selected, w.q, w.t, w.lambda)
+                       : VecX::Zero(m.nc);
+      return w;
+    };
+    IdaOptions run = o;
+    run.t_end = t_end;
+    IdaResult r = integrateDistributedIda(
+        as, localState(dm.local(), numbering, selected.model, start), run, [&](const State& s) {
+          const State w = whole(s);
+          return (!watch || watch->holds(w)) && (!observer || observer(w));
+        });
+    r.state = whole(r.state);
+    r.redundant_rows = selected.dropped_names;
+    if (watch && !watch->status().ok()) {
+      r.status = watch->status();
+      r.worst_rows = watch->rows();
+    }
+    return r;
+  };
   State last = init.state;
   std::string write_error;  // rank 0's
   const auto t0 = std::chrono::steady_clock::now();
-  const IdaResult r = integrateDistributedIda(
-      as, localState(dm.local(), numbering, rows.model, init.state), o, [&](const State& s) {
-        State w = gatherWholeState(dm, numbering, rows.model, s);
-        if (redundant)
-          w.lambda = w.lambda.size() == rows.model.nc
-                         ? minimumNormMultipliers(m, plan, rows, w.q, w.t, w.lambda)
-                         : VecX::Zero(m.nc);
+  const IdaResult result = integrateDistributedThroughPassages(
+      m, plan, init.state, o,
+      [&](const State& w) {
         last = w;
         // A row that rank 0 cannot write stops every rank (the answer must be the same).
         int written = 1;
@@ -131,15 +163,12 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
             written = 0;
           }
         MPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-        return written == 1 && (!watch || watch->holds(w));
-      });
+        return written == 1;
+      },
+      segment);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  IdaResult result = r;
-  if (watch && !watch->status().ok()) {
-    result.status = watch->status();
-    result.worst_rows = watch->rows();
-  }
+  const bool redundant = !rows.dropped.empty();
   int status = result.status.ok() ? 0 : 1;
   int written = write_error.empty() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
@@ -154,19 +183,21 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
   const double e0 = computeEnergy(m, plan, init.state).total();
   const double e1 = computeEnergy(m, plan, last).total();
   traj->close();
-  writeSummary(js->stream(), c, m, ranks, part.partitioner, result, last, *traj, rows.dropped_names,
-               e0, e1, seconds);
+  writeSummary(js->stream(), c, m, ranks, partitioner, result, last, *traj, rows.dropped_names, e0,
+               e1, seconds);
   js->commit();
   const DynamicsStats& s = result.stats;
   if (c.terse) {
     std::cout << "reached_end " << (result.status.ok() ? "yes" : "no") << "\nwarnings 0\n";
     if (redundant) std::cout << "redundant_rows " << rows.dropped.size() << "\n";
-    std::cout << "distributed " << ranks << " " << part.partitioner << "\n";
+    if (!result.passages.empty())
+      std::cout << "singular_passages " << result.passages.size() << "\n";
+    std::cout << "distributed " << ranks << " " << partitioner << "\n";
     if (!result.status.ok()) std::cerr << result.status.message << "\n";
     return status;
   }
-  std::cout << "distributed: ran on " << ranks << " MPI ranks (partitioner " << part.partitioner
-            << ", " << m.bodies.size() << " bodies)\n"
+  std::cout << "distributed: ran on " << ranks << " MPI ranks (partitioner " << partitioner << ", "
+            << m.bodies.size() << " bodies)\n"
             << "simulation of '" << m.name << "' (" << result.method
             << "): " << (result.status.ok() ? "reached" : "STOPPED at") << " t = " << last.t
             << " s\n";
@@ -177,6 +208,7 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
     for (const std::string& row : rows.dropped_names) std::cout << " [" << row << "]";
     std::cout << "\n";
   }
+  printSingularPassages(std::cout, result.passages);
   std::cout << "  steps " << s.steps << " (rejected " << s.rejected_steps << "), Newton iterations "
             << s.newton_iterations << ", factorizations " << s.factorizations << "\n"
             << "  largest constraint drift: position " << traj->maxPositionDrift() << ", velocity "

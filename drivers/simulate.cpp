@@ -320,14 +320,7 @@ void writeSummaryJson(std::ostream& os, const SimulateArguments& a, const Model&
   j.key("worst_rows").array(r.worst_rows);
   j.key("redundant_rows").array(r.redundant_rows);
   if (!r.redundant_rows.empty()) j.key("multipliers").value(r.multipliers_note);
-  j.key("singular_passages").beginArray();
-  for (const SingularPassage& p : r.passages) {
-    j.beginObject();
-    j.key("from_s").value(p.from).key("failure_s").value(p.failure).key("to_s").value(p.to);
-    j.key("by").value(p.by).key("why").value(p.why);
-    j.endObject();
-  }
-  j.endArray();
+  writeSingularPassages(j, r.passages);
   j.key("t_reached_s").value(r.state.t).key("duration_requested_s").value(a.t_end);
   if (ladder) {
     // integrators/accuracy_control.hpp: the runs made and their differences.
@@ -592,19 +585,7 @@ int runSimulate(const cli::CommandLine& line) {
       for (const std::string& row : r.redundant_rows) std::cout << " [" << row << "]";
       std::cout << "\n";
     }
-    if (!r.passages.empty()) {
-      // Where the integrator broke down next to a singular configuration, MCS or
-      // generalized-alpha took over (integrators/singular_passage.hpp).
-      std::cout << "  singular configurations passed by another integrator: " << r.passages.size()
-                << " (the chosen one failed or left its branch next to them)\n";
-      const std::size_t listed = std::min<std::size_t>(r.passages.size(), 5);
-      for (std::size_t k = 0; k < listed; ++k)
-        std::cout << "    t = " << r.passages[k].from << " .. " << r.passages[k].to << " s by "
-                  << r.passages[k].by << " (failed at " << r.passages[k].failure
-                  << " s: " << r.passages[k].why << ")\n";
-      if (listed < r.passages.size())
-        std::cout << "    ... and " << r.passages.size() - listed << " more (JSON summary)\n";
-    }
+    printSingularPassages(std::cout, r.passages);
     if (a.accuracy > 0.0) {
       std::cout << "  accuracy " << a.accuracy << " of the size " << ladder.length_scale
                 << " m: runs at rtol";

@@ -103,7 +103,7 @@ endif()
 # and a merged lattice with redundant rows give the serial command's JSON to round-off, rank 0
 # alone writing (chain, lattice), and the serial IDA's time history (simulate); a model with
 # fewer bodies than ranks or with a spring, check, --no-kc and simulate's gen-alpha refused
-# (refused).
+# (refused), a singular configuration bridged on 2 ranks (passage).
 if(Python3_Interpreter_FOUND)
-  catena_scale_script_test(catena_mpirun chain lattice simulate refused)
+  catena_scale_script_test(catena_mpirun chain lattice simulate refused passage)
 endif()

@@ -7,6 +7,8 @@
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
 #include "integrators/ida_driver.hpp"
+#include "integrators/initial_state.hpp"
+#include "integrators/singular_passage.hpp"
 #include "parallel/reproducible_sum.hpp"
 
 namespace catena {
@@ -49,6 +51,26 @@ ConstraintDrift distributedConstraintDrift(const DistributedAssembly& as, const 
   VecX G(m.nc);
   velocityConstraints(m, Cq, s.v, Ct, G.data());  // the same bits on any rank count
   return {dm.maxAbs(C), dm.maxAbs(G)};
+}
+
+DistributedDynamicsResult integrateDistributedThroughPassages(
+    const Model& model, const AssemblyPlan& plan, const State& start, const IdaOptions& options,
+    const TrajectoryObserver& observer, const DistributedSegment& segment) {
+  return withSingularPassages<DistributedDynamicsResult>(
+      model, plan, start, options.t_end, idaPassageOptions(options), observer,
+      [&](const State& from, bool resumed, double t_end, const TrajectoryObserver& obs) {
+        if (!resumed) return segment(from, t_end, obs);
+        // A bridge's end: its velocities drift (the distributed IDA only checks a start).
+        const InitialStateResult consistent = assembleInitialState(model, plan, from);
+        if (!consistent.status.ok()) {
+          DistributedDynamicsResult failed;
+          failed.status = consistent.status;
+          failed.state = from;
+          failed.worst_rows = consistent.worst_rows;
+          return failed;
+        }
+        return segment(consistent.state, t_end, obs);
+      });
 }
 
 }  // namespace catena

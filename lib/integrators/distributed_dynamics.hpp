@@ -40,6 +40,7 @@
 /// thread count.
 /// Every function here is collective over PETSC_COMM_WORLD.
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,24 @@ using DistributedDynamicsTimings = IdaTimings;
 DistributedDynamicsResult integrateDistributedIda(const DistributedAssembly& assembly,
                                                   const State& initial, const IdaOptions& options,
                                                   const TrajectoryObserver& observer = {});
+
+/// One segment of a distributed run of a model that every rank holds whole: from `start`, a
+/// consistent state of the whole model (the same bits on every rank), to t_end; the observer
+/// and the result's state see whole states (the same bits on every rank). The caller selects
+/// the rows to leave out at `start`, partitions and runs integrateDistributedIda. Collective.
+using DistributedSegment = std::function<DistributedDynamicsResult(
+    const State& start, double t_end, const TrajectoryObserver& observer)>;
+
+/// A distributed IDA run through singular configurations, as integrateIda passes them
+/// (integrators/singular_passage.hpp: where a segment fails or leaves its branch with C_q's
+/// smallest retained pivot below the margin, a bridge crosses from its last output): every rank
+/// bridges on its copy of the whole model (model, plan: the whole model's; generalized-alpha or
+/// MCS, serial and deterministic, so the same bits everywhere), makes the bridge's end
+/// consistent (assembleInitialState) and starts the next segment there. options: the run's
+/// (t_end, rtol, output_interval). result.passages lists the bridges. Collective.
+DistributedDynamicsResult integrateDistributedThroughPassages(
+    const Model& model, const AssemblyPlan& plan, const State& start, const IdaOptions& options,
+    const TrajectoryObserver& observer, const DistributedSegment& segment);
 
 /// Energy of the whole distributed model (analysis/energy.hpp: kinetic + gravity; distributed
 /// models have no springs: throws catena::Error if the local model has some), each body counted

@@ -44,8 +44,7 @@ double initialIdaStep(const Model& m, Index bodies, const State& s, const VecX& 
   return h;
 }
 
-IdaResult integrateIda(const Model& model, const AssemblyPlan& plan, const State& initial,
-                       const IdaOptions& o, const TrajectoryObserver& observer) {
+PassageOptions idaPassageOptions(const IdaOptions& o) {
   PassageOptions passage;
   passage.output_interval = o.output_interval;
   // Generalized-alpha's global error is far above its local tolerance (second order: 1e-3 m
@@ -54,8 +53,13 @@ IdaResult integrateIda(const Model& model, const AssemblyPlan& plan, const State
   // end next to the crossing (at 1e-12 it failed there as fixed steps do).
   passage.bridge_tolerance = std::max(std::pow(o.rtol, 1.5), 1e-10);
   passage.mcs_tolerance = std::clamp(o.rtol, 1e-8, 1e-4);  // MCS left a branch at 1e-10
+  return passage;
+}
+
+IdaResult integrateIda(const Model& model, const AssemblyPlan& plan, const State& initial,
+                       const IdaOptions& o, const TrajectoryObserver& observer) {
   return withSingularPassages<IdaResult>(
-      model, plan, initial, o.t_end, passage, observer,
+      model, plan, initial, o.t_end, idaPassageOptions(o), observer,
       [&](const State& start, bool resumed, double t_end, const TrajectoryObserver& segment) {
         IdaOptions part = o;
         part.t_end = t_end;

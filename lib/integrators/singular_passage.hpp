@@ -24,6 +24,7 @@
 #include "integrators/branch_watch.hpp"
 #include "integrators/dynamics.hpp"
 #include "integrators/generalized_alpha.hpp"
+#include "integrators/ida_dynamics.hpp"
 #include "integrators/initial_state.hpp"
 #include "integrators/mcs_dynamics.hpp"
 #include "mobility/blockwise_rank.hpp"
@@ -42,6 +43,10 @@ struct PassageOptions {
   double output_interval = 0.0;    ///< s, the run's (0: every accepted step)
   int max_passages = 1000;         ///< passages in one run; more is a failure
 };
+
+/// The passage settings of an IDA run (integrateIda and the distributed runs): generalized-alpha
+/// bridges tighter than rtol, MCS within its working range, outputs at the run's interval.
+PassageOptions idaPassageOptions(const IdaOptions& o);
 
 /// The smallest retained relative pivot |R_rr| / |R_11| of C_q^T's QRCP at (q, t), 0 if the rank
 /// there is below `rank` (the run's): dense up to kDenseRowLimit velocity coordinates,
