@@ -13,6 +13,7 @@
 
 #include "analysis/energy.hpp"
 #include "core/check.hpp"
+#include "core/termination.hpp"
 #include "integrators/distributed_dynamics.hpp"
 #include "integrators/initial_state.hpp"
 #include "io/json_writer.hpp"
@@ -168,8 +169,15 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
       segment);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  // Where the run ended (a failure or a signal between outputs): the summary's end state.
+  if (result.state.q.size() == m.nq && result.state.t > last.t) last = result.state;
   const bool redundant = !rows.dropped.empty();
   int status = result.status.ok() ? 0 : 1;
+  if (result.status.code == Status::Code::kInterrupted) {  // the serial command's exit status
+    int signal = terminationSignal();
+    MPI_Allreduce(MPI_IN_PLACE, &signal, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    status = 128 + signal;
+  }
   int written = write_error.empty() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &written, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (!written) status = 1;

@@ -375,8 +375,7 @@ catena::Status interruptedStatus(int signal, double t) {
          : signal == SIGTERM ? "SIGTERM"
                              : "SIGUSR1")
      << ") at t = " << t << " s; the files hold the run up to there";
-  // No Status code says "stopped by the user"; the run ran out of the time it was given.
-  return catena::Status::failure(catena::Status::Code::kResources, os.str());
+  return catena::Status::failure(catena::Status::Code::kInterrupted, os.str());
 }
 
 std::vector<cli::OptionSpec> simulateOptions() {
@@ -454,6 +453,10 @@ int runSimulate(const cli::CommandLine& line) {
   const cli::UnusedPetscOptionsWarning warn("catena", [&] {
     return session.rank() == 0 ? session.unusedOptions() : std::vector<std::string>{};
   });
+  // After PETSc, which installs handlers of its own: SIGINT and SIGTERM set a flag that the
+  // integrators poll at every step.
+  installTerminationHandler();
+  stopStepsOnTermination(true);
   // Under mpirun with several ranks: the distributed IDA, reported by rank 0
   // (drivers/mpi_commands.hpp).
   if (session.size() > 1) {
@@ -467,9 +470,6 @@ int runSimulate(const cli::CommandLine& line) {
     }
     return runDistributedSimulate(d, session.size(), session.rank());
   }
-  // After PETSc, which installs handlers of its own: SIGINT and SIGTERM set a flag that the
-  // observer below polls at every output time.
-  installTerminationHandler();
 
   // 1. Model and a consistent initial state.
   LoadedInput input = loadMechanismFile(a.file);
@@ -501,13 +501,11 @@ int runSimulate(const cli::CommandLine& line) {
   Progress progress(!a.terse);
   const auto t0 = std::chrono::steady_clock::now();
   int stopped_by = 0;  // the signal that stopped the run
+  // A termination signal stops the integrator at its next step (core/termination.hpp), which
+  // then hands the outputs it still holds to the observer and returns kInterrupted.
   auto observer = [&](const State& s) {
     traj.write(s);
     if (vtk) vtk->write(s);
-    if (terminationRequested()) {
-      stopped_by = terminationSignal();
-      return false;  // the row of this time is complete; the integrator returns here
-    }
     progress.update([&] {
       std::ostringstream os;
       os << "simulate: t = " << std::setw(10) << s.t - init.state.t << " s of " << a.t_end << " ("
@@ -553,6 +551,7 @@ int runSimulate(const cli::CommandLine& line) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.clear();
   const double e1 = computeEnergy(m, plan, r.state).total();
+  if (r.status.code == Status::Code::kInterrupted) stopped_by = terminationSignal();
   if (stopped_by != 0) r.status = interruptedStatus(stopped_by, r.state.t);
 
   // 4. Report: the files are put in place (the history also after a failed run: it holds

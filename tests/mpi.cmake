@@ -103,7 +103,8 @@ endif()
 # and a merged lattice with redundant rows give the serial command's JSON to round-off, rank 0
 # alone writing (chain, lattice), and the serial IDA's time history (simulate); a model with
 # fewer bodies than ranks or with a spring, check, --no-kc and simulate's gen-alpha refused
-# (refused), a singular configuration bridged on 2 ranks (passage).
+# (refused), a singular configuration bridged on 2 ranks (passage), SIGTERM between outputs
+# (signal).
 if(Python3_Interpreter_FOUND)
-  catena_scale_script_test(catena_mpirun chain lattice simulate refused passage)
+  catena_scale_script_test(catena_mpirun chain lattice simulate refused passage signal)
 endif()

@@ -13,7 +13,8 @@ struct Status {
     kNotConverged,
     kSingular,
     kResources,  ///< out of memory or of a solver's workspace: the problem itself may be fine
-    kInvalidInput
+    kInvalidInput,
+    kInterrupted  ///< stopped on request (a termination signal, core/termination.hpp)
   };
   Code code = Code::kOk;
   std::string message;  ///< Empty when ok; otherwise a complete sentence for the user.

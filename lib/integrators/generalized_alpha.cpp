@@ -8,6 +8,7 @@
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "core/termination.hpp"
 #include "integrators/branch_watch.hpp"
 #include "integrators/kkt_solves.hpp"
 #include "integrators/redundant_rows.hpp"
@@ -411,6 +412,13 @@ DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& 
       os << "generalized-alpha: " << o.max_steps << " steps taken and t = " << x.s.t
          << " s has not reached t_end = " << t_end << " s";
       out.status = Status::failure(Status::Code::kNotConverged, os.str());
+      break;
+    }
+    if (stopRequested()) {  // a termination signal (core/termination.hpp): stop here
+      std::ostringstream os;
+      os << "generalized-alpha stopped on a termination request at t = " << x.s.t
+         << " s (t_end = " << t_end << " s)";
+      out.status = Status::failure(Status::Code::kInterrupted, os.str());
       break;
     }
     const double target = interval > 0.0 ? std::min(next_output, t_end) : t_end;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <limits>
 #include <sstream>
 
@@ -365,6 +366,13 @@ IdaResult runIda(IdaSystem& system, const State& initial, const IdaOptions& o,
     stats.smallest_step = std::min(stats.smallest_step, static_cast<double>(h));
     stats.largest_step = std::max(stats.largest_step, static_cast<double>(h));
     system.unpack(tret, N_VGetArrayPointer(sun.y.get()), current);
+    if (system.stopRequested()) {  // a termination signal: stop at this step's end
+      finish(false);
+      std::ostringstream os;
+      os << who << " stopped on a termination request at t = " << tret << " s (t_end = " << o.t_end
+         << " s)";
+      return fail(Status::Code::kInterrupted, os.str(), current);
+    }
     // Outputs strictly inside (t, tret): IDA's interpolation of this step.
     if (dt > 0.0) {
       for (double tout = nextOutput(); tout < tret; tout = nextOutput()) {

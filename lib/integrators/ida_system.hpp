@@ -16,6 +16,7 @@
 
 #include "core/check.hpp"
 #include "core/status.hpp"
+#include "core/termination.hpp"
 #include "formulations/mixed_basis/multibody_dae.hpp"
 #include "integrators/ida_dynamics.hpp"
 #include "integrators/sundials/context.hpp"
@@ -81,6 +82,9 @@ class IdaSystem {
   /// The next factor() chooses new pivots (a Newton iteration failed since the last one); a
   /// solver that keeps none ignores it.
   virtual void forgetPivots() {}
+  /// Whether the run should stop after this step (core/termination.hpp); distributed: the
+  /// same answer on every rank (collective).
+  virtual bool stopRequested() { return catena::stopRequested(); }
   /// x = S z with (J S) z = b.
   virtual int solve(N_Vector b, N_Vector x, double tol, Status& error) = 0;
 

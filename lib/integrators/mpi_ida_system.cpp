@@ -187,6 +187,12 @@ class MpiIdaSystem final : public IdaSystem {
   void forgetPivots() override {
     if (dae_) dae_->forgetPivots();
   }
+  /// The signal reaches the ranks at different times: stop when any rank has it.
+  bool stopRequested() override {
+    int local = catena::stopRequested() ? 1 : 0, any = 0;
+    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
+    return any == 1;
+  }
   void release() override {}
   Index localSize() const override { return dae_->localSize(); }
   long globalSize() const override { return dae_->globalSize(); }

@@ -197,7 +197,7 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
       }
       return out;
     };
-    if (stopped || r.status.ok()) {
+    if (stopped || r.status.ok() || r.status.code == Status::Code::kInterrupted) {
       flush();
       return finish(r);
     }
@@ -246,7 +246,8 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     State end = from;
     passage.by = model.nv <= kDenseRankMaxCoordinates ? "MCS" : "generalized-alpha";
     DynamicsResult bridge = cross(passage.by == "MCS", from, passage.failure, end);
-    if (passage.by == "MCS" && !stopped && (jump || !bridge.status.ok())) {
+    const auto interrupted = [&] { return bridge.status.code == Status::Code::kInterrupted; };
+    if (passage.by == "MCS" && !stopped && !interrupted() && (jump || !bridge.status.ok())) {
       addStats(stats, bridge.stats);
       const State again = rewind(from);
       end = again;
@@ -256,6 +257,12 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     addStats(stats, bridge.stats);
     passage.to = end.t;
     passages.push_back(passage);
+    if (interrupted() && !stopped) {  // a termination signal during the bridge: stop there
+      flush();
+      r.status = bridge.status;
+      if (end.t > r.state.t) r.state = end;
+      return finish(r);
+    }
     if ((jump || !bridge.status.ok()) && !stopped) {
       // Not a passage after all (a mechanism driven into a limit position, say): the run's own
       // failure, and how far the bridge got.

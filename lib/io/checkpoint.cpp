@@ -20,8 +20,6 @@
 namespace catena {
 namespace {
 
-volatile std::sig_atomic_t g_signal = 0;
-
 /// The notice written on the first signal: two buffers, the handler reads the one `g_notice`
 /// names (a lock-free atomic), setTerminationNotice fills the other and then switches.
 struct Notice {
@@ -42,8 +40,8 @@ void writeAll(const char* text) {
 }
 
 extern "C" void onTerminationSignal(int sig) {
-  const bool first = g_signal == 0;
-  g_signal = sig;
+  const bool first = !terminationRequested();
+  noteTerminationSignal(sig);
   const int k = g_notice.load();
   if (!first || k < 0) return;
   const int saved = errno;
@@ -175,14 +173,6 @@ void installTerminationHandler() {
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESTART;  // system calls resume; the flag is polled at safe points
   for (int sig : {SIGTERM, SIGINT, SIGUSR1}) sigaction(sig, &action, nullptr);
-}
-
-bool terminationRequested() {
-  return g_signal != 0;
-}
-
-int terminationSignal() {
-  return g_signal;
 }
 
 std::string signalName(int sig) {

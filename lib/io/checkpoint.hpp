@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/termination.hpp"
+
 namespace catena {
 
 struct Checkpoint {
@@ -49,10 +51,7 @@ Checkpoint readCheckpoint(const std::filesystem::path& path, const std::string& 
 
 /// Installs handlers that set the termination flag on SIGTERM, SIGINT and SIGUSR1 (idempotent).
 void installTerminationHandler();
-/// True once one of those signals arrived (also when the process raised one itself).
-bool terminationRequested();
-/// The signal that set the flag (0 if none).
-int terminationSignal();
+// terminationRequested(), terminationSignal(): core/termination.hpp.
 /// "SIGTERM", "SIGINT", "SIGUSR1", else "signal N".
 std::string signalName(int sig);
 /// What the handler writes to stderr when the first signal arrives (async-signal-safe write(2)),

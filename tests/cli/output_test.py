@@ -268,6 +268,23 @@ class Interrupt(CatenaTest):
             self.assertIn(f"interrupted by signal {sig}", err)
             self.check_files(csv, js, sig)
 
+    def test_signal_between_outputs(self):
+        # One output at t_end: the integrators poll the signal at every step (before
+        # 2026-11-27 only the outputs did, and these runs went on until killed).
+        for integrator in ("gen-alpha", "ida", "rk"):
+            csv, js = self.path(f"b_{integrator}.csv"), self.path(f"b_{integrator}.json")
+            out, err = self.interrupt(["simulate", self.input("pendulum.yaml"), "--t-end", "1e5",
+                                       "--output-interval", "1e5", "--csv", csv, "--json", js,
+                                       "--integrator", integrator], csv, signal.SIGTERM)
+            self.assertIn(f"interrupted by signal {int(signal.SIGTERM)}", err, integrator)
+            with open(js) as f:
+                summary = json.load(f)
+            self.assertFalse(summary["success"])
+            self.assertEqual(summary["interrupted_by_signal"], signal.SIGTERM)
+            self.assertGreater(summary["t_reached_s"], 0.0, integrator)
+            self.assertLess(summary["t_reached_s"], 1e5, integrator)
+            self.assertEqual(glob.glob(self.path("*.tmp.*")), [])
+
     def test_natural(self):
         csv, js = self.path("n.csv"), self.path("n.json")
         self.interrupt(["simulate", self.input("natural/rscr.yaml"), "--t-end", "1e5",

@@ -17,6 +17,9 @@ docs/parallel.md, "catena under mpirun").
            1.16 s, a bridge on every rank's copy of the whole model crosses it, the run reaches
            its end and stays on the serial run's branch (positions within 1e-6 of the length
            scale; measured 1.2e-8)
+  signal   SIGTERM to mpiexec during a 2-rank run of the anchor chain whose only output is at
+           t_end = 1e5 s: the ranks stop at their next step (core/termination.hpp), rank 0
+           writes the summary (not a success, the termination request named) and the history
   refused  a model with fewer bodies than ranks (inputs/pendulum.yaml on 2 ranks) and one with a
            spring-damper fail with exit status 1, the library's message once and no summary;
            `catena check` on 2 ranks is refused with exit status 2 naming the commands that
@@ -259,9 +262,46 @@ def test_passage(args):
                                          f"times {times:.3g} s from the serial run")
 
 
+def test_signal(args):
+    import signal
+    import time
+    folder = os.path.join(args.work, "signal_np2")
+    shutil.rmtree(folder, ignore_errors=True)
+    os.makedirs(folder)
+    cmd = [args.mpiexec, "--allow-run-as-root", "--oversubscribe", "-np", "2", args.catena,
+           "simulate", os.path.join(args.inputs, "anchor_chain.yaml"), "--t-end", "1e5",
+           "--output-interval", "1e5"]
+    print("$ " + " ".join(cmd), flush=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=folder)
+    time.sleep(3.0)  # well into the integration (its set-up takes about 0.3 s)
+    check(p.poll() is None, "the run ended before the signal")
+    p.send_signal(signal.SIGTERM)
+    try:
+        out, err = p.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        out, err = p.communicate()
+        check(False, "the ranks did not stop within 30 s of SIGTERM")
+        return
+    sys.stdout.write(err[-2000:])
+    check(p.returncode != 0, f"exit status {p.returncode} after SIGTERM")
+    path = os.path.join(folder, "out/anchor_chain.simulate.json")
+    check(os.path.exists(path), f"no summary; files {files(folder)}")
+    if os.path.exists(path):
+        with open(path) as f:
+            summary = json.load(f)
+        check(not summary["success"] and "termination request" in summary["message"] and
+              0.0 < summary["t_reached_s"] < 1e5,
+              f"summary: success {summary['success']}, t {summary['t_reached_s']}: "
+              f"{summary['message']}")
+    check(os.path.exists(os.path.join(folder, "out/anchor_chain.trajectory.csv")),
+          f"no history; files {files(folder)}")
+
+
 def main():
     run_mode({"chain": test_chain, "lattice": test_lattice, "simulate": test_simulate,
-              "refused": test_refused, "passage": test_passage})
+              "refused": test_refused, "passage": test_passage, "signal": test_signal})
 
 
 if __name__ == "__main__":

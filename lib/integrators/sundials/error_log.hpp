@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/status.hpp"
+#include "core/termination.hpp"
 
 namespace catena::sundials {
 
@@ -73,6 +74,18 @@ int guarded(Status& failure, const char* where, Body&& body, int fatal = -1) noe
         Status::failure(Status::Code::kInvalidInput, std::string("unknown exception in ") + where);
   }
   return fatal;
+}
+
+/// For a step's post-processing hook (ARKODE): true, with `failure` kInterrupted naming t, when
+/// a termination signal asks the run to stop after the step that ended at t
+/// (core/termination.hpp); the hook then returns -1.
+inline bool interruptedAt(Status& failure, double t) {
+  if (!stopRequested()) return false;
+  std::ostringstream os;
+  os.precision(10);
+  os << "stopped on a termination request at t = " << t << " s";
+  failure = Status::failure(Status::Code::kInterrupted, os.str());
+  return true;
 }
 
 /// SUNDIALS' code for a failure st of a custom linear solver's set-up or solve: SUNLS_MEM_FAIL
