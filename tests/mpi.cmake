@@ -48,6 +48,8 @@ endforeach()
 set_tests_properties(mpi_reproducible_dynamics_np1 PROPERTIES FIXTURES_SETUP reproducible_reference)
 set_tests_properties(mpi_reproducible_dynamics_np2 mpi_reproducible_dynamics_np4 PROPERTIES
                      FIXTURES_REQUIRED reproducible_reference)
+# The gathered KLU (solvers/gathered_klu.hpp) against Eigen's dense LU.
+catena_mpi_test(gathered_klu 60)
 # The distributed four-bar lattice (graph partition, parallel/lattice_part.hpp) against the
 # serial statics and modes and the closed-form hanging lattice.
 catena_mpi_test(distributed_lattice 180)
