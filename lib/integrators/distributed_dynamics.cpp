@@ -57,8 +57,8 @@ DistributedDynamicsResult integrateDistributedThroughPassages(
     const Model& model, const AssemblyPlan& plan, const State& start, const IdaOptions& options,
     const TrajectoryObserver& observer, const DistributedSegment& segment) {
   return withSingularPassages<DistributedDynamicsResult>(
-      model, plan, start, options.t_end, idaPassageOptions(options), observer,
-      [&](const State& from, bool resumed, double t_end, const TrajectoryObserver& obs) {
+      model, plan, start, options.t_end, passageOptions(options.rtol, options.output_interval),
+      observer, [&](const State& from, bool resumed, double t_end, const TrajectoryObserver& obs) {
         if (!resumed) return segment(from, t_end, obs);
         // A bridge's end: its velocities drift (the distributed IDA only checks a start).
         const InitialStateResult consistent = assembleInitialState(model, plan, from);

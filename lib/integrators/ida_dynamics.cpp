@@ -44,22 +44,10 @@ double initialIdaStep(const Model& m, Index bodies, const State& s, const VecX& 
   return h;
 }
 
-PassageOptions idaPassageOptions(const IdaOptions& o) {
-  PassageOptions passage;
-  passage.output_interval = o.output_interval;
-  // Generalized-alpha's global error is far above its local tolerance (second order: 1e-3 m
-  // over 10 s of the double four-bar at 1e-8, benchmarks/results/singular_passage.md), and the
-  // bridges set the run's error: tighter than rtol, but not below 1e-10, where its own steps
-  // end next to the crossing (at 1e-12 it failed there as fixed steps do).
-  passage.bridge_tolerance = std::max(std::pow(o.rtol, 1.5), 1e-10);
-  passage.mcs_tolerance = std::clamp(o.rtol, 1e-8, 1e-4);  // MCS left a branch at 1e-10
-  return passage;
-}
-
 IdaResult integrateIda(const Model& model, const AssemblyPlan& plan, const State& initial,
                        const IdaOptions& o, const TrajectoryObserver& observer) {
   return withSingularPassages<IdaResult>(
-      model, plan, initial, o.t_end, idaPassageOptions(o), observer,
+      model, plan, initial, o.t_end, passageOptions(o.rtol, o.output_interval), observer,
       [&](const State& start, bool resumed, double t_end, const TrajectoryObserver& segment) {
         IdaOptions part = o;
         part.t_end = t_end;

@@ -308,12 +308,8 @@ RkResult integrateRungeKutta(const Model& model, const AssemblyPlan& plan, const
                "Runge-Kutta: output_interval and projection_tolerance must not be negative");
   CATENA_CHECK(o.max_steps > 0, "Runge-Kutta: max_steps must be positive");
   CATENA_CHECK(o.max_step >= 0.0, "Runge-Kutta: max_step must not be negative");
-  PassageOptions passage;
-  passage.output_interval = o.output_interval;
-  passage.bridge_tolerance = std::max(std::pow(o.rtol, 1.5), 1e-10);
-  passage.mcs_tolerance = std::clamp(o.rtol, 1e-8, 1e-4);
   return withSingularPassages<RkResult>(
-      model, plan, initial, o.t_end, passage, observer,
+      model, plan, initial, o.t_end, passageOptions(o.rtol, o.output_interval), observer,
       [&](const State& start, bool resumed, double t_end, const TrajectoryObserver& segment) {
         RkOptions part = o;
         part.t_end = t_end;

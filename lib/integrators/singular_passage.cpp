@@ -1,11 +1,31 @@
 #include "integrators/singular_passage.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 #include "mobility/block_tree.hpp"
 #include "mobility/blockwise_rank.hpp"
 #include "mobility/constraint_rank.hpp"
 #include "mobility/independent_rows.hpp"
 
 namespace catena {
+
+PassageOptions passageOptions(double rtol, double output_interval) {
+  PassageOptions passage;
+  passage.output_interval = output_interval;
+  // Generalized-alpha's global error is far above its local tolerance (second order: 1e-3 m
+  // over 10 s of the double four-bar at 1e-8, benchmarks/results/singular_passage.md), and the
+  // bridges set the run's error: tighter than rtol, but not below 1e-10, where its own steps
+  // end next to the crossing (at 1e-12 it failed there as fixed steps do).
+  passage.bridge_tolerance = std::max(std::pow(rtol, 1.5), 1e-10);
+  // MCS bridges at 1e-8 whatever the run's tolerance: a bridge's error must not set the run's.
+  // With MCS at clamp(rtol, 1e-8, 1e-4), Runge-Kutta on the double four-bar was worse at rtol
+  // 1e-6 (8.5e-4 m) than at 1e-4 (3.8e-5 m): the bridges' phase errors (1.8e-7 rad at 1e-6)
+  // grew over the later crossings. At 1e-8 the errors fall with rtol (4.1e-3, 1.7e-4, 3.7e-6,
+  // 1.2e-7 m); below 1e-8 MCS left a branch (1e-10).
+  passage.mcs_tolerance = 1e-8;
+  return passage;
+}
 
 double smallestRetainedPivot(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
                              Index rank, Index* rank_out) {

@@ -24,7 +24,6 @@
 #include "integrators/branch_watch.hpp"
 #include "integrators/dynamics.hpp"
 #include "integrators/generalized_alpha.hpp"
-#include "integrators/ida_dynamics.hpp"
 #include "integrators/initial_state.hpp"
 #include "integrators/mcs_dynamics.hpp"
 #include "mobility/blockwise_rank.hpp"
@@ -44,9 +43,10 @@ struct PassageOptions {
   int max_passages = 1000;         ///< passages in one run; more is a failure
 };
 
-/// The passage settings of an IDA run (integrateIda and the distributed runs): generalized-alpha
-/// bridges tighter than rtol, MCS within its working range, outputs at the run's interval.
-PassageOptions idaPassageOptions(const IdaOptions& o);
+/// The passage settings of a run at relative tolerance rtol with outputs every output_interval
+/// s (IDA, Runge-Kutta, the distributed IDA): generalized-alpha bridges tighter than rtol, MCS
+/// bridges at 1e-8 (its tightest reliable setting) whatever rtol.
+PassageOptions passageOptions(double rtol, double output_interval);
 
 /// The smallest retained relative pivot |R_rr| / |R_11| of C_q^T's QRCP at (q, t), 0 if the rank
 /// there is below `rank` (the run's): dense up to kDenseRowLimit velocity coordinates,
