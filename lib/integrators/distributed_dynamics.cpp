@@ -61,7 +61,7 @@ DistributedDynamicsResult integrateDistributedThroughPassages(
       observer, [&](const State& from, bool resumed, double t_end, const TrajectoryObserver& obs) {
         if (!resumed) return segment(from, t_end, obs);
         // A bridge's end: its velocities drift (the distributed IDA only checks a start).
-        const InitialStateResult consistent = assembleInitialState(model, plan, from, startAssemblyFor(options.rtol));
+        const InitialStateResult consistent = assembleInitialState(model, plan, from);
         if (!consistent.status.ok()) {
           DistributedDynamicsResult failed;
           failed.status = consistent.status;

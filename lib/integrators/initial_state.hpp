@@ -6,7 +6,6 @@
 /// so redundant but consistent constraints are fine; a failure names the worst rows and the rank
 /// deficiency.
 
-#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -33,18 +32,5 @@ struct InitialStateResult {
 
 InitialStateResult assembleInitialState(const Model& model, const AssemblyPlan& plan, State start,
                                         const InitialStateOptions& options = {});
-
-/// The assembly of an integrator's start at relative tolerance rtol: positions to 1e-2 rtol of
-/// the length scale and velocities to 1e-2 rtol (never tighter than the defaults), so that a
-/// state already that consistent is left as it is. Next to a singular configuration (a
-/// passage's end) a minimum-norm correction of a tiny residual moves the mechanism along its
-/// near-null motion: after an MCS bridge, |C| = 2.2e-10 m moved a 10 x 10 merged lattice by
-/// 7.3e-5 m (docs/dynamics-redundant.md).
-inline InitialStateOptions startAssemblyFor(double rtol) {
-  InitialStateOptions o;
-  o.position_tolerance = std::max(o.position_tolerance, 1e-2 * rtol);
-  o.velocity_tolerance = std::max(o.velocity_tolerance, 1e-2 * rtol);
-  return o;
-}
 
 }  // namespace catena

@@ -188,7 +188,7 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
     return out;
   };
   if (o.assemble_initial_state) {
-    InitialStateResult r = assembleInitialState(model, plan, s, startAssemblyFor(o.rtol));
+    InitialStateResult r = assembleInitialState(model, plan, s);
     if (!r.status.ok()) {
       out.status = Status::failure(r.status.code, "Runge-Kutta: " + r.status.message);
       out.state = r.state;

@@ -77,7 +77,7 @@ class SerialIdaSystem final : public IdaSystem {
   Status consistentStart(State& s, const IdaOptions& o,
                          std::vector<std::string>& worst_rows) override {
     if (!o.assemble_initial_state) return Status::success();
-    InitialStateResult r = assembleInitialState(m_, plan_, s, startAssemblyFor(o.rtol));
+    InitialStateResult r = assembleInitialState(m_, plan_, s);
     s = r.state;
     worst_rows = r.worst_rows;
     return r.status;
