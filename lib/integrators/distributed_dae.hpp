@@ -20,6 +20,7 @@
 #include "integrators/distributed_dynamics.hpp"
 #include "integrators/sundials/ida.hpp"
 #include "integrators/sundials/reproducible_nvector.hpp"
+#include "parallel/agreed_status.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "parallel/phase_timer.hpp"
 #include "parallel/reproducible_sum.hpp"
@@ -36,16 +37,6 @@ inline int worstOutcome(int flag) {
   int local = flag < 0 ? 2 : flag, worst = 0;
   MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
   return worst == 2 ? -1 : worst;
-}
-
-/// The worst of the ranks' statuses: ok only if every rank's is; otherwise this rank's failure,
-/// or the code of another rank's with a generic message.
-inline Status worstStatus(const Status& st) {
-  int local = st.ok() ? -1 : static_cast<int>(st.code), worst = -1;
-  MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
-  if (worst < 0) return Status::success();
-  if (!st.ok()) return st;
-  return Status::failure(static_cast<Status::Code>(worst), "failed on another rank");
 }
 
 /// Global index of the first unknown of this rank: the unknowns of the lower ranks.
@@ -130,10 +121,10 @@ class DistributedLu {
     if (dd_) {
       std::copy_n(values, entries_, values_.begin());  // the transposed entries stay zero
       A_->set(values_.data());
-      return worstStatus(dd_->factor(A_->mat()));
+      return agreedStatus(dd_->factor(A_->mat()));
     }
     A_->set(values);
-    return worstStatus(factorDirectLu(ksp_, A_->mat()));
+    return agreedStatus(factorDirectLu(ksp_, A_->mat()));
   }
 
   /// x = A^-1 b on the owned entries (they may alias).
@@ -168,7 +159,7 @@ class DistributedLu {
       st = Status::failure(Status::Code::kSingular,
                            "the linear solve returned non-finite values (singular matrix)");
     }
-    return worstStatus(st);
+    return agreedStatus(st);
   }
 
   std::string package() const {

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "core/check.hpp"
+#include "parallel/agreed_status.hpp"
 
 namespace catena {
 namespace {
@@ -29,14 +30,6 @@ std::vector<int> gatherInts(const std::vector<int>& mine, const std::vector<int>
   MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT, all.data(), counts.data(),
                  displs.data(), MPI_INT, PETSC_COMM_WORLD);
   return all;
-}
-
-/// The same status on every rank: this one's if it failed, else the first failed rank's code.
-Status agreed(const Status& st) {
-  int local = st.ok() ? -1 : static_cast<int>(st.code), worst = -1;
-  MPI_Allreduce(&local, &worst, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
-  if (worst < 0 || !st.ok()) return st;
-  return Status::failure(static_cast<Status::Code>(worst), "failed on another rank");
 }
 
 }  // namespace
@@ -120,7 +113,7 @@ Status GatheredKlu::factor(const double* values) {
   double* v = klu_->values();
   std::fill(v, v + nonzeros_, 0.0);
   for (std::size_t k = 0; k < gathered_.size(); ++k) v[slot_[k]] += gathered_[k];
-  return agreed(klu_->factor());
+  return agreedStatus(klu_->factor());
 }
 
 Status GatheredKlu::solve(const double* b, double* x) {
@@ -137,7 +130,7 @@ Status GatheredKlu::solve(const double* b, double* x) {
   if (st.ok() && !finite)
     st = Status::failure(Status::Code::kSingular,
                          "the linear solve returned non-finite values (singular matrix)");
-  return agreed(st);
+  return agreedStatus(st);
 }
 
 }  // namespace catena
