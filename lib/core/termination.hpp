@@ -33,6 +33,10 @@ inline int terminationSignal() {
 inline void stopStepsOnTermination(bool on) {
   termination_detail::stop_steps = on;
 }
+/// Whether stopStepsOnTermination(true) was called (the same on every rank of a program).
+inline bool stepsStopOnTermination() {
+  return termination_detail::stop_steps;
+}
 /// A run should stop now: a signal arrived and stopStepsOnTermination(true) was called.
 inline bool stopRequested() {
   return termination_detail::stop_steps && termination_detail::signal != 0;

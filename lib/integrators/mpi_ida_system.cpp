@@ -187,11 +187,11 @@ class MpiIdaSystem final : public IdaSystem {
   void forgetPivots() override {
     if (dae_) dae_->forgetPivots();
   }
-  /// The signal reaches the ranks at different times: stop when any rank has it.
+  /// The signal reaches the ranks at different times: stop when any rank has it. No message
+  /// when the program does not stop runs on a signal (catena-scale: at segment ends).
   bool stopRequested() override {
-    int local = catena::stopRequested() ? 1 : 0, any = 0;
-    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_MAX, PETSC_COMM_WORLD);
-    return any == 1;
+    if (!stepsStopOnTermination()) return false;
+    return dm_.max(catena::stopRequested() ? 1.0 : 0.0) > 0.0;
   }
   void release() override {}
   Index localSize() const override { return dae_->localSize(); }
