@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <optional>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "core/check.hpp"
 #include "model/model_builder.hpp"
@@ -26,9 +27,8 @@ struct JointGraph {
                    "joint '" << m.joints[j].name << "' joins the ground to the ground");
       held[holder].push_back(j);
       const Index a = m.markerBody(m.joints[j].marker1), b = m.markerBody(m.joints[j].marker2);
-      for (Index body : {a, b})
-        if (body != kGround && (touching[body].empty() || touching[body].back() != j))
-          touching[body].push_back(j);
+      for (Index body : {a, b})  // a != b: ModelBuilder refuses a joint within one body
+        if (body != kGround) touching[body].push_back(j);
       if (a != kGround && b != kGround && a != b) {
         neighbours[a].push_back(b);
         neighbours[b].push_back(a);
@@ -40,6 +40,21 @@ struct JointGraph {
     }
   }
 };
+
+/// The bodies that `joints` reach and `owned` does not hold, ascending, each once.
+template <class Owned>
+std::vector<Index> reachedBodies(const Model& whole, const std::vector<Index>& joints,
+                                 const Owned& owned) {
+  std::vector<Index> out;
+  for (Index j : joints)
+    for (Index marker : {whole.joints[j].marker1, whole.joints[j].marker2}) {
+      const Index b = whole.markerBody(marker);
+      if (b != kGround && !owned(b)) out.push_back(b);
+    }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
 
 /// The local model of the whole model's `bodies` and `joints` (in these orders): the bodies with
 /// all their markers, the joints' ground markers, the loads on the first `loaded` bodies, each
@@ -69,11 +84,10 @@ Model localModel(const Model& whole, const std::vector<Index>& bodies, std::size
     joint.marker2 = markerOf(joint.marker2);
     builder.addJoint(joint);
   }
-  std::unordered_map<Index, char> is_loaded;
-  for (std::size_t i = 0; i < loaded; ++i) is_loaded.emplace(bodies[i], 1);
+  const std::unordered_set<Index> loaded_bodies(bodies.begin(), bodies.begin() + loaded);
   for (const MarkerLoad& l : whole.loads) {
     const Index b = whole.markerBody(l.marker);
-    if (b == kGround || !is_loaded.count(b)) continue;
+    if (b == kGround || !loaded_bodies.count(b)) continue;
     MarkerLoad load = l;
     load.marker = markerOf(l.marker);
     builder.addLoad(load);
@@ -102,14 +116,7 @@ HaloPart haloPart(const Model& whole, const JointGraph& graph, Index first, Inde
             [&](Index a, Index b) { return global_joint[a] < global_joint[b]; });
   joints.erase(std::unique(joints.begin(), joints.end()), joints.end());
   HaloPart halo;
-  for (Index j : joints)
-    for (Index marker : {whole.joints[j].marker1, whole.joints[j].marker2}) {
-      const Index b = whole.markerBody(marker);
-      if (b != kGround && (b < first || b >= last)) halo.ghost_bodies.push_back(b);
-    }
-  std::sort(halo.ghost_bodies.begin(), halo.ghost_bodies.end());
-  halo.ghost_bodies.erase(std::unique(halo.ghost_bodies.begin(), halo.ghost_bodies.end()),
-                          halo.ghost_bodies.end());
+  halo.ghost_bodies = reachedBodies(whole, joints, [&](Index b) { return b >= first && b < last; });
   std::vector<Index> bodies;
   for (Index b = first; b < last; ++b) bodies.push_back(b);
   bodies.insert(bodies.end(), halo.ghost_bodies.begin(), halo.ghost_bodies.end());
@@ -162,17 +169,10 @@ PartitionedModel partitionModel(const Model& whole, const std::string& prefix, b
                                         "ranks");
   std::vector<char> owned(n, 0);
   for (Index b : out.body) owned[b] = 1;
-  std::vector<Index> ghosts;
   for (Index b : out.body)
-    for (Index j : graph.held[b]) {
-      out.joint.push_back(j);
-      for (Index k : {whole.joints[j].marker1, whole.joints[j].marker2}) {
-        const Index other = whole.markerBody(k);
-        if (other != kGround && !owned[other]) ghosts.push_back(other);
-      }
-    }
-  std::sort(ghosts.begin(), ghosts.end());
-  ghosts.erase(std::unique(ghosts.begin(), ghosts.end()), ghosts.end());
+    out.joint.insert(out.joint.end(), graph.held[b].begin(), graph.held[b].end());
+  const std::vector<Index> ghosts =
+      reachedBodies(whole, out.joint, [&](Index b) { return owned[b] != 0; });
   const std::size_t owned_count = out.body.size();
   out.body.insert(out.body.end(), ghosts.begin(), ghosts.end());
 
