@@ -111,9 +111,10 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
   std::string partitioner;  // the first segment's
   bool first_segment = true;
   auto segment = [&](const State& start, double t_end, const TrajectoryObserver& observer) {
-    // The first segment selects at the model's own initial state, as catena-scale does.
-    const IndependentRows selected =
-        first_segment ? independentInputRows(m) : independentRows(m, plan, start.q, start.t);
+    // The first segment selects at the model's own initial state, as catena-scale does
+    // (independentInputRows), the others at their start.
+    const State at = first_segment ? initialState(m) : start;
+    const IndependentRows selected = independentRows(m, plan, at.q, at.t);
     InputNumbering numbering;
     const DistributedLatticePart part = partitionInputModel(selected.model, c.file, &numbering);
     if (first_segment) {

@@ -81,20 +81,16 @@ Part part(const Eigen::MatrixXd& K) {
     for (int k = 0; k < sizeOf(static_cast<int>(b)); ++k)
       p.groups.push_back(k < kCoordinates ? static_cast<int>(b) : -1);
   }
-  auto fill = [&](const Eigen::MatrixXd& M) {
-    p.r.clear(), p.c.clear(), p.values.clear();
-    for (int i = p.first; i < p.first + p.rows; ++i)
-      for (int j = 0; j < M.cols(); ++j) {
-        if (M(i, j) == 0.0) continue;
-        const int copies = i == j ? 2 : 1;
-        for (int k = 0; k < copies; ++k) {
-          p.r.push_back(i);
-          p.c.push_back(j);
-          p.values.push_back(M(i, j) / copies);
-        }
+  for (int i = p.first; i < p.first + p.rows; ++i)
+    for (int j = 0; j < K.cols(); ++j) {
+      if (K(i, j) == 0.0) continue;
+      const int copies = i == j ? 2 : 1;
+      for (int k = 0; k < copies; ++k) {
+        p.r.push_back(i);
+        p.c.push_back(j);
+        p.values.push_back(K(i, j) / copies);
       }
-  };
-  fill(K);
+    }
   return p;
 }
 
