@@ -99,6 +99,7 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     return true;
   };
   auto add = [&](const State& s) {
+    if (stopped) return false;
     if (!watch->add(s)) {
       jump = watch->status();
       return false;
@@ -114,6 +115,10 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
   // Back to the last output seen (or `fallback`, the segment's start), the watch restarted
   // from the outputs seen before it.
   auto rewind = [&](const State& fallback) {
+    // Outputs up to the segment's start came from a finished bridge: seen, not dropped (a
+    // segment that failed within kDelay outputs of its start lost the bridge's last output).
+    while (!pending.empty() && pending.front().t <= fallback.t && !stopped && forward()) {
+    }
     const State from = forwarded && forwarded->t >= fallback.t ? *forwarded : fallback;
     pending.clear();
     jump.reset();
