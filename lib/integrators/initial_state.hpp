@@ -15,9 +15,14 @@
 
 namespace catena {
 
+/// |C|_inf / length scale below which a state counts as assembled: the start's assembly and every
+/// integrator's own position correction (MCS) stop there, so that a state one integrator hands
+/// to another (a singular passage's bridge) is taken as it is, not moved again.
+inline constexpr double kAssembledPositionTolerance = 1e-12;
+
 struct InitialStateOptions {
   int max_iterations = 50;
-  double position_tolerance = 1e-12;  ///< on |C|_inf / length scale
+  double position_tolerance = kAssembledPositionTolerance;  ///< on |C|_inf / length scale
   double velocity_tolerance = 1e-10;  ///< on |C_q v + C_t|_inf / max(1, |v|_inf)
 };
 

@@ -44,6 +44,7 @@
 
 #include "assembly/plan.hpp"
 #include "integrators/dynamics.hpp"
+#include "integrators/initial_state.hpp"
 #include "mobility/tangent_continuation.hpp"
 
 namespace catena {
@@ -62,8 +63,11 @@ struct McsOptions {
   bool align_initial_basis = false;
   ContinuationMap map = ContinuationMap::kExponential;
   double rank_tolerance = kDefaultRankTolerance;  ///< relative, on |R_ii| / max |R_ii|
-  /// Position correction (eqs. 17-19) until |C|_inf <= position_tolerance * length scale.
-  double position_tolerance = 1e-10;
+  /// Position correction (eqs. 17-19) until |C|_inf <= position_tolerance * length scale; the
+  /// start's assembly's tolerance, so that a bridge's end is not moved again when a run resumes
+  /// (1e-10 left |C| ~ 2e-10 m, which the minimum-norm assembly next to a crossing turned into
+  /// moves of 1e-4 m along the near-null motion).
+  double position_tolerance = kAssembledPositionTolerance;
   int max_correction_iterations = 10;
   /// A local minimum of the smallest retained relative pivot below this at a step end is
   /// examined as a possible singular configuration.
