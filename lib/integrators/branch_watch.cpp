@@ -5,11 +5,22 @@
 #include <sstream>
 
 #include "analysis/scales.hpp"
+#include "integrators/singular_passage.hpp"
+#include "mobility/singular_search.hpp"
 
 namespace catena {
 
 BranchWatch::BranchWatch(const Model& m)
     : BranchWatch(m, static_cast<Index>(m.bodies.size()), lengthScale(m), nullptr) {}
+
+BranchWatch::BranchWatch(const Model& m, const AssemblyPlan& plan) : BranchWatch(m) {
+  plan_ = &plan;
+  model_ = &m;
+  for (Kept* k : {&first_, &kept_[0], &kept_[1], &kept_[2], &kept_[3]}) {
+    k->q.resize(m.nq);
+    k->v.resize(m.nv);
+  }
+}
 
 BranchWatch::BranchWatch(const Model& m, Index owned_bodies, double length_scale, RankSum sum)
     : per_(m.nv_body),
@@ -52,8 +63,37 @@ bool BranchWatch::nearShortPulse(double t0, double t1) const {
   return near;
 }
 
+bool BranchWatch::singularOnPath(int first, int last) {
+  if (!plan_) return true;
+  const Model& m = *model_;
+  if (start_rank_ < 0)
+    start_pivot_ = smallestRetainedPivot(m, *plan_, first_.q, first_.t, -1, &start_rank_);
+  const double margin = kProbeMargin * start_pivot_;
+  for (int k = first; k < last; ++k) {
+    const PathSample a{kept_[k].t, kept_[k].q, kept_[k].v, 0.0};
+    const PathSample b{kept_[k + 1].t, kept_[k + 1].q, kept_[k + 1].v, 0.0};
+    for (int i = 0; i <= kProbeSamples; ++i) {
+      const double tau = a.t + (b.t - a.t) * i / kProbeSamples;
+      const VecX q = i == 0 ? a.q : i == kProbeSamples ? b.q : interpolatePath(m, a, b, tau);
+      if (smallestRetainedPivot(m, *plan_, q, tau, start_rank_) < margin) return true;
+    }
+  }
+  return false;
+}
+
 bool BranchWatch::add(const State& s) {
   if (!status_.ok()) return false;
+  if (plan_) {
+    if (samples_ == 0) {
+      first_.t = s.t;
+      first_.q = s.q;
+      first_.v = s.v;
+    }
+    for (int k = 0; k < 3; ++k) std::swap(kept_[k], kept_[k + 1]);
+    kept_[3].t = s.t;
+    kept_[3].q = s.q;
+    kept_[3].v = s.v;
+  }
   const double speed = norm(s.v);
   kinetic_max_ = std::max(kinetic_max_, 0.5 * speed * speed);
   if (samples_++ == 0) {
@@ -69,12 +109,15 @@ bool BranchWatch::add(const State& s) {
   // jump if it changes the velocity far more than both neighbours and by a sizeable fraction of
   // the speed; so are the last two together, against the intervals on either side.
   auto jumped = [&](double middle, double before, double speed_there, double from, double to,
-                    const char* span) {
+                    int intervals) {
     const double jump_energy = 0.5 * middle * middle;
     if (!(middle > kJumpRatio * std::max(before, change) && middle > kJumpFraction * speed_there &&
           jump_energy > kRoundoffEnergy * (kinetic_max_ + potential_scale_) &&
           jump_energy > kNegligibleEnergy && !nearShortPulse(from, to)))
       return false;
+    // The span's outputs are kept_[2 - intervals .. 2]; kept_[3] is s.
+    if (!singularOnPath(2 - intervals, 2)) return false;
+    const char* span = intervals == 1 ? "one output interval" : "two output intervals";
     std::ostringstream os;
     os << "the velocity jumped between t = " << from << " s and " << to << " s (a change of "
        << middle / speed_there << " of the speed in " << span << ", "
@@ -89,11 +132,9 @@ bool BranchWatch::add(const State& s) {
     status_ = Status::failure(Status::Code::kNotConverged, os.str());
     return true;
   };
-  if (samples_ >= 4 &&
-      jumped(change_[2], change_[1], speed_[2], t0_[2], t1_[2], "one output interval"))
-    return false;
+  if (samples_ >= 4 && jumped(change_[2], change_[1], speed_[2], t0_[2], t1_[2], 1)) return false;
   if (samples_ >= 5 && jumped(change_[1] + change_[2], change_[0], std::max(speed_[1], speed_[2]),
-                              t0_[1], t1_[2], "two output intervals"))
+                              t0_[1], t1_[2], 2))
     return false;
   for (int k = 0; k < 2; ++k) {
     t0_[k] = t0_[k + 1];

@@ -17,10 +17,19 @@
 /// intervals near it are not judged. Nor is a change whose kinetic energy, 1/2 |dv|^2, is
 /// round-off next to the mechanism's energy (the largest kinetic energy so far plus
 /// sum m |g| times the length scale): the speed of a model that cannot move is round-off, and
-/// so are its "jumps". No allocation after construction.
+/// so are its "jumps". No allocation after construction, except in the probe's QRCPs.
+///
+/// A branch can be left only at a singular configuration. Given the assembly plan, a candidate
+/// jump is reported only if C_q's smallest retained relative pivot on the cubic Hermite path
+/// between the outputs of its span falls below kProbeMargin times its value at the first output,
+/// or C_q's rank drops there (kProbeSamples points per interval, checked only at candidates). A
+/// smooth motion that outputs sample too coarsely (the spatial slider-crank's slider turning back
+/// within 0.2 s, seen in outputs 0.1 s apart) looks like a jump to the ratio test and is not
+/// reported; a crossing between coarse outputs still is (ask for a smaller output interval).
 ///
 /// On a distributed model every rank watches its owned bodies and the norms, the mass and the
 /// short-pulse test are summed over the ranks: every rank sees the same jump at the same output.
+/// There is no probe: every candidate is reported.
 
 #include <functional>
 #include <utility>
@@ -38,13 +47,18 @@ class BranchWatch {
   static constexpr double kJumpFraction = 0.2;      ///< against the speed at the interval's ends
   static constexpr double kRoundoffEnergy = 1e-12;  ///< against the mechanism's energy
   static constexpr double kNegligibleEnergy = 1e-30;  ///< J, whatever the mechanism
+  static constexpr double kProbeMargin = 0.25;  ///< the passages' margin (singular_passage.hpp)
+  static constexpr int kProbeSamples = 16;      ///< pivots per output interval of a candidate
 
   /// sum(n, term): the sum over the ranks of term(b) for b < n on each rank, the same on every
   /// rank (parallel/reproducible_sum.hpp).
   using RankSum = std::function<double(Index, const std::function<double(Index)>&)>;
 
-  /// The whole model in one process.
+  /// The whole model in one process; every candidate is reported.
   explicit BranchWatch(const Model& model);
+  /// The whole model in one process; a candidate is reported only if the probe finds a singular
+  /// configuration on its path (C_q from `plan`, which must outlive the watch).
+  BranchWatch(const Model& model, const AssemblyPlan& plan);
   /// A rank's part of a distributed model: its bodies [0, owned_bodies) are watched, sums over
   /// the ranks by `sum`; length_scale (m): of the whole model (analysis/scales.hpp). add() is
   /// then collective.
@@ -58,6 +72,15 @@ class BranchWatch {
   double norm(const VecX& v) const;
   /// True if a short load pulse may have jumped the velocity in [t0, t1] by itself.
   bool nearShortPulse(double t0, double t1) const;
+  /// True without a plan; else whether the path through the outputs kept[first..last] (indices
+  /// into kept_, oldest 0) passes a singular configuration.
+  bool singularOnPath(int first, int last);
+
+  /// An output kept for the probe.
+  struct Kept {
+    double t = 0.0;
+    VecX q, v;
+  };
 
   int per_ = 0;                   ///< velocity coordinates per body
   Index owned_ = 0;               ///< bodies watched (a rank's owned ones)
@@ -73,6 +96,14 @@ class BranchWatch {
   /// The last three intervals, oldest first: start, end, velocity change, speed.
   double t0_[3] = {}, t1_[3] = {}, change_[3] = {}, speed_[3] = {};
   Status status_;
+  // The probe (with a plan only): C_q's rank and smallest retained pivot at the first output
+  // (computed at the first candidate), and the last four outputs, oldest first.
+  const AssemblyPlan* plan_ = nullptr;
+  const Model* model_ = nullptr;
+  Kept first_;
+  Index start_rank_ = -1;
+  double start_pivot_ = 0.0;
+  Kept kept_[4];
 };
 
 }  // namespace catena

@@ -382,7 +382,7 @@ DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& 
   // steps cut to land on outputs: hinge force 0.5 N from the rod tension, 0.35 %, against
   // 0.008 N with equal steps; with these multipliers 1.4e-4 N and 6e-5 N, falling with the
   // tolerance), and a tighter tolerance made the reported reactions worse.
-  BranchWatch branch(m);
+  BranchWatch branch(m, plan);
   State shown;
   VecX shown_vdot;
   auto emit = [&](const State& s) {

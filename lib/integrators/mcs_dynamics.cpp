@@ -458,7 +458,7 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
 
   // Output: the state with v and lambda at the current step end, and the sample; every output
   // state passes the branch watch before the observer sees it.
-  BranchWatch branch(model);
+  BranchWatch branch(model, plan);
   auto emit = [&](double t, const VecX& q) {
     State so;
     so.t = t;

@@ -206,7 +206,7 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
                   s);
   }
   run.start_pivot = smallestRetainedPivot(model, plan, s.q, s.t, -1, &run.rank);
-  BranchWatch branch(model);
+  BranchWatch branch(model, plan);
   auto emit = [&](const State& at) { return branch.add(at) && (!observer || observer(at)); };
   out.state = s;
   if (!emit(s)) return out;

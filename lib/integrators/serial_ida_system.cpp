@@ -62,7 +62,7 @@ class SerialIdaSystem final : public IdaSystem {
         plan_(plan),
         petsc_(o.linear_solver == IdaLinearSolver::kPetsc),
         kkt_(m, plan, o.petsc_prefix),
-        branch_(m) {}
+        branch_(m, plan) {}
 
   std::string name() const override { return "IDA"; }
   std::string solverName() const override {

@@ -83,7 +83,7 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
   // for its first outputs, where a resumed run can leave the branch. Restarted from the last
   // outputs seen when a run is taken back.
   std::optional<BranchWatch> watch;
-  watch.emplace(model);
+  watch.emplace(model, plan);
   std::deque<State> recent;  // the last outputs seen, oldest first
   std::optional<Status> jump;
   auto forward = [&] {  // the oldest pending output to the observer
@@ -122,7 +122,7 @@ Result withSingularPassages(const Model& model, const AssemblyPlan& plan, const 
     const State from = forwarded && forwarded->t >= fallback.t ? *forwarded : fallback;
     pending.clear();
     jump.reset();
-    watch.emplace(model);
+    watch.emplace(model, plan);
     for (const State& seen : recent)
       if (seen.t <= from.t) watch->add(seen);
     return from;

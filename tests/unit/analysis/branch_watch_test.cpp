@@ -1,14 +1,22 @@
 #define BOOST_TEST_MODULE branch_watch
 // The velocity-jump watch of integrators/branch_watch.hpp on synthetic trajectories of one body:
 // smooth motions, a load switched on, a short load pulse, and a jump of the velocity's
-// direction within one output interval (what a switch of branch looks like).
+// direction within one output interval (what a switch of branch looks like); and with the
+// assembly plan, on the double four-bar's outputs, a jump reported only next to its singular
+// configuration.
 #include "integrators/branch_watch.hpp"
 
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <functional>
+#include <string>
+#include <vector>
 
+#include "assembly/plan.hpp"
+#include "integrators/generalized_alpha.hpp"
+#include "io/yaml_loader.hpp"
 #include "model/model_builder.hpp"
+#include "petsc_fixture.hpp"
 
 using namespace catena;
 
@@ -105,4 +113,60 @@ BOOST_AUTO_TEST_CASE(jumps_of_round_off_size_are_not_judged) {
     return 1e-15 * (t <= 0.505 ? Vec3(1, 0.1 * t, 0) : Vec3(0, 1, 0.1 * t));
   };
   BOOST_TEST(firstRefusal(m, tiny_jump, watch) < 0.0);
+}
+
+namespace {
+
+/// The double four-bar's outputs every 0.01 s to 1 s (generalized-alpha at 1e-8; cranks
+/// horizontal, a singular configuration, at 0.714 s), with the velocities of cranks 1 and 2
+/// turned back from t_switch on: what a run that took the other branch there would output.
+/// Returns the first time the watch refused (or -1).
+double firstRefusalOfSwitch(BranchWatch& watch, const Model& m, const std::vector<State>& states,
+                            double t_switch) {
+  for (State s : states) {
+    if (s.t >= t_switch)
+      for (const char* crank : {"crank_0_1", "crank_0_2"})
+        s.v.segment(m.vOffset(m.findBody(crank)), m.nv_body) *= -1.0;
+    if (!watch.add(s)) return s.t;
+  }
+  return -1.0;
+}
+
+}  // namespace
+
+// With the assembly plan, a jump is reported only where C_q's pivot falls on the path between
+// the outputs: a branch can be left only at a singular configuration. The same turned-back
+// cranks are refused next to the crossing with and without the plan, and away from it only
+// without (the ratio test alone; the spatial slider-crank's false alarm with outputs 0.1 s apart
+// was this case).
+BOOST_AUTO_TEST_CASE(with_the_plan_a_jump_needs_a_singular_configuration) {
+  const Model m =
+      loadMechanismFile(std::string(CATENA_SOURCE_DIR) + "/inputs/double_four_bar.yaml").model;
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  std::vector<State> states;
+  GeneralizedAlphaOptions o;
+  o.t_end = 1.0;
+  o.output_interval = 0.01;
+  o.error_tolerance = 1e-8;
+  const DynamicsResult r =
+      integrateGeneralizedAlpha(m, plan, initialState(m), o, [&](const State& s) {
+        states.push_back(s);
+        return true;
+      });
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+  {
+    BranchWatch plain(m), probed(m, plan);
+    BOOST_TEST(firstRefusalOfSwitch(plain, m, states, 0.715) > 0.7);
+    BOOST_TEST(firstRefusalOfSwitch(probed, m, states, 0.715) > 0.7);
+    BOOST_TEST(probed.status().message.find("between t = 0.71") != std::string::npos,
+               probed.status().message);
+  }
+  {
+    BranchWatch plain(m), probed(m, plan);
+    BOOST_TEST(firstRefusalOfSwitch(plain, m, states, 0.305) > 0.3);
+    BOOST_TEST(firstRefusalOfSwitch(probed, m, states, 0.305) < 0.0);
+    BOOST_TEST(probed.status().ok());
+  }
+  BranchWatch smooth(m, plan);
+  BOOST_TEST(firstRefusalOfSwitch(smooth, m, states, 2.0) < 0.0);
 }
