@@ -222,10 +222,7 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
                          {arkodeTable(o.table), o.rtol, o.atol, o.max_steps, 0.0});
   if (!g.ok()) return fail(g.status("Runge-Kutta", sundials::arkodeFlagName, run.log), s);
   void* mem = ark.mem.get();
-  // Outputs are step ends, never interpolated; Lagrange interpolation keeps past solutions only,
-  // where Hermite re-evaluates the right-hand side (a factorization) after every projection.
-  int flag = ERKStepSetInterpolantType(mem, ARK_INTERP_LAGRANGE);
-  if (flag == ARK_SUCCESS && o.max_step > 0.0) flag = ERKStepSetMaxStep(mem, o.max_step);
+  int flag = o.max_step > 0.0 ? ERKStepSetMaxStep(mem, o.max_step) : ARK_SUCCESS;
   if (flag != ARK_SUCCESS)
     return fail(
         Status::failure(Status::Code::kInvalidInput, "Runge-Kutta: setting up ERKStep failed: " +

@@ -43,7 +43,11 @@ struct ErkSettings {
 };
 
 /// Creates ERKStep on `ark` (y filled with the state at t0) with `rhs` and sets: SUNDIALS'
-/// errors into data.log, user data &data, the settings, and `postprocess` after every step.
+/// errors into data.log, user data &data, the settings, `postprocess` after every step, and
+/// Lagrange interpolation. The callers' outputs are step ends (stop times), never interpolated,
+/// and their postprocess changes the state (a projection, a new MCS chart): ARKODE's default
+/// Hermite interpolant evaluated the right-hand side once more at every output, at t - h/3, on a
+/// state mixing the step's start with its processed end; Lagrange keeps past solutions only.
 /// Data: the driver's user data, with a member `ErrorLog log`. The guard tells which call failed.
 template <class Data>
 SetupGuard startErk(ErkObjects& ark, Data& data, ARKRhsFn rhs, ARKPostProcessFn postprocess,
@@ -58,6 +62,7 @@ SetupGuard startErk(ErkObjects& ark, Data& data, ARKRhsFn rhs, ARKPostProcessFn 
   CATENA_SUNDIALS_CALL(g, ERKStepSStolerances(mem, s.rtol, s.atol));
   CATENA_SUNDIALS_CALL(g, ERKStepSetMaxNumSteps(mem, s.max_steps));
   CATENA_SUNDIALS_CALL(g, ERKStepSetPostprocessStepFn(mem, postprocess));
+  CATENA_SUNDIALS_CALL(g, ERKStepSetInterpolantType(mem, ARK_INTERP_LAGRANGE));
   if (s.fixed_step > 0.0) CATENA_SUNDIALS_CALL(g, ERKStepSetFixedStep(mem, s.fixed_step));
   return g;
 }
