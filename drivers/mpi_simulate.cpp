@@ -136,6 +136,7 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
     };
     IdaOptions run = o;
     run.t_end = t_end;
+    run.watch_branch = false;  // the passages' watch sees the gathered states (with its probe)
     IdaResult r = integrateDistributedIda(
         as, localState(dm.local(), numbering, selected.model, start), run, [&](const State& s) {
           const State w = whole(s);

@@ -108,5 +108,6 @@ endif()
 # (refused), a singular configuration bridged on 2 ranks (passage), SIGTERM between outputs
 # (signal).
 if(Python3_Interpreter_FOUND)
-  catena_scale_script_test(catena_mpirun chain lattice simulate refused passage signal)
+  catena_scale_script_test(catena_mpirun chain lattice simulate refused passage signal
+                         coarse)
 endif()

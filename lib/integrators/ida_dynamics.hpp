@@ -86,6 +86,12 @@ struct IdaOptions {
   /// Assemble the initial state (integrators/initial_state.hpp) before computing v' and lambda;
   /// false: `initial` must already satisfy C = 0 and C_q v + C_t = 0.
   bool assemble_initial_state = true;
+  /// Outputs pass the run's branch watch (integrators/branch_watch.hpp). false: the caller
+  /// watches them itself; a distributed run inside withSingularPassages, whose watch sees the
+  /// gathered whole states and can look for a singular configuration on their path (the
+  /// distributed watch cannot, and took the spatial slider-crank's outputs 0.1 s apart for a
+  /// jump).
+  bool watch_branch = true;
   IdaLinearSolver linear_solver = IdaLinearSolver::kKlu;  ///< of the Newton systems
   /// PETSc options prefix of the KKT solves (initial, projection) and, with kPetsc, of the
   /// Newton solves: -ida_pc_factor_mat_solver_type mumps applies to both.

@@ -128,6 +128,7 @@ class MpiIdaSystem final : public IdaSystem {
         solve_(o.linear_solver == IdaLinearSolver::kSchur         ? DistributedSolve::kSchur
                : o.linear_solver == IdaLinearSolver::kGatheredKlu ? DistributedSolve::kGatheredKlu
                                                                   : DistributedSolve::kPetsc),
+        watch_branch_(o.watch_branch),
         branch_(dm_.local(), dm_.part().owned_bodies, distributedLengthScale(dm_),
                 [](Index n, const std::function<double(Index)>& term) {
                   return reproducibleSum(PETSC_COMM_WORLD, n, term);
@@ -233,7 +234,7 @@ class MpiIdaSystem final : public IdaSystem {
       rows.push_back(std::move(w.text));
     return rows;
   }
-  bool watchBranch(const State& s) override { return branch_.add(s); }
+  bool watchBranch(const State& s) override { return !watch_branch_ || branch_.add(s); }
   Status branchStatus() const override { return branch_.status(); }
 
  private:
@@ -242,6 +243,7 @@ class MpiIdaSystem final : public IdaSystem {
   const std::string prefix_;
   const DistributedSolve solve_;
   std::optional<DistributedDae> dae_;
+  bool watch_branch_ = true;
   BranchWatch branch_;
 };
 

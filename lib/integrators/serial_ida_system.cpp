@@ -62,6 +62,7 @@ class SerialIdaSystem final : public IdaSystem {
         plan_(plan),
         petsc_(o.linear_solver == IdaLinearSolver::kPetsc),
         kkt_(m, plan, o.petsc_prefix),
+        watch_branch_(o.watch_branch),
         branch_(m, plan) {}
 
   std::string name() const override { return "IDA"; }
@@ -184,7 +185,7 @@ class SerialIdaSystem final : public IdaSystem {
   std::vector<std::string> worstRows(const State& s) override {
     return worstRowsAt(m_, plan_, s.q, s.t, 5);
   }
-  bool watchBranch(const State& s) override { return branch_.add(s); }
+  bool watchBranch(const State& s) override { return !watch_branch_ || branch_.add(s); }
   Status branchStatus() const override { return branch_.status(); }
 
   std::pair<double, double> drift(const State& s) override { return kkt_.drift(s); }
@@ -198,6 +199,7 @@ class SerialIdaSystem final : public IdaSystem {
   const AssemblyPlan& plan_;
   const bool petsc_;
   KktSolves kkt_;
+  bool watch_branch_ = true;
   BranchWatch branch_;
   IdaFormulation formulation_ = IdaFormulation::kIndex2;
   std::optional<MultibodyDae> dae_;
