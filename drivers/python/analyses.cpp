@@ -86,7 +86,7 @@ StaticsRun runStatics(const PyModel& p, bool kc) {
 py::object statics(const PyModel& p, bool kc) {
   StaticsRun run;
   {
-    py::gil_scoped_release release;
+    const AnalysisLock lock;
     run = runStatics(p, kc);
   }
   const Status status = run.reduced.result.status;
@@ -100,7 +100,7 @@ py::object modal(const PyModel& p, int modes, double target_hz, bool kc, bool da
   StaticsRun run;
   ModalResult mr;
   {
-    py::gil_scoped_release release;
+    const AnalysisLock lock;
     run = runStatics(p, kc);
     if (run.reduced.result.status.ok()) {
       ModalOptions mo;
@@ -233,7 +233,7 @@ py::object mobility(const PyModel& p, double tolerance, py::object blockwise_arg
   BlockwiseRank br;
   MobilityHistory h;
   {
-    py::gil_scoped_release release;
+    const AnalysisLock lock;
     start = computeMobilityStart(m, p.plan, blockwise);
     if (blockwise) {
       BlockwiseRankOptions o;
@@ -331,7 +331,7 @@ py::object simulate(const PyModel& p, double t_end, const std::string& integrato
   DynamicsResult r;
   InitialStateResult init;
   {
-    py::gil_scoped_release release;
+    const AnalysisLock lock;
     init = assembleInitialState(m, p.plan, initialState(m));
     if (init.status.ok()) {
       auto observer = [&](const State& s) {

@@ -7,6 +7,7 @@
 #include <pybind11/pybind11.h>
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,19 @@ struct PyModel {
   AssemblyPlan plan;
   std::string source;
   std::vector<std::string> warnings;
+};
+
+/// Held while an analysis runs: the GIL released (other Python threads go on), then the one lock
+/// of the analyses, since PETSc is not thread-safe as Debian builds it. Analyses started from
+/// several threads take turns; two statics at once aborted in MatDestroy (a function list freed
+/// twice, python_module's threads test under load).
+class AnalysisLock {
+ public:
+  AnalysisLock();
+
+ private:
+  py::gil_scoped_release release_;  // first: a thread waits for the lock without the GIL
+  std::unique_lock<std::mutex> lock_;
 };
 
 /// A NumPy array viewing `v`'s storage, which it then owns (moved, not copied).

@@ -46,7 +46,7 @@ py::object onRoot(VecX&& x) {
 /// Runs one study run with the GIL released: statics or modal (runStatics) or dynamics.
 RunResult run(ScalingStudy s, const InputModel* input, long size, int repeat, RunArrays& arrays) {
   s.program = "catena (Python module)";  // how its messages on stderr start
-  py::gil_scoped_release release;
+  const AnalysisLock lock;
   RunResult r = s.analysis == "dynamics"
                     ? runDynamics(s, input, size, repeat, commSize(), commRank(), {}, &arrays)
                     : runStatics(s, input, size, repeat, commSize(), commRank(), &arrays);
@@ -159,7 +159,7 @@ py::object distributedStatics(const PyModel& p, bool gather) {
   RunResult r = runModel(p, s, a);
   VecX q, lambda;
   if (gather) {
-    py::gil_scoped_release release;
+    const AnalysisLock lock;
     q = broadcast(std::move(a.whole.q));
     lambda = broadcast(std::move(a.whole.lambda));
   }

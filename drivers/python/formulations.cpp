@@ -53,7 +53,7 @@ py::object simulateNatural(const PyNaturalModel& p, py::object t_end, const std:
   std::vector<VecX> qs, vs;
   natural::NaturalRun run;
   {
-    py::gil_scoped_release release;
+    const AnalysisLock lock;
     run = runNaturalSimulation(
         p.input, o, [&](double t, const VecX& q, const VecX& v, double e, double c, double cv) {
           times.push_back(t);
@@ -125,7 +125,7 @@ py::object simulateRotationMatrix(const PyModel& p, double t_end, const std::str
   };
   rm::RmRunResult r;
   {
-    py::gil_scoped_release release;
+    const AnalysisLock lock;
     const rm::RmState initial = rm::initialRmState(model);
     const auto run = [&](auto o, const auto& integrate) {
       o.t_end = initial.t + t_end;

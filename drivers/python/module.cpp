@@ -49,7 +49,14 @@ PyModel loadText(const std::string& text, const std::string& name) {
   return p;
 }
 
+std::mutex& analysisMutex() {
+  static std::mutex m;
+  return m;
+}
+
 }  // namespace
+
+AnalysisLock::AnalysisLock() : lock_(analysisMutex()) {}
 
 py::array_t<double> toNumpy(VecX&& v) {
   auto* owned = new VecX(std::move(v));
