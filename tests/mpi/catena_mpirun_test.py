@@ -228,6 +228,18 @@ def test_simulate(args):
             check(d <= 1e-8, f"{what}: positions differ by {d:.3g} of the length scale")
 
 
+def serial_and_two_ranks(args, model, stem, extra, tag):
+    """`catena simulate` of `model` serially and on 2 ranks, each in its folder TAG_npNP: both
+    runs' (JSON summary, (header, rows) of the time history)."""
+    runs = []
+    for np in (None, 2):
+        folder = os.path.join(args.work, f"{tag}_np{np}")
+        run(args, np, "simulate", model, extra, folder)
+        with open(os.path.join(folder, f"out/{stem}.simulate.json")) as f:
+            runs.append((json.load(f), history(os.path.join(folder, f"out/{stem}.trajectory.csv"))))
+    return runs
+
+
 def test_passage(args):
     model = os.path.join(args.work, "merged_lattice_10x10.yaml")
     with open(os.path.join(args.inputs, "merged_four_bar_lattice_3x4.yaml")) as f:
@@ -239,15 +251,8 @@ def test_passage(args):
         f.write(text)
     extra = ["--integrator", "ida", "--t-end", "1.3", "--rtol", "1e-8", "--output-interval",
              "0.05"]
-    runs = {}
-    for np in (None, 2):
-        folder = os.path.join(args.work, f"passage_np{np}")
-        run(args, np, "simulate", model, extra, folder)
-        with open(os.path.join(folder, "out/merged_lattice_10x10.simulate.json")) as f:
-            runs[np] = (json.load(f),
-                        history(os.path.join(folder, "out/merged_lattice_10x10.trajectory.csv")))
-    serial, (header, rows) = runs[None]
-    other, (h, r) = runs[2]
+    (serial, (header, rows)), (other, (h, r)) = serial_and_two_ranks(
+        args, model, "merged_lattice_10x10", extra, "passage")
     check(other["success"] and other["t_reached_s"] == serial["t_reached_s"],
           f"2 ranks: success {other['success']}, t {other['t_reached_s']}: {other['message']}")
     check(len(other["singular_passages"]) >= 1 and len(other["redundant_rows"]) == 90,
@@ -274,15 +279,8 @@ def test_coarse(args):
     model = os.path.join(args.inputs, "spatial_slider_crank.yaml")
     extra = ["--integrator", "ida", "--t-end", "3", "--rtol", "1e-10", "--output-interval",
              "0.1"]
-    runs = {}
-    for np in (None, 2):
-        folder = os.path.join(args.work, f"coarse_np{np}")
-        run(args, np, "simulate", model, extra, folder)
-        with open(os.path.join(folder, "out/spatial_slider_crank.simulate.json")) as f:
-            runs[np] = (json.load(f),
-                        history(os.path.join(folder, "out/spatial_slider_crank.trajectory.csv")))
-    serial, (header, rows) = runs[None]
-    other, (h, r) = runs[2]
+    (serial, (header, rows)), (other, (h, r)) = serial_and_two_ranks(
+        args, model, "spatial_slider_crank", extra, "coarse")
     check(serial["success"] and other["success"] and other["t_reached_s"] == 3.0,
           f"2 ranks: success {other['success']}, t {other['t_reached_s']}: {other['message']}")
     check(h == header and len(r) == len(rows) == 31, f"2 ranks: {len(r)} rows, serial {len(rows)}")
