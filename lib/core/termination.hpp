@@ -9,6 +9,10 @@
 
 #include <atomic>
 #include <csignal>
+#include <sstream>
+#include <string>
+
+#include "core/status.hpp"
 
 namespace catena {
 
@@ -40,6 +44,13 @@ inline bool stepsStopOnTermination() {
 /// A run should stop now: a signal arrived and stopStepsOnTermination(true) was called.
 inline bool stopRequested() {
   return termination_detail::stop_steps && termination_detail::signal != 0;
+}
+/// The Status of a run that `who` (the integrator) ended at t (s) on the request: kInterrupted.
+inline Status stoppedOnRequest(const std::string& who, double t) {
+  std::ostringstream os;
+  os.precision(10);
+  os << who << " stopped on a termination request at t = " << t << " s";
+  return Status::failure(Status::Code::kInterrupted, os.str());
 }
 
 }  // namespace catena

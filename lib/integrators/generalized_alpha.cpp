@@ -415,10 +415,7 @@ DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& 
       break;
     }
     if (stopRequested()) {  // a termination signal (core/termination.hpp): stop here
-      std::ostringstream os;
-      os << "generalized-alpha stopped on a termination request at t = " << x.s.t
-         << " s (t_end = " << t_end << " s)";
-      out.status = Status::failure(Status::Code::kInterrupted, os.str());
+      out.status = stoppedOnRequest("generalized-alpha", x.s.t);
       break;
     }
     const double target = interval > 0.0 ? std::min(next_output, t_end) : t_end;

@@ -367,10 +367,8 @@ IdaResult runIda(IdaSystem& system, const State& initial, const IdaOptions& o,
     system.unpack(tret, N_VGetArrayPointer(sun.y.get()), current);
     if (system.stopRequested()) {  // a termination signal: stop at this step's end
       finish(false);
-      std::ostringstream os;
-      os << who << " stopped on a termination request at t = " << tret << " s (t_end = " << o.t_end
-         << " s)";
-      return fail(Status::Code::kInterrupted, os.str(), current);
+      const Status st = stoppedOnRequest(who, tret);
+      return fail(st.code, st.message, current);
     }
     // Outputs strictly inside (t, tret): IDA's interpolation of this step.
     if (dt > 0.0) {

@@ -358,7 +358,7 @@ int rhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
 int postprocessCallback(sunrealtype t, N_Vector y, void* user) {
   auto* run = static_cast<Run*>(user);
   return sundials::guarded(run->log.callback, "a step's completion", [&] {
-    if (sundials::interruptedAt(run->log.callback, t)) return -1;
+    if (sundials::interruptedAt(run->log.callback, "MCS", t)) return -1;
     const Status st = run->completeStep(t, N_VGetArrayPointer(y));
     if (st.ok()) return 0;
     run->log.callback = st;

@@ -139,7 +139,7 @@ bool approachesSingular(RkRun& run, double h) {
 int postprocessCallback(sunrealtype t, N_Vector y, void* user) {
   auto& run = *static_cast<RkRun*>(user);
   return sundials::guarded(run.log.callback, "the projection", [&] {
-    if (sundials::interruptedAt(run.log.callback, t)) return -1;
+    if (sundials::interruptedAt(run.log.callback, "Runge-Kutta", t)) return -1;
     double* yd = N_VGetArrayPointer(y);
     const double h = t - run.step_end;
     run.accepted(t);

@@ -76,15 +76,12 @@ int guarded(Status& failure, const char* where, Body&& body, int fatal = -1) noe
   return fatal;
 }
 
-/// For a step's post-processing hook (ARKODE): true, with `failure` kInterrupted naming t, when
-/// a termination signal asks the run to stop after the step that ended at t
+/// For a step's post-processing hook (ARKODE): true, with `failure` stoppedOnRequest(who, t),
+/// when a termination signal asks the run to stop after the step that ended at t
 /// (core/termination.hpp); the hook then returns -1.
-inline bool interruptedAt(Status& failure, double t) {
+inline bool interruptedAt(Status& failure, const char* who, double t) {
   if (!stopRequested()) return false;
-  std::ostringstream os;
-  os.precision(10);
-  os << "stopped on a termination request at t = " << t << " s";
-  failure = Status::failure(Status::Code::kInterrupted, os.str());
+  failure = stoppedOnRequest(who, t);
   return true;
 }
 
