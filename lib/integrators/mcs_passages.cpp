@@ -1,7 +1,5 @@
 #include "integrators/mcs_passages.hpp"
 
-#include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -41,10 +39,7 @@ McsSample bridgeSample(const Model& model, const AssemblyPlan& plan, const State
 McsResult integrateMcsWithPassages(const Model& model, const AssemblyPlan& plan,
                                    const State& initial, const McsOptions& o,
                                    const McsObserver& observer) {
-  PassageOptions passage;
-  passage.output_interval = o.output_interval;
-  passage.bridge_tolerance = std::max(std::pow(o.rtol, 1.5), 1e-10);
-  passage.mcs_tolerance = std::clamp(o.rtol, 1e-8, 1e-4);
+  const PassageOptions passage = passageOptions(o.rtol, o.output_interval);
   McsResult out;
   bool first = true;
   // The samples of MCS outputs not yet forwarded (outputs reach the observer late), by time,

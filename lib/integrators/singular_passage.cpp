@@ -18,11 +18,12 @@ PassageOptions passageOptions(double rtol, double output_interval) {
   // bridges set the run's error: tighter than rtol, but not below 1e-10, where its own steps
   // end next to the crossing (at 1e-12 it failed there as fixed steps do).
   passage.bridge_tolerance = std::max(std::pow(rtol, 1.5), 1e-10);
-  // MCS bridges at 1e-8 whatever the run's tolerance: a bridge's error must not set the run's.
-  // With MCS at clamp(rtol, 1e-8, 1e-4), Runge-Kutta on the double four-bar was worse at rtol
-  // 1e-6 (8.5e-4 m) than at 1e-4 (3.8e-5 m): the bridges' phase errors (1.8e-7 rad at 1e-6)
-  // grew over the later crossings. At 1e-8 the errors fall with rtol (4.1e-3, 1.7e-4, 3.7e-6,
-  // 1.2e-7 m); below 1e-8 MCS left a branch (1e-10).
+  // MCS bridges at 1e-8 whatever the run's tolerance, MCS's own runs included: a bridge's error
+  // must not set the run's. With MCS at clamp(rtol, 1e-8, 1e-4), Runge-Kutta on the double
+  // four-bar was worse at rtol 1e-6 (8.5e-4 m) than at 1e-4 (3.8e-5 m): the bridges' phase
+  // errors (1.8e-7 rad at 1e-6) grew over the later crossings. Tighter, MCS's steps next to the
+  // crossing shrink and lose accuracy there (docs/dynamics-mcs.md, "Limits"). Each bridge at
+  // 1e-8 still adds 1e-9 .. 1e-8 m (benchmarks/results/singular_passage.md).
   passage.mcs_tolerance = 1e-8;
   return passage;
 }

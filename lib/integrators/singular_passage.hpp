@@ -44,8 +44,8 @@ struct PassageOptions {
 };
 
 /// The passage settings of a run at relative tolerance rtol with outputs every output_interval
-/// s (IDA, Runge-Kutta, the distributed IDA): generalized-alpha bridges tighter than rtol, MCS
-/// bridges at 1e-8 (its tightest reliable setting) whatever rtol.
+/// s (IDA, Runge-Kutta, MCS, the distributed IDA): generalized-alpha bridges tighter than rtol,
+/// MCS bridges at 1e-8 (its tightest reliable setting) whatever rtol.
 PassageOptions passageOptions(double rtol, double output_interval);
 
 /// The smallest retained relative pivot |R_rr| / |R_11| of C_q^T's QRCP at (q, t), 0 if the rank
