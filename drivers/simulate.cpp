@@ -500,7 +500,6 @@ int runSimulate(const cli::CommandLine& line) {
   // Progress on stderr (io/progress.hpp): on a terminal every 0.5 s, in a batch log every 5 s.
   Progress progress(!a.terse);
   const auto t0 = std::chrono::steady_clock::now();
-  int stopped_by = 0;  // the signal that stopped the run
   // A termination signal stops the integrator at its next step (core/termination.hpp), which
   // then hands the outputs it still holds to the observer and returns kInterrupted.
   auto observer = [&](const State& s) {
@@ -551,7 +550,8 @@ int runSimulate(const cli::CommandLine& line) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   progress.clear();
   const double e1 = computeEnergy(m, plan, r.state).total();
-  if (r.status.code == Status::Code::kInterrupted) stopped_by = terminationSignal();
+  // The signal that stopped the run, or 0.
+  const int stopped_by = r.status.code == Status::Code::kInterrupted ? terminationSignal() : 0;
   if (stopped_by != 0) r.status = interruptedStatus(stopped_by, r.state.t);
 
   // 4. Report: the files are put in place (the history also after a failed run: it holds
