@@ -31,7 +31,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <csignal>
 #include <filesystem>
 #include <functional>
 #include <iomanip>
@@ -370,11 +369,8 @@ int reportRunEnd(const std::string& file, const std::vector<std::string>& warnin
 
 catena::Status interruptedStatus(int signal, double t) {
   std::ostringstream os;
-  os << "interrupted by signal " << signal << " ("
-     << (signal == SIGINT    ? "SIGINT"
-         : signal == SIGTERM ? "SIGTERM"
-                             : "SIGUSR1")
-     << ") at t = " << t << " s; the files hold the run up to there";
+  os << "interrupted by signal " << signal << " (" << signalName(signal) << ") at t = " << t
+     << " s; the files hold the run up to there";
   return catena::Status::failure(catena::Status::Code::kInterrupted, os.str());
 }
 
