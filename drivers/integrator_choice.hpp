@@ -5,6 +5,8 @@
 /// IDA on the index-3, index-2 (GGL) or index-1 DAE, explicit Runge-Kutta on the index-1 form
 /// with projection, or the minimal-coordinate (MCS) dynamics.
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -44,11 +46,22 @@ struct IntegratorChoice {
   double max_step = 0.0;  ///< ida, rk: s, 0: none (set by the accuracy ladder)
 };
 
+/// How many parts each of c.output_interval's intervals is run in: outputs coarser than the
+/// command's default, max(dt, t_end / 1000), are split so that the branch watch sees the motion
+/// at that resolution (a singular configuration passed between two outputs 0.5 s apart looks
+/// like a branch switch to it: integrators/branch_watch.hpp); 1 otherwise.
+inline int outputSplit(const IntegratorChoice& c) {
+  const double finest = std::max(c.dt, c.t_end / 1000.0);
+  if (!(c.output_interval > finest * (1.0 + 1e-9))) return 1;
+  return static_cast<int>(std::ceil(c.output_interval / finest * (1.0 - 1e-12)));
+}
+
 /// Integrates from `initial` (consistent: integrators/initial_state.hpp) over c.t_end; the
-/// observer gets every output time. An MCS run also hands each sample to `on_mcs_sample` (may be
-/// empty) and its whole result to *mcs (if mcs is not null). With c.accuracy > 0 (ida, rk) the
-/// accuracy ladder runs and its record goes to *ladder (if not null). Failures are in the
-/// Status.
+/// observer gets every output time (of c.output_interval and t_end; the run itself outputs
+/// outputSplit(c) times as often, for its checks). An MCS run also hands each sample to
+/// `on_mcs_sample` (may be empty) and its whole result to *mcs (if mcs is not null). With
+/// c.accuracy > 0 (ida, rk) the accuracy ladder runs and its record goes to *ladder (if not null).
+/// Failures are in the Status.
 inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
                                       const State& initial, const IntegratorChoice& c,
                                       const TrajectoryObserver& observer,
@@ -73,6 +86,28 @@ inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
         observer);
     if (ladder) *ladder = r;
     return r.dynamics;
+  }
+  if (const int split = outputSplit(c); split > 1) {
+    IntegratorChoice fine = c;
+    fine.output_interval = c.output_interval / split;
+    const double t0 = initial.t, t_end = initial.t + c.t_end, every = c.output_interval;
+    const auto requested = [&](double t) {
+      const double j = std::round((t - t0) / every);
+      return std::abs(t - (t0 + j * every)) <= 1e-9 * every || std::abs(t - t_end) <= 1e-9 * every;
+    };
+    long flips = 0;  // sign flips of T over the samples not handed on
+    return integrateChoice(
+        m, plan, initial, fine,
+        [&](const State& s) { return !requested(s.t) || !observer || observer(s); },
+        [&](const McsSample& x) {
+          flips += x.flips;
+          if (!on_mcs_sample || !requested(x.t)) return;
+          McsSample handed = x;
+          handed.flips = flips;
+          flips = 0;
+          on_mcs_sample(handed);
+        },
+        mcs, ladder);
   }
   if (c.formulation == "mcs") {
     McsOptions o;

@@ -423,36 +423,52 @@ class SingularPassage(CatenaTest):
 
 
 class CoarseOutputs(CatenaTest):
+    @staticmethod
+    def rows(path):
+        with open(path) as f:
+            return {round(float(r["t_s"]), 9): r for r in csv.DictReader(f)}
+
+    def coarse_and_fine(self, model, t_end, coarse, integrator):
+        """The rows of runs with outputs every `coarse` s and every 0.01 s (the default)."""
+        runs = {}
+        for interval in (coarse, "0.01"):
+            out = self.path(f"s{interval}.csv")
+            p = self.run_catena(["simulate", "--terse", "--t-end", t_end, "--output-interval",
+                                 interval, "--output-dir", "o", "--csv", out]
+                                + integrator + [self.input(model)])
+            self.assertIn("reached_end yes", p.stdout, f"{integrator} every {interval} s")
+            runs[interval] = self.rows(out)
+        return runs[coarse], runs["0.01"]
+
+    def assert_same_positions(self, coarse, fine, integrator):
+        worst = max(abs(float(row[k]) - float(fine[t][k]))
+                    for t, row in coarse.items() for k in row if k.endswith("_m_world"))
+        self.assertLess(worst, 1e-12, f"{integrator}: {worst} m from the fine run")
+
     def test_a_fast_smooth_reversal_between_outputs_is_no_jump(self):
         # With outputs 0.1 s apart, the spatial slider-crank's slider turns back within 0.2 s:
         # the branch watch's ratio test saw a jump and stopped every integrator at 1.5 s ("the
         # velocity jumped between t = 1.3 s and 1.5 s"), though every run agrees to 1e-10 m
-        # there. C_q keeps its rank on that path, so it is no branch switch: the runs reach 3 s,
-        # at the fine run's positions.
-        def rows(path):
-            with open(path) as f:
-                return {round(float(r["t_s"]), 9): r for r in csv.DictReader(f)}
-
-        # Bounds, against the measured differences: IDA's steps do not depend on the outputs
-        # (1e-16 m); RK and generalized-alpha end their steps at the outputs (2.9e-7 and 4e-6 m
-        # at 2.6 s, where this mechanism is sensitive: IDA, RK and generalized-alpha at 1e-12
-        # differ by 1e-6 m there).
-        for integrator, bound in ((["--integrator", "ida", "--rtol", "1e-10"], 1e-12),
-                                  (["--integrator", "rk", "--rtol", "1e-10"], 2e-6),
-                                  (["--tolerance", "1e-8"], 2e-5)):
-            runs = {}
-            for interval in ("0.1", "0.01"):
-                out = self.path(f"s{interval}.csv")
-                p = self.run_catena(["simulate", "--terse", "--t-end", "3", "--output-interval",
-                                     interval, "--output-dir", "o", "--csv", out]
-                                    + integrator + [self.input("spatial_slider_crank.yaml")])
-                self.assertIn("reached_end yes", p.stdout, f"{integrator} every {interval} s")
-                runs[interval] = rows(out)
-            coarse, fine = runs["0.1"], runs["0.01"]
+        # there. The command now runs at the default resolution (0.01 s here) and writes every
+        # tenth output: the fine run's positions.
+        for integrator in (["--integrator", "ida", "--rtol", "1e-10"],
+                           ["--integrator", "rk", "--rtol", "1e-10"], ["--tolerance", "1e-8"]):
+            coarse, fine = self.coarse_and_fine("spatial_slider_crank.yaml", "3", "0.1",
+                                                integrator)
             self.assertEqual(len(coarse), 31)
-            worst = max(abs(float(row[k]) - float(fine[t][k]))
-                        for t, row in coarse.items() for k in row if k.endswith("_m_world"))
-            self.assertLess(worst, bound, f"{integrator}: {worst} m from the fine run")
+            self.assert_same_positions(coarse, fine, integrator)
+
+    def test_singular_configurations_between_outputs(self):
+        # The double four-bar passes horizontal at 0.714 and 1.228 s: with outputs 0.5 s apart
+        # its velocity turns over between two outputs, which the branch watch cannot tell from a
+        # branch switch, and every integrator stopped at 2 s ("the velocity jumped between
+        # t = 0.5 s and 1.5 s"), MCS too. Now each runs at 0.01 s, writes the 0.5 s rows, and
+        # they are the default run's.
+        for integrator in ([], ["--integrator", "ida"], ["--integrator", "rk"],
+                           ["--formulation", "mcs"]):
+            coarse, fine = self.coarse_and_fine("double_four_bar.yaml", "3", "0.5", integrator)
+            self.assertEqual(sorted(coarse), [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0])
+            self.assert_same_positions(coarse, fine, integrator)
 
 
 if __name__ == "__main__":
