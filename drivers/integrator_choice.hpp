@@ -5,8 +5,6 @@
 /// IDA on the index-3, index-2 (GGL) or index-1 DAE, explicit Runge-Kutta on the index-1 form
 /// with projection, or the minimal-coordinate (MCS) dynamics.
 
-#include <algorithm>
-#include <cmath>
 #include <functional>
 #include <memory>
 #include <string>
@@ -18,6 +16,7 @@
 #include "integrators/mcs_passages.hpp"
 #include "integrators/rk_dynamics.hpp"
 #include "mobility/constraint_rank.hpp"
+#include "output_split.hpp"
 
 namespace catena {
 
@@ -45,16 +44,6 @@ struct IntegratorChoice {
   double accuracy = 0.0;
   double max_step = 0.0;  ///< ida, rk: s, 0: none (set by the accuracy ladder)
 };
-
-/// How many parts each of c.output_interval's intervals is run in: outputs coarser than the
-/// command's default, max(dt, t_end / 1000), are split so that the branch watch sees the motion
-/// at that resolution (a singular configuration passed between two outputs 0.5 s apart looks
-/// like a branch switch to it: integrators/branch_watch.hpp); 1 otherwise.
-inline int outputSplit(const IntegratorChoice& c) {
-  const double finest = std::max(c.dt, c.t_end / 1000.0);
-  if (!(c.output_interval > finest * (1.0 + 1e-9))) return 1;
-  return static_cast<int>(std::ceil(c.output_interval / finest * (1.0 - 1e-12)));
-}
 
 /// Integrates from `initial` (consistent: integrators/initial_state.hpp) over c.t_end; the
 /// observer gets every output time (of c.output_interval and t_end; the run itself outputs
@@ -87,14 +76,10 @@ inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
     if (ladder) *ladder = r;
     return r.dynamics;
   }
-  if (const int split = outputSplit(c); split > 1) {
+  if (const int split = outputSplit(c.output_interval, c.dt, c.t_end); split > 1) {
     IntegratorChoice fine = c;
     fine.output_interval = c.output_interval / split;
-    const double t0 = initial.t, t_end = initial.t + c.t_end, every = c.output_interval;
-    const auto requested = [&](double t) {
-      const double j = std::round((t - t0) / every);
-      return std::abs(t - (t0 + j * every)) <= 1e-9 * every || std::abs(t - t_end) <= 1e-9 * every;
-    };
+    const RequestedOutputs requested{initial.t, initial.t + c.t_end, c.output_interval};
     long flips = 0;  // sign flips of T over the samples not handed on
     return integrateChoice(
         m, plan, initial, fine,

@@ -36,7 +36,8 @@ int runDistributedCommand(const DistributedCommand& c, int ranks, int rank);
 struct DistributedSimulate {
   std::string file, csv, json, output_dir;
   double t_end = 1.0;            ///< s, the duration
-  double output_interval = 0.0;  ///< s, > 0
+  double output_interval = 0.0;  ///< s, > 0 (run finer where outputSplit says so)
+  double dt = 1e-2;              ///< s, the serial command's --dt (outputSplit's resolution)
   double rtol = 1e-6, atol = 1e-8;
   bool terse = false;
   /// The time history's columns for the whole model (the serial command's choice).

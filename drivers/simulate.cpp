@@ -428,6 +428,7 @@ DistributedSimulate distributedSettings(const SimulateArguments& a) {
   d.output_dir = a.output_dir;
   d.t_end = a.t_end;
   d.output_interval = a.output_interval;
+  d.dt = a.dt;
   d.rtol = a.rtol;
   d.atol = a.atol;
   d.terse = a.terse;

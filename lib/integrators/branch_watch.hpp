@@ -26,7 +26,7 @@
 /// smooth motion that outputs sample too coarsely (the spatial slider-crank's slider turning back
 /// within 0.2 s, seen in outputs 0.1 s apart) looks like a jump to the ratio test and is not
 /// reported; a crossing between coarse outputs still is (ask for a smaller output interval;
-/// catena simulate splits coarse intervals itself: drivers/integrator_choice.hpp).
+/// catena simulate splits coarse intervals itself: drivers/output_split.hpp).
 ///
 /// On a distributed model every rank watches its owned bodies and the norms, the mass and the
 /// short-pulse test are summed over the ranks: every rank sees the same jump at the same output.

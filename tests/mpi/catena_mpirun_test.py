@@ -21,7 +21,9 @@ docs/parallel.md, "catena under mpirun").
            t_end = 1e5 s: the ranks stop at their next step (core/termination.hpp), rank 0
            writes the summary (not a success, the termination request named) and the history
   coarse   the spatial slider-crank with outputs 0.1 s apart on 2 ranks reaches 3 s (the
-           distributed branch watch took its slider's turn for a jump) at the serial positions
+           distributed branch watch took its slider's turn for a jump) at the serial positions;
+           the double four-bar with outputs 0.5 s apart (two crossings between outputs) reaches
+           3 s serially and on 2 ranks, rows at the requested times, cranks parallel
   refused  a model with fewer bodies than ranks (inputs/pendulum.yaml on 2 ranks) and one with a
            spring-damper fail with exit status 1, the library's message once and no summary;
            `catena check` on 2 ranks is refused with exit status 2 naming the commands that
@@ -288,6 +290,22 @@ def test_coarse(args):
     d = max(abs(a[k] - b[k]) for a, b in zip(r, rows) for k in positions)
     print(f"coarse outputs on 2 ranks: positions within {d:.3g} m of the serial run")
     check(d <= 1e-5, f"2 ranks: positions {d:.3g} m from the serial run")
+    # The double four-bar with outputs 0.5 s apart passes horizontal at 0.714 and 1.228 s between
+    # two outputs: the passages' watch took the turn for a branch switch and stopped the run at
+    # 2 s. Runs at the default resolution (0.01 s) now, as serially, and writes the 0.5 s rows,
+    # its cranks parallel.
+    model = os.path.join(args.inputs, "double_four_bar.yaml")
+    extra = ["--integrator", "ida", "--t-end", "3", "--output-interval", "0.5"]
+    for summary, (header, rows) in serial_and_two_ranks(args, model, "double_four_bar", extra,
+                                                         "coarse_crossing"):
+        check(summary["success"] and summary["t_reached_s"] == 3.0,
+              f"double four-bar every 0.5 s: success {summary['success']}, t "
+              f"{summary['t_reached_s']}: {summary['message']}")
+        check([row[0] for row in rows] == [0.0, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0],
+              f"double four-bar every 0.5 s: rows at {[row[0] for row in rows]}")
+        cranks = [header.index(f"crank_0_{j}.theta_rad_world") for j in range(3)]
+        spread = max(max(row[k] for k in cranks) - min(row[k] for k in cranks) for row in rows)
+        check(spread < 1e-6, f"double four-bar every 0.5 s: cranks {spread:.3g} rad apart")
 
 
 def test_signal(args):
