@@ -35,6 +35,7 @@
 #include <functional>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -499,8 +500,10 @@ int runSimulate(const cli::CommandLine& line) {
   const auto t0 = std::chrono::steady_clock::now();
   // A termination signal stops the integrator at its next step (core/termination.hpp), which
   // then hands the outputs it still holds to the observer and returns kInterrupted.
+  double last_row = -std::numeric_limits<double>::infinity();  // s, the history's last row
   auto observer = [&](const State& s) {
     traj.write(s);
+    last_row = s.t;
     if (vtk) vtk->write(s);
     progress.update([&] {
       std::ostringstream os;
@@ -550,6 +553,13 @@ int runSimulate(const cli::CommandLine& line) {
   // The signal that stopped the run, or 0.
   const int stopped_by = r.status.code == Status::Code::kInterrupted ? terminationSignal() : 0;
   if (stopped_by != 0) r.status = interruptedStatus(stopped_by, r.state.t);
+  // An interrupted run stopped at the end of an accepted step, between outputs: that state ends
+  // the history, so that what the run reached is not lost (outputs far apart: a long run).
+  if (stopped_by != 0 && r.state.t > last_row && r.state.q.size() == m.nq &&
+      r.state.v.size() == m.nv && r.state.lambda.size() == m.nc) {
+    traj.write(r.state);
+    if (vtk) vtk->write(r.state);
+  }
 
   // 4. Report: the files are put in place (the history also after a failed run: it holds
   //    everything up to the failure), then what they hold is printed.

@@ -284,6 +284,13 @@ class Interrupt(CatenaTest):
             self.assertGreater(summary["t_reached_s"], 0.0, integrator)
             self.assertLess(summary["t_reached_s"], 1e5, integrator)
             self.assertEqual(glob.glob(self.path("*.tmp.*")), [])
+            # The state where the run stopped ends the history (before, the rows stopped at the
+            # last output, here t = 0, and the state reached was in the summary's time only).
+            with open(csv) as f:
+                rows = list(f)
+            last = float(rows[-1].split(",")[0])
+            self.assertEqual(len(rows), 3, integrator)  # the header, t = 0, the state reached
+            self.assertAlmostEqual(last, summary["t_reached_s"], delta=1e-9 * last)
 
     def test_natural(self):
         csv, js = self.path("n.csv"), self.path("n.json")
