@@ -155,7 +155,8 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
     return r;
   };
   State last = init.state;
-  std::string write_error;  // rank 0's
+  double last_row = init.state.t;  // s, the history's last row (rank 0 writes the first at t0)
+  std::string write_error;         // rank 0's
   const auto t0 = std::chrono::steady_clock::now();
   const IdaResult result = integrateDistributedThroughPassages(
       m, plan, init.state, o,
@@ -166,6 +167,7 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
         int written = 1;
         if (rank == 0) try {
             traj->write(w);
+            last_row = w.t;
           } catch (const Error& e) {
             write_error = e.what();
             written = 0;
@@ -194,7 +196,18 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
     return status;
   }
 
-  // 4. Rank 0: the files put in place, then the report (the serial command's lines).
+  // 4. Rank 0: the files put in place, then the report (the serial command's lines). An
+  //    interrupted run's last state (an accepted step between outputs) ends the history, as
+  //    serially.
+  if (result.status.code == Status::Code::kInterrupted && last.t > last_row &&
+      last.q.size() == m.nq && last.v.size() == m.nv && last.lambda.size() == m.nc) {
+    try {
+      traj->write(last);
+    } catch (const Error& e) {
+      std::cerr << "catena simulate: " << e.what() << "\n";
+      return 1;
+    }
+  }
   const double e0 = computeEnergy(m, plan, init.state).total();
   const double e1 = computeEnergy(m, plan, last).total();
   traj->close();

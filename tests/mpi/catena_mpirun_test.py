@@ -341,8 +341,14 @@ def test_signal(args):
               0.0 < summary["t_reached_s"] < 1e5,
               f"summary: success {summary['success']}, t {summary['t_reached_s']}: "
               f"{summary['message']}")
-    check(os.path.exists(os.path.join(folder, "out/anchor_chain.trajectory.csv")),
-          f"no history; files {files(folder)}")
+    history_path = os.path.join(folder, "out/anchor_chain.trajectory.csv")
+    check(os.path.exists(history_path), f"no history; files {files(folder)}")
+    if os.path.exists(path) and os.path.exists(history_path):
+        # The state where the ranks stopped ends the history (rows at t = 0 and there).
+        header, rows = history(history_path)
+        check(len(rows) == 2 and abs(rows[-1][0] - summary["t_reached_s"]) <=
+              1e-9 * summary["t_reached_s"],
+              f"history: {len(rows)} rows, the last at t = {rows[-1][0] if rows else None}")
 
 
 def main():
