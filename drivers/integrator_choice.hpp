@@ -45,55 +45,14 @@ struct IntegratorChoice {
   double max_step = 0.0;  ///< ida, rk: s, 0: none (set by the accuracy ladder)
 };
 
-/// Integrates from `initial` (consistent: integrators/initial_state.hpp) over c.t_end; the
-/// observer gets every output time (of c.output_interval and t_end; the run itself outputs
-/// outputSplit(c) times as often, for its checks). An MCS run also hands each sample to
-/// `on_mcs_sample` (may be empty) and its whole result to *mcs (if mcs is not null). With
-/// c.accuracy > 0 (ida, rk) the accuracy ladder runs and its record goes to *ladder (if not null).
-/// Failures are in the Status.
-inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
-                                      const State& initial, const IntegratorChoice& c,
-                                      const TrajectoryObserver& observer,
-                                      const std::function<void(const McsSample&)>& on_mcs_sample,
-                                      std::unique_ptr<McsResult>* mcs,
-                                      AccuracyResult* ladder = nullptr) {
-  if (c.accuracy > 0.0 && (c.integrator == "ida" || c.integrator == "rk")) {
-    // rtol = the ladder's tolerance; atol a hundredth of it times the mechanism's size.
-    const double length = lengthScale(m);
-    AccuracyOptions a;
-    a.accuracy = c.accuracy;
-    AccuracyResult r = integrateToAccuracy(
-        m, a,
-        [&](double tol, double max_step, const TrajectoryObserver& obs) {
-          IntegratorChoice one = c;
-          one.accuracy = 0.0;
-          one.max_step = max_step;
-          one.rtol = tol;
-          one.atol = 1e-2 * tol * length;
-          return integrateChoice(m, plan, initial, one, obs, on_mcs_sample, mcs);
-        },
-        observer);
-    if (ladder) *ladder = r;
-    return r.dynamics;
-  }
-  if (const int split = outputSplit(c.output_interval, c.dt, c.t_end); split > 1) {
-    IntegratorChoice fine = c;
-    fine.output_interval = c.output_interval / split;
-    const RequestedOutputs requested{initial.t, initial.t + c.t_end, c.output_interval};
-    long flips = 0;  // sign flips of T over the samples not handed on
-    return integrateChoice(
-        m, plan, initial, fine,
-        [&](const State& s) { return !requested(s.t) || !observer || observer(s); },
-        [&](const McsSample& x) {
-          flips += x.flips;
-          if (!on_mcs_sample || !requested(x.t)) return;
-          McsSample handed = x;
-          handed.flips = flips;
-          flips = 0;
-          on_mcs_sample(handed);
-        },
-        mcs, ladder);
-  }
+namespace detail {
+
+/// One run of `c` from `initial`, its outputs every c.output_interval as the integrator makes
+/// them (integrateChoice's dispatch).
+inline DynamicsResult integrateOnce(const Model& m, const AssemblyPlan& plan, const State& initial,
+                                    const IntegratorChoice& c, const TrajectoryObserver& observer,
+                                    const std::function<void(const McsSample&)>& on_mcs_sample,
+                                    std::unique_ptr<McsResult>* mcs) {
   if (c.formulation == "mcs") {
     McsOptions o;
     o.t_end = initial.t + c.t_end;
@@ -152,6 +111,59 @@ inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
   o.reuse_iteration_matrix = !c.full_newton;
   o.newton_tolerance = c.newton_tolerance;
   return integrateGeneralizedAlpha(m, plan, initial, o, observer);
+}
+
+}  // namespace detail
+
+/// Integrates from `initial` (consistent: integrators/initial_state.hpp) over c.t_end; the
+/// observer gets every output time (of c.output_interval and t_end; the run itself outputs
+/// outputSplit times as often, for its checks). An MCS run also hands each sample to
+/// `on_mcs_sample` (may be empty) and its whole result to *mcs (if mcs is not null). With
+/// c.accuracy > 0 (ida, rk) the accuracy ladder runs and its record goes to *ladder (if not null).
+/// Failures are in the Status.
+inline DynamicsResult integrateChoice(const Model& m, const AssemblyPlan& plan,
+                                      const State& initial, const IntegratorChoice& c,
+                                      const TrajectoryObserver& observer,
+                                      const std::function<void(const McsSample&)>& on_mcs_sample,
+                                      std::unique_ptr<McsResult>* mcs,
+                                      AccuracyResult* ladder = nullptr) {
+  if (c.accuracy > 0.0 && (c.integrator == "ida" || c.integrator == "rk")) {
+    // rtol = the ladder's tolerance; atol a hundredth of it times the mechanism's size.
+    const double length = lengthScale(m);
+    AccuracyOptions a;
+    a.accuracy = c.accuracy;
+    AccuracyResult r = integrateToAccuracy(
+        m, a,
+        [&](double tol, double max_step, const TrajectoryObserver& obs) {
+          IntegratorChoice one = c;
+          one.accuracy = 0.0;
+          one.max_step = max_step;
+          one.rtol = tol;
+          one.atol = 1e-2 * tol * length;
+          return integrateChoice(m, plan, initial, one, obs, on_mcs_sample, mcs);
+        },
+        observer);
+    if (ladder) *ladder = r;
+    return r.dynamics;
+  }
+  const int split = c.output_interval > 0.0 ? outputSplit(c.output_interval, c.dt) : 1;
+  if (split == 1) return detail::integrateOnce(m, plan, initial, c, observer, on_mcs_sample, mcs);
+  IntegratorChoice fine = c;
+  fine.output_interval = c.output_interval / split;
+  const RequestedOutputs requested{initial.t, initial.t + c.t_end, c.output_interval};
+  long flips = 0;  // sign flips of T over the samples not handed on
+  return detail::integrateOnce(
+      m, plan, initial, fine,
+      [&](const State& s) { return !requested(s.t) || !observer || observer(s); },
+      [&](const McsSample& x) {
+        flips += x.flips;
+        if (!on_mcs_sample || !requested(x.t)) return;
+        McsSample out = x;
+        out.flips = flips;
+        flips = 0;
+        on_mcs_sample(out);
+      },
+      mcs);
 }
 
 }  // namespace catena

@@ -107,9 +107,9 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
   o.t_end = init.state.t + c.t_end;
   o.rtol = c.rtol;
   o.atol = c.atol;
-  // Outputs coarser than the serial command's default resolution are run at it, as serially
-  // (drivers/integrator_choice.hpp): the passages' watch sees every one, the files the requested.
-  o.output_interval = c.output_interval / outputSplit(c.output_interval, c.dt, c.t_end);
+  // Outputs coarser than --dt are run at it, as serially (drivers/output_split.hpp): the passages'
+  // watch sees every one, the files the requested.
+  o.output_interval = c.output_interval / outputSplit(c.output_interval, c.dt);
   const RequestedOutputs requested{init.state.t, init.state.t + c.t_end, c.output_interval};
   IndependentRows rows;     // the first segment's, for the report
   std::string partitioner;  // the first segment's
