@@ -60,6 +60,36 @@ std::vector<Vec3> parallelogramCentres(double theta) {
   return p;
 }
 
+/// A double four-bar of inputs/ and the bodies whose centres are compared (the three cranks, the
+/// two couplers).
+struct FourBar {
+  std::string file;
+  Model model;
+  AssemblyPlan plan;
+  std::vector<Index> bars;
+};
+
+FourBar loadFourBar(const std::string& file) {
+  FourBar f{file,
+            loadMechanismFile(std::string(CATENA_SOURCE_DIR) + "/inputs/" + file + ".yaml").model,
+            {},
+            {}};
+  f.plan = buildAssemblyPlan(f.model);
+  for (const char* b : {"crank_0_0", "crank_0_1", "crank_0_2", "coupler_0_0", "coupler_0_1"})
+    f.bars.push_back(f.model.findBody(b));
+  return f;
+}
+
+/// The bars' centres at s (planar models: z = 0).
+std::vector<Vec3> barCentres(const FourBar& f, const State& s) {
+  const Model& m = f.model;
+  std::vector<Vec3> p;
+  for (Index b : f.bars)
+    p.push_back(m.dimension == 2 ? Vec3(s.q(m.qOffset(b)), s.q(m.qOffset(b) + 1), 0.0)
+                                 : Vec3(s.q.segment<3>(m.qOffset(b))));
+  return p;
+}
+
 struct Row {
   std::string model, integrator;
   double tol = 0.0;
@@ -183,30 +213,24 @@ int main(int argc, char** argv) {
       },
       0.0, Eigen::Vector2d(M_PI / 2, -1.0), times, ref_options);
 
-  const std::vector<std::string> bars = {"crank_0_0", "crank_0_1", "crank_0_2", "coupler_0_0",
-                                         "coupler_0_1"};
+  std::vector<FourBar> four_bar_models;
+  if (four_bars)
+    for (const char* file : {"double_four_bar", "double_four_bar_3d"})
+      four_bar_models.push_back(loadFourBar(file));
   std::vector<Row> rows;
-  for (const char* file : {"double_four_bar", "double_four_bar_3d"}) {
-    if (!four_bars) break;
-    const Model m =
-        loadMechanismFile(std::string(CATENA_SOURCE_DIR) + "/inputs/" + file + ".yaml").model;
-    const AssemblyPlan plan = buildAssemblyPlan(m);
-    std::vector<Index> body;
-    for (const std::string& b : bars) body.push_back(m.findBody(b));
+  for (const FourBar& fb : four_bar_models) {
+    const Model& m = fb.model;
     for (const char* integrator : {"gen-alpha", "gen-alpha fixed", "IDA index 2", "IDA index 1",
                                    "IDA index 3", "MCS", "RK"}) {
       for (double tol : {1e-4, 1e-6, 1e-8, 1e-10}) {
         Row row;
-        row.model = file;
+        row.model = fb.file;
         row.integrator = integrator;
         row.tol = tol;
         std::size_t k = 0;
         auto observe = [&](const State& s) {
           if (k >= times.size() || std::abs(s.t - times[k]) > 1e-9) return true;
-          std::vector<Vec3> p;
-          for (Index b : body)
-            p.push_back(m.dimension == 2 ? Vec3(s.q(m.qOffset(b)), s.q(m.qOffset(b) + 1), 0.0)
-                                         : Vec3(s.q.segment<3>(m.qOffset(b))));
+          const std::vector<Vec3> p = barCentres(fb, s);
           // Error against the reference; distance from the parallelogram configuration with
           // the first crank's own angle (a phase error moves along the branch, not off it).
           const std::vector<Vec3> exact = parallelogramCentres(ref(0, k));
@@ -223,7 +247,7 @@ int main(int argc, char** argv) {
           return true;
         };
         finish(row, [&] {
-          return integrate(m, plan, initialState(m), integrator, tol, t_end, observe);
+          return integrate(m, fb.plan, initialState(m), integrator, tol, t_end, observe);
         });
         rows.push_back(row);
       }
@@ -240,16 +264,11 @@ int main(int argc, char** argv) {
     bool reached = true;
   };
   std::vector<Spread> spreads;
-  for (const char* file : {"double_four_bar", "double_four_bar_3d"}) {
-    if (!four_bars) break;
-    const Model m =
-        loadMechanismFile(std::string(CATENA_SOURCE_DIR) + "/inputs/" + file + ".yaml").model;
-    const AssemblyPlan plan = buildAssemblyPlan(m);
-    std::vector<Index> body;
-    for (const std::string& b : bars) body.push_back(m.findBody(b));
+  for (const FourBar& fb : four_bar_models) {
+    const Model& m = fb.model;
     for (const char* integrator : {"gen-alpha", "IDA index 2", "IDA index 1", "MCS", "RK"}) {
       Spread sp;
-      sp.model = file;
+      sp.model = fb.file;
       sp.integrator = integrator;
       sp.tol = 1e-10;
       std::vector<std::vector<Vec3>> unperturbed;
@@ -260,10 +279,7 @@ int main(int argc, char** argv) {
         std::size_t i = 0;
         auto observe = [&](const State& s) {
           if (i >= times.size() || std::abs(s.t - times[i]) > 1e-9) return true;
-          std::vector<Vec3> p;
-          for (Index b : body)
-            p.push_back(m.dimension == 2 ? Vec3(s.q(m.qOffset(b)), s.q(m.qOffset(b) + 1), 0.0)
-                                         : Vec3(s.q.segment<3>(m.qOffset(b))));
+          const std::vector<Vec3> p = barCentres(fb, s);
           const std::vector<Vec3> exact = parallelogramCentres(ref(0, i));
           for (std::size_t j = 0; j < p.size(); ++j) {
             error = std::max(error, (p[j] - exact[j]).norm());
@@ -277,7 +293,7 @@ int main(int argc, char** argv) {
           ++i;
           return true;
         };
-        const DynamicsResult d = integrate(m, plan, start, integrator, sp.tol, t_end, observe);
+        const DynamicsResult d = integrate(m, fb.plan, start, integrator, sp.tol, t_end, observe);
         sp.reached = sp.reached && d.status.ok();
         sp.error_min = std::min(sp.error_min, error);
         sp.error_max = std::max(sp.error_max, error);
