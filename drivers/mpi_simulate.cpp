@@ -199,8 +199,8 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
   // 4. Rank 0: the files put in place, then the report (the serial command's lines). An
   //    interrupted run's last state (an accepted step between outputs) ends the history, as
   //    serially.
-  if (result.status.code == Status::Code::kInterrupted && last.t > last_row &&
-      last.q.size() == m.nq && last.v.size() == m.nv && last.lambda.size() == m.nc) {
+  if (result.status.code == Status::Code::kInterrupted &&
+      endsInterruptedHistory(m, last, last_row)) {
     try {
       traj->write(last);
     } catch (const Error& e) {

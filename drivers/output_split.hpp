@@ -1,10 +1,13 @@
 #pragma once
 /// @file output_split.hpp
-/// Outputs coarser than dt, run at dt for the branch watch and written at the requested times
-/// only (drivers/integrator_choice.hpp: the serial command and Python; drivers/mpi_simulate.cpp
-/// under mpirun).
+/// Which states a `catena simulate` history holds, one process or many
+/// (drivers/integrator_choice.hpp for the serial command and Python, drivers/mpi_simulate.cpp under
+/// mpirun): outputs coarser than dt are run at dt for the branch watch and written at the requested
+/// times only, and an interrupted run's last state ends the history.
 
 #include <cmath>
+
+#include "model/state.hpp"
 
 namespace catena {
 
@@ -29,5 +32,11 @@ struct RequestedOutputs {
     return std::abs(t - (t0 + j * every)) <= 1e-9 * every || std::abs(t - t_end) <= 1e-9 * every;
   }
 };
+
+/// True if s, where an interrupted run stopped (the end of an accepted step, between outputs),
+/// is to end the history: a whole state of m (q, v, lambda sized) after its last row (s).
+inline bool endsInterruptedHistory(const Model& m, const State& s, double last_row) {
+  return s.t > last_row && s.q.size() == m.nq && s.v.size() == m.nv && s.lambda.size() == m.nc;
+}
 
 }  // namespace catena

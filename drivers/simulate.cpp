@@ -53,6 +53,7 @@
 #include "io/progress.hpp"
 #include "io/yaml_loader.hpp"
 #include "mpi_commands.hpp"
+#include "output_split.hpp"
 #include "parallel/petsc_session.hpp"
 #include "report/mcs_writer.hpp"
 #include "report/trajectory_writer.hpp"
@@ -555,8 +556,7 @@ int runSimulate(const cli::CommandLine& line) {
   if (stopped_by != 0) r.status = interruptedStatus(stopped_by, r.state.t);
   // An interrupted run stopped at the end of an accepted step, between outputs: that state ends
   // the history, so that what the run reached is not lost (outputs far apart: a long run).
-  if (stopped_by != 0 && r.state.t > last_row && r.state.q.size() == m.nq &&
-      r.state.v.size() == m.nv && r.state.lambda.size() == m.nc) {
+  if (stopped_by != 0 && endsInterruptedHistory(m, r.state, last_row)) {
     traj.write(r.state);
     if (vtk) vtk->write(r.state);
   }
