@@ -23,7 +23,8 @@ PassageOptions passageOptions(double rtol, double output_interval) {
   // four-bar was worse at rtol 1e-6 (8.5e-4 m) than at 1e-4 (3.8e-5 m): the bridges' phase
   // errors (1.8e-7 rad at 1e-6) grew over the later crossings. Tighter, MCS's steps next to the
   // crossing shrink and lose accuracy there (docs/dynamics-mcs.md, "Limits"). Each bridge at
-  // 1e-8 still adds 1e-9 .. 1e-8 m (benchmarks/results/singular_passage.md).
+  // 1e-8 still adds 1e-9 .. 1e-8 m: the round-off floor at a crossing that runs one ulp apart
+  // measure (benchmarks/results/singular_passage.md, docs/dynamics-redundant.md "Limits").
   passage.mcs_tolerance = 1e-8;
   return passage;
 }
