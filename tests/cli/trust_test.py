@@ -450,7 +450,7 @@ class CoarseOutputs(CatenaTest):
         # With outputs 0.1 s apart, the spatial slider-crank's slider turns back within 0.2 s:
         # the branch watch's ratio test saw a jump and stopped every integrator at 1.5 s ("the
         # velocity jumped between t = 1.3 s and 1.5 s"), though every run agrees to 1e-10 m
-        # there. The command now runs at the default resolution (0.01 s here) and writes every
+        # there. The command now runs at --dt (0.01 s) and writes every
         # tenth output: the fine run's positions.
         for integrator in (["--integrator", "ida", "--rtol", "1e-10"],
                            ["--integrator", "rk", "--rtol", "1e-10"], ["--tolerance", "1e-8"]):

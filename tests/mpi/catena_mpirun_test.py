@@ -292,7 +292,7 @@ def test_coarse(args):
     check(d <= 1e-5, f"2 ranks: positions {d:.3g} m from the serial run")
     # The double four-bar with outputs 0.5 s apart passes horizontal at 0.714 and 1.228 s between
     # two outputs: the passages' watch took the turn for a branch switch and stopped the run at
-    # 2 s. Runs at the default resolution (0.01 s) now, as serially, and writes the 0.5 s rows,
+    # 2 s. Runs at --dt (0.01 s) now, as serially, and writes the 0.5 s rows,
     # its cranks parallel.
     model = os.path.join(args.inputs, "double_four_bar.yaml")
     extra = ["--integrator", "ida", "--t-end", "3", "--output-interval", "0.5"]
