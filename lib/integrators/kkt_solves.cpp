@@ -13,9 +13,13 @@ KktSolves::KktSolves(const Model& m, const AssemblyPlan& plan, const std::string
       plan_(plan),
       Cq_(makeConstraintMatrix(plan)),
       M_(makeBodyMatrix(plan)),
-      kkt_(M_, Cq_, prefix, massNonzero(m, plan)) {
+      prefix_(prefix),
+      mass_nonzero_(massNonzero(m, plan)),
+      range_(M_, Cq_, m.nv_body, mass_nonzero_) {
   for (VecX* x : {&C_, &Ct_, &rate_, &gamma_}) x->resize(m.nc);
   f_.resize(m.nv);
+  use_range_ = range_.applicable() && !kktSolverOptionsGiven(prefix_);
+  if (!use_range_) kkt_ = std::make_unique<SaddlePointSolver>(M_, Cq_, prefix_, mass_nonzero_);
 }
 
 Status KktSolves::accelerations(const State& s, VecX& vdot, VecX& lambda) {
@@ -37,7 +41,7 @@ Status KktSolves::project(State& s, double position_tolerance, VecX& vdot) {
                              "the projection onto the position constraints did not converge "
                              "(|C| = " +
                                  std::to_string(maxAbs(C_)) + " m after 20 iterations)");
-    st = kkt_.solve(zero_v, VecX(-C_), dq, y);
+    st = solve(zero_v, VecX(-C_), dq, y);
     if (!st.ok()) return st;
     applyVariation(m_, dq, 1.0, s.q);
   }
@@ -46,7 +50,7 @@ Status KktSolves::project(State& s, double position_tolerance, VecX& vdot) {
   assembleConstraintTimeDerivative(m_, plan_, s.q, s.t, Ct_);
   const VecX residual = Cq_ * s.v + Ct_;
   VecX dv;
-  st = kkt_.solve(zero_v, VecX(-residual), dv, y);
+  st = solve(zero_v, VecX(-residual), dv, y);
   if (!st.ok()) return st;
   s.v += dv;
   return solveAccelerations(s, vdot, s.lambda);
@@ -64,13 +68,31 @@ Status KktSolves::factorAt(const VecX& q, double t) {
   assembleConstraints(m_, plan_, q, t, nullptr, &Cq_);
   assembleMass(m_, plan_, q, M_);
   ++factorizations_;
-  return kkt_.factor(M_, Cq_, constraintRowScale(M_, Cq_));
+  range_factored_ = use_range_ && range_.factor(M_, Cq_).ok();
+  return range_factored_ ? Status::success() : factorKkt();
+}
+
+Status KktSolves::factorKkt() {
+  if (use_range_) ++fallbacks_;
+  range_factored_ = false;
+  if (!kkt_) kkt_ = std::make_unique<SaddlePointSolver>(M_, Cq_, prefix_, mass_nonzero_);
+  return kkt_->factor(M_, Cq_, constraintRowScale(M_, Cq_));
+}
+
+Status KktSolves::solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {
+  if (range_factored_) {
+    if (range_.solve(f, g, x, y).ok()) return Status::success();
+    // The range-space answer is not accurate enough here: the KKT matrix decides.
+    const Status st = factorKkt();
+    if (!st.ok()) return st;
+  }
+  return kkt_->solve(f, g, x, y);
 }
 
 Status KktSolves::solveAccelerations(const State& s, VecX& vdot, VecX& lambda) {
   assembleForces(m_, plan_, s.q, s.v, s.t, f_);
   assembleGamma(m_, plan_, s.q, s.v, s.t, gamma_);
-  return kkt_.solve(f_, gamma_, vdot, lambda);
+  return solve(f_, gamma_, vdot, lambda);
 }
 
 }  // namespace catena

@@ -48,6 +48,18 @@ bool defaultKlu(KSP ksp, const std::string& prefix) {
 
 }  // namespace
 
+bool kktSolverOptionsGiven(const std::string& prefix) {
+  const char* pre = prefix.empty() ? nullptr : prefix.c_str();
+  for (const char* option :
+       {"-ksp_type", "-pc_type", "-pc_factor_mat_solver_type", "-mat_klu_pivot_tol",
+        "-mat_klu_use_btf", "-mat_klu_ordering", "-mat_klu_row_scale"}) {
+    PetscBool set = PETSC_FALSE;
+    CATENA_PETSC(PetscOptionsHasName(nullptr, pre, option, &set));
+    if (set) return true;
+  }
+  return false;
+}
+
 struct SaddlePointSolver::Petsc {
   Mat K = nullptr;  // without storage when KLU is called directly: sizes and type only
   KSP ksp = nullptr;

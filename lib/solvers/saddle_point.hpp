@@ -22,6 +22,11 @@
 
 namespace catena {
 
+/// True when the PETSc options choose the KKT solver under `prefix` ("x_"): -PREFIXksp_type,
+/// -PREFIXpc_type, -PREFIXpc_factor_mat_solver_type or a -mat_klu_* option is set. A caller with
+/// a faster path of its own (RangeSpaceKkt) then leaves the choice to SaddlePointSolver.
+bool kktSolverOptionsGiven(const std::string& prefix);
+
 /// The one-process KktSolver (solvers/kkt_solver.hpp).
 class SaddlePointSolver : public KktSolver {
  public:
