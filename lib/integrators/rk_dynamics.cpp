@@ -103,14 +103,37 @@ struct RkRun {
     s.v = Eigen::Map<const VecX>(y + model.nq, model.nv);
     normalizeQuaternions(model, s.q);
   }
+  /// s from y at t, v' in vdot and the multipliers in s.lambda. An output's state is the next
+  /// step's first stage: the second call with the same t and y (bit for bit) reuses the first's
+  /// results instead of solving again.
+  Status accelerationsAt(double t, const double* y) {
+    load(t, y);
+    const long n = model.nq + model.nv;
+    if (t == cached_t && std::equal(y, y + n, cached_y.data())) {
+      vdot = cached_vdot;
+      s.lambda = cached_lambda;
+      return Status::success();
+    }
+    const Status st = kkt.accelerations(s, vdot, s.lambda);
+    cached_t = st.ok() ? t : NAN;
+    if (st.ok()) {
+      cached_y = Eigen::Map<const VecX>(y, n);
+      cached_vdot = vdot;
+      cached_lambda = s.lambda;
+    }
+    return st;
+  }
+
+ private:
+  double cached_t = NAN;  ///< s; NaN: nothing cached
+  VecX cached_y, cached_vdot, cached_lambda;
 };
 
 int rhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
   auto& run = *static_cast<RkRun*>(user);
   return sundials::guarded(run.log.callback, "the right-hand side", [&] {
     const double* yd = N_VGetArrayPointer(y);
-    run.load(t, yd);
-    const Status st = run.kkt.accelerations(run.s, run.vdot, run.s.lambda);
+    const Status st = run.accelerationsAt(t, yd);
     if (!st.ok()) {
       run.log.callback = st;
       return -1;
@@ -277,11 +300,8 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
                   at);
     }
     State& at = out.state;
-    at.t = t;
-    at.q = y.head(model.nq);
-    at.v = y.tail(model.nv);
-    normalizeQuaternions(model, at.q);
-    const Status st = run.kkt.accelerations(at, run.vdot, at.lambda);
+    const Status st = run.accelerationsAt(t, y.data());
+    at = run.s;
     if (!st.ok()) {
       collect();
       return fail(Status::failure(st.code, "Runge-Kutta: the multipliers at t = " +
