@@ -50,11 +50,12 @@ ARKODE_ERKTableID arkodeTable(RkTable t) {
 std::string methodName(RkTable t) {
   switch (t) {
     case RkTable::kDormandPrince54:
-      return "explicit Runge-Kutta Dormand-Prince 5(4), index 1 with projection (KLU)";
+      return "explicit Runge-Kutta Dormand-Prince 5(4), index 1 with projection (range-space KKT "
+             "solves)";
     case RkTable::kVerner65:
-      return "explicit Runge-Kutta Verner 6(5), index 1 with projection (KLU)";
+      return "explicit Runge-Kutta Verner 6(5), index 1 with projection (range-space KKT solves)";
     case RkTable::kFehlberg78:
-      return "explicit Runge-Kutta Fehlberg 8(7), index 1 with projection (KLU)";
+      return "explicit Runge-Kutta Fehlberg 8(7), index 1 with projection (range-space KKT solves)";
   }
   return "explicit Runge-Kutta";
 }
