@@ -109,7 +109,7 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
   const Model& m = dm.local();
   // 1. K_t = K + K_c, D, C_q and M at the equilibrium (t = 0, zero velocities).
   as.assembleConstraints(q, 0.0);
-  as.assembleTangent(q, 0.0, lambda, o.constraint_stiffness);
+  as.assembleTangent(q, 0.0, lambda, o.constraint_stiffness, /*with_damping=*/true);
   as.assembleMass(q);
   const SparseMatrixCSR &K = as.localTangent(), &Cq = as.localCq(), &M = as.localMass(),
                         &D = as.localDamping();

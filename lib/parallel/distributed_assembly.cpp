@@ -39,8 +39,6 @@ DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
   const Model& m = dm.local();
   cq_ = makeConstraintMatrix(plan_);
   kc_ = makeBodyMatrix(plan_);
-  k_ = makeBodyMatrix(plan_);
-  d_ = makeBodyMatrix(plan_);
   a_ = makeBodyMatrix(plan_);
   c_ = VecX::Zero(m.nc);
   f_ = VecX::Zero(dm.ownedVelocities());
@@ -55,14 +53,18 @@ DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
     cooEntries(cq_, rows, vel, i, j);
     petsc_->Cq = std::make_unique<CooMatrix>(m.nc, dm.ownedVelocities(), i, j);
   }
-  std::vector<PetscInt> i, j;
-  cooEntries(kc_, vel, vel, i, j);
-  petsc_->Kc = std::make_unique<CooMatrix>(dm.ownedVelocities(), dm.ownedVelocities(), i, j);
-  petsc_->A = std::make_unique<CooMatrix>(dm.ownedVelocities(), dm.ownedVelocities(), i, j);
+  petsc_->A = bodyCoo();
   CATENA_PETSC(MatCreateVecs(petsc_->Cq->mat(), &petsc_->cforce, &petsc_->lambda));
 }
 
 DistributedAssembly::~DistributedAssembly() = default;
+
+std::unique_ptr<CooMatrix> DistributedAssembly::bodyCoo() const {
+  const std::vector<Index>& vel = dm_.globalVelocity();
+  std::vector<PetscInt> i, j;
+  cooEntries(kc_, vel, vel, i, j);
+  return std::make_unique<CooMatrix>(dm_.ownedVelocities(), dm_.ownedVelocities(), i, j);
+}
 
 void DistributedAssembly::assembleConstraints(const VecX& q, double t) {
   catena::assembleConstraints(dm_.local(), plan_, q, t, &c_, &cq_);
@@ -71,6 +73,7 @@ void DistributedAssembly::assembleConstraints(const VecX& q, double t) {
 
 void DistributedAssembly::assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda) {
   catena::assembleConstraintStiffness(dm_.local(), plan_, q, t, lambda, kc_);
+  if (!petsc_->Kc) petsc_->Kc = bodyCoo();
   petsc_->Kc->set(kc_.valuePtr());
 }
 
@@ -82,18 +85,23 @@ void DistributedAssembly::assembleForces(const VecX& q, double t) {
   f_mag_local_.tail(f_mag_local_.size() - dm_.ownedVelocities()).setZero();
 }
 
-void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& lambda,
-                                          bool with_kc) {
+void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc,
+                                          bool with_damping) {
   const Model& m = dm_.local();
-  assembleForceJacobians(m, plan_, q, v_zero_, t, nullptr, k_, d_);
+  // K straight into A's values, then K_c added: the sums K + K_c as before, without a matrix
+  // for K (and for D, unless asked for).
+  if (with_damping) {
+    if (d_.nonZeros() == 0) d_ = makeBodyMatrix(plan_);
+    assembleForceJacobians(m, plan_, q, v_zero_, t, nullptr, a_, d_);
+  } else {
+    assembleForceStiffness(m, plan_, q, v_zero_, t, a_);
+  }
   // Ghost bodies' rows come last in the local pattern: their body terms are the owners'.
-  const int ghost_start = k_.outerIndexPtr()[dm_.ownedVelocities()];
-  std::fill(k_.valuePtr() + ghost_start, k_.valuePtr() + k_.nonZeros(), 0.0);
+  const int ghost_start = a_.outerIndexPtr()[dm_.ownedVelocities()];
+  std::fill(a_.valuePtr() + ghost_start, a_.valuePtr() + a_.nonZeros(), 0.0);
   if (with_kc) {
     catena::assembleConstraintStiffness(m, plan_, q, t, lambda, kc_);
-    values(a_) = values(k_) + values(kc_);
-  } else {
-    values(a_) = values(k_);
+    values(a_) += values(kc_);
   }
   petsc_->A->set(a_.valuePtr());
 }
@@ -140,6 +148,7 @@ SparseMatrixCSR DistributedAssembly::ownedRowsOfCq() const {
   return ownedRows(petsc_->Cq->mat());
 }
 SparseMatrixCSR DistributedAssembly::ownedRowsOfKc() const {
+  CATENA_CHECK(petsc_->Kc, "DistributedAssembly::ownedRowsOfKc before assembleConstraintStiffness");
   return ownedRows(petsc_->Kc->mat());
 }
 SparseMatrixCSR DistributedAssembly::ownedRowsOfTangent() const {

@@ -15,6 +15,8 @@
 
 namespace catena {
 
+class CooMatrix;  // parallel/petsc_coo_matrix.hpp
+
 class DistributedAssembly {
  public:
   explicit DistributedAssembly(const DistributedModel& dm);
@@ -27,13 +29,16 @@ class DistributedAssembly {
 
   /// C (owned rows) and C_q at the local positions q (local nq, ghosts up to date).
   void assembleConstraints(const VecX& q, double t);
-  /// K_c = d(C_q^T lambda)/dq at fixed lambda (owned rows, local nc).
+  /// K_c = d(C_q^T lambda)/dq at fixed lambda (owned rows, local nc), also as a global matrix
+  /// (ownedRowsOfKc; made on the first call: the analyses add K_c through assembleTangent).
   void assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda);
   /// Applied forces f and the magnitudes of their terms (assembleForceMagnitudes) at zero
   /// velocities (owned velocity entries).
   void assembleForces(const VecX& q, double t);
-  /// The tangent of statics A = K + K_c (K = -df/dq; K_c only if with_kc), global and local.
-  void assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc);
+  /// The tangent of statics A = K + K_c (K = -df/dq; K_c only if with_kc), global and local;
+  /// with_damping: D = -df/dv too (localDamping; its matrix is made on the first such call).
+  void assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc,
+                       bool with_damping = false);
   /// C_q^T lambda (owned velocity entries) with the last C_q (MatMultTranspose).
   void constraintForces(const VecX& lambda, VecX& out) const;
 
@@ -54,18 +59,22 @@ class DistributedAssembly {
   const SparseMatrixCSR& localTangent() const { return a_; }
   /// M of the last assembleMass (owned rows; ghost rows zero).
   const SparseMatrixCSR& localMass() const { return m_; }
-  /// D = -df/dv of the last assembleTangent (ghost rows hold the ghost bodies' terms).
+  /// D = -df/dv of the last assembleTangent with damping (ghost rows hold the ghost bodies'
+  /// terms; empty before).
   const SparseMatrixCSR& localDamping() const { return d_; }
 
   /// Owned rows of the assembled global matrices, global columns (comparisons, output).
   SparseMatrixCSR ownedRowsOfCq() const;
-  SparseMatrixCSR ownedRowsOfKc() const;
+  SparseMatrixCSR ownedRowsOfKc() const;  ///< after assembleConstraintStiffness
   SparseMatrixCSR ownedRowsOfTangent() const;
 
  private:
   const DistributedModel& dm_;
   AssemblyPlan plan_;
-  SparseMatrixCSR cq_, kc_, k_, d_, a_, m_;
+  /// A COO matrix of the body pattern in the global numbering.
+  std::unique_ptr<CooMatrix> bodyCoo() const;
+
+  SparseMatrixCSR cq_, kc_, d_, a_, m_;
   VecX c_, f_, f_local_, f_mag_local_, v_zero_;
   struct Petsc;  // PETSc objects stay out of this header
   std::unique_ptr<Petsc> petsc_;
