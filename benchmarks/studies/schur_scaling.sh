@@ -95,6 +95,12 @@ EOF
     done
   fi
   cp "$tmp/runs.jsonl" "$jsonl"
+  # The settings given by environment belong to the command that reproduces the file.
+  local v
+  for v in COMM_SIZES COMM_RANKS THREAD_N WEAK_RANKS PER_RANK WORK_N RANKS SIZES RESULTS_NAME \
+    PARTS; do
+    if [ -n "${!v:-}" ]; then command="$v=\"${!v}\" $command"; fi
+  done
   {
     header "Chain statics by the Schur-complement decomposition"
     echo "Machine: $(cpu_model), $(nproc --all) cores; load $load at the start; one thread per rank."
