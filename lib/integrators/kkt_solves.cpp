@@ -69,11 +69,13 @@ Status KktSolves::factorAt(const VecX& q, double t) {
   assembleMass(m_, plan_, q, M_);
   ++factorizations_;
   range_factored_ = use_range_ && range_.factor(M_, Cq_).ok();
-  return range_factored_ ? Status::success() : factorKkt();
+  if (range_factored_) return Status::success();
+  if (use_range_) ++fallbacks_;
+  use_range_ = use_range_ && range_.applicable();  // a singular mass block: never regular
+  return factorKkt();
 }
 
 Status KktSolves::factorKkt() {
-  if (use_range_) ++fallbacks_;
   range_factored_ = false;
   if (!kkt_) kkt_ = std::make_unique<SaddlePointSolver>(M_, Cq_, prefix_, mass_nonzero_);
   return kkt_->factor(M_, Cq_, constraintRowScale(M_, Cq_));
@@ -83,6 +85,7 @@ Status KktSolves::solve(const VecX& f, const VecX& g, VecX& x, VecX& y) {
   if (range_factored_) {
     if (range_.solve(f, g, x, y).ok()) return Status::success();
     // The range-space answer is not accurate enough here: the KKT matrix decides.
+    ++fallbacks_;
     const Status st = factorKkt();
     if (!st.ok()) return st;
   }

@@ -61,7 +61,7 @@ class KktSolves {
   const std::vector<std::uint8_t> mass_nonzero_;
   RangeSpaceKkt range_;
   std::unique_ptr<SaddlePointSolver> kkt_;  // made at the first configuration range_ refuses
-  bool use_range_ = false;       // range_ applies and no PETSc option chose the KKT solver
+  bool use_range_ = false;       // range_ applies (so far) and no PETSc option chose the KKT solver
   bool range_factored_ = false;  // the last factorAt's factorization is range_'s
   long factorizations_ = 0, fallbacks_ = 0;
 };

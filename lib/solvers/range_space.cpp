@@ -189,7 +189,9 @@ Status RangeSpaceKkt::factorBlocks() {
     if (!inverted_ || Ab != Afactored) {
       const Eigen::LLT<Square<BS>> llt(Ab);
       if (llt.info() != Eigen::Success) {
+        // A block keeps its eigenvalues under the body's rotation: never regular at any q.
         inverted_ = false;
+        applicable_ = false;
         std::ostringstream os;
         os << "range-space KKT: the mass block of body " << b << " is not positive definite";
         return Status::failure(Status::Code::kSingular, os.str());

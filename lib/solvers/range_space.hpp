@@ -43,6 +43,8 @@ class RangeSpaceKkt {
   RangeSpaceKkt(const RangeSpaceKkt&) = delete;
   RangeSpaceKkt& operator=(const RangeSpaceKkt&) = delete;
 
+  /// False from construction (see there), or after factor() met a mass block that is not
+  /// positive definite (a point mass, a massless body): it is not at any configuration.
   bool applicable() const { return applicable_; }
   /// Takes the values of A and B (the construction's patterns) and factors. See the file comment
   /// for failures.
