@@ -10,6 +10,7 @@
 #include <cmath>
 
 #include "assembly/assemble.hpp"
+#include "dense_kkt.hpp"
 #include "integrators/kkt_solves.hpp"
 #include "model/four_bar_lattice.hpp"
 #include "model/generators.hpp"
@@ -44,10 +45,7 @@ Solved solve(const Model& m, int calls = 1) {
   VecX f(m.nv), gamma(m.nc);
   assembleForces(m, plan, s.q, s.v, s.t, f);
   assembleGamma(m, plan, s.q, s.v, s.t, gamma);
-  MatX A = MatX::Zero(m.nv + m.nc, m.nv + m.nc);
-  A.topLeftCorner(m.nv, m.nv) = MatX(M);
-  A.bottomLeftCorner(m.nc, m.nv) = MatX(Cq);
-  A.topRightCorner(m.nv, m.nc) = MatX(Cq).transpose();
+  const MatX A = test::denseKkt(M, Cq);
   VecX rhs(m.nv + m.nc), z(m.nv + m.nc);
   rhs << f, gamma;
   z << vdot, lambda;

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "assembly/assemble.hpp"
+#include "dense_kkt.hpp"
 #include "model/generators.hpp"
 #include "random_model.hpp"
 #include "solvers/range_space.hpp"
@@ -42,10 +43,7 @@ void compareWithDenseLu(test::Random& rnd, const Model& m, int cases) {
     VecX f(m.nv), g(m.nc);
     for (Index i = 0; i < m.nv; ++i) f(i) = rnd.uniform(-1, 1);
     for (Index i = 0; i < m.nc; ++i) g(i) = rnd.uniform(-1, 1);
-    MatX A = MatX::Zero(m.nv + m.nc, m.nv + m.nc);
-    A.topLeftCorner(m.nv, m.nv) = MatX(k.M);
-    A.bottomLeftCorner(m.nc, m.nv) = MatX(k.Cq);
-    A.topRightCorner(m.nv, m.nc) = MatX(k.Cq).transpose();
+    const MatX A = test::denseKkt(k.M, k.Cq);
     VecX rhs(m.nv + m.nc);
     rhs << f, g;
     const Eigen::PartialPivLU<MatX> lu(A);

@@ -13,6 +13,7 @@
 
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
+#include "dense_kkt.hpp"
 #include "model/generators.hpp"
 #include "petsc_fixture.hpp"
 #include "random_model.hpp"
@@ -48,10 +49,7 @@ BOOST_AUTO_TEST_CASE(left_out_zero_entries_change_nothing_but_the_size) {
     for (Index i = 0; i < m.nc; ++i) g(i) = rnd.uniform(-1, 1);
     // The constraint rows scaled as generalized-alpha scales them (the solutions are not).
     const double scale = constraintRowScale(S, Cq);
-    MatX A = MatX::Zero(m.nv + m.nc, m.nv + m.nc);
-    A.topLeftCorner(m.nv, m.nv) = MatX(S);
-    A.bottomLeftCorner(m.nc, m.nv) = scale * MatX(Cq);
-    A.topRightCorner(m.nv, m.nc) = scale * MatX(Cq).transpose();
+    const MatX A = test::denseKkt(S, Cq, scale);
     VecX rhs(m.nv + m.nc);
     rhs << f, scale * g;
     VecX ref = A.partialPivLu().solve(rhs);
