@@ -22,6 +22,11 @@ KktSolves::KktSolves(const Model& m, const AssemblyPlan& plan, const std::string
   if (!use_range_) kkt_ = std::make_unique<SaddlePointSolver>(M_, Cq_, prefix_, mass_nonzero_);
 }
 
+std::string KktSolves::solver() const {
+  if (use_range_) return "range-space KKT solves";
+  return "KKT matrix, " + (kkt_ ? kkt_->package() : std::string("klu"));
+}
+
 Status KktSolves::accelerations(const State& s, VecX& vdot, VecX& lambda) {
   Status st = factorAt(s.q, s.t);
   if (!st.ok()) return st;

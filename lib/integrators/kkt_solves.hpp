@@ -45,6 +45,9 @@ class KktSolves {
   long factorizations() const { return factorizations_; }
   /// Of these, the ones the range-space form refused (factored as the KKT matrix instead).
   long kktFallbacks() const { return fallbacks_; }
+  /// How the systems are solved, for reports: "range-space KKT solves" or "KKT matrix, klu"
+  /// (the package; where the range-space form does not apply or PETSc options chose it).
+  std::string solver() const;
 
  private:
   Status factorAt(const VecX& q, double t);

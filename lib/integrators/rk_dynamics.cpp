@@ -47,17 +47,12 @@ ARKODE_ERKTableID arkodeTable(RkTable t) {
   return ARKODE_VERNER_8_5_6;
 }
 
-std::string methodName(RkTable t) {
-  switch (t) {
-    case RkTable::kDormandPrince54:
-      return "explicit Runge-Kutta Dormand-Prince 5(4), index 1 with projection (range-space KKT "
-             "solves)";
-    case RkTable::kVerner65:
-      return "explicit Runge-Kutta Verner 6(5), index 1 with projection (range-space KKT solves)";
-    case RkTable::kFehlberg78:
-      return "explicit Runge-Kutta Fehlberg 8(7), index 1 with projection (range-space KKT solves)";
-  }
-  return "explicit Runge-Kutta";
+/// The method as reported: the table and how the KKT systems are solved (KktSolves::solver()).
+std::string methodName(RkTable t, const std::string& kkt) {
+  const char* table = t == RkTable::kDormandPrince54 ? "Dormand-Prince 5(4)"
+                      : t == RkTable::kVerner65      ? "Verner 6(5)"
+                                                     : "Fehlberg 8(7)";
+  return std::string("explicit Runge-Kutta ") + table + ", index 1 with projection (" + kkt + ")";
 }
 
 /// What ARKODE's callbacks see: the model, the KKT solves and the state of one stage.
@@ -196,11 +191,11 @@ int postprocessCallback(sunrealtype t, N_Vector y, void* user) {
 RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initial,
                const RkOptions& o, const TrajectoryObserver& observer) {
   RkResult out;
-  out.method = methodName(o.table);
   State s = initial;
   if (s.lambda.size() != model.nc) s.lambda = VecX::Zero(model.nc);
   out.state = s;
   RkRun run(model, plan, o);
+  out.method = methodName(o.table, run.kkt.solver());
   auto fail = [&](const Status& st, const State& at) {
     out.status = st;
     out.state = at;
@@ -227,6 +222,8 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
                                                std::to_string(s.t) + " s: " + st.message),
                   s);
   }
+  // Again after the first factorization, which may have found a singular mass block.
+  out.method = methodName(o.table, run.kkt.solver());
   run.start_pivot = smallestRetainedPivot(model, plan, s.q, s.t, -1, &run.rank);
   BranchWatch branch(model, plan);
   auto emit = [&](const State& at) { return branch.add(at) && (!observer || observer(at)); };

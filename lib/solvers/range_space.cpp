@@ -34,9 +34,23 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+/// Eigen's sparse LDL^T, with the column counts of L that its analysis computes made visible.
+class CountedLdlt
+    : public Eigen::SimplicialLDLT<SparseCsc, Eigen::Upper, Eigen::NaturalOrdering<int>> {
+ public:
+  /// The sum over L's columns of (entries below the diagonal)^2: a factorization's
+  /// multiply-adds up to a constant, known after analyzePattern().
+  double work() const {
+    double w = 0.0;
+    for (Eigen::Index k = 0; k < m_nonZerosPerCol.size(); ++k)
+      w += static_cast<double>(m_nonZerosPerCol[k]) * m_nonZerosPerCol[k];
+    return w;
+  }
+};
+
 struct RangeSpaceKkt::Work {
   SparseCsc S;  // upper triangle, rows and columns in AMD order
-  Eigen::SimplicialLDLT<SparseCsc, Eigen::Upper, Eigen::NaturalOrdering<int>> ldlt;
+  CountedLdlt ldlt;
   VecX w;                  // B_b^T solved by L_b, the largest block's (block x rows)
   VecX xa, t, tp, sp;      // A^-1 f (n); B A^-1 f - g (m), permuted, S^-1 of it
   VecX r1, r2, dx, dy, u;  // residuals and corrections of a refinement step
@@ -106,6 +120,12 @@ RangeSpaceKkt::RangeSpaceKkt(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
       b_slot_[k] = static_cast<int>(dense_start_[b] + (filled[b] - 1) * block + b_col[k] % block);
     }
   b_dense_.assign(dense_start_[blocks_], 0.0);
+  // A body in many joints (a hub, a merged coupler) makes its rows' block of S dense: S's
+  // pattern alone would outgrow the KKT matrix.
+  if (pair_start_[blocks_] > kRangeSpaceMaxPairs * (static_cast<long>(n_) + m_)) {
+    applicable_ = false;
+    return;
+  }
 
   // S's pattern: every pair of rows that share a block. AMD on it, then the upper triangle in
   // that order, and each block pair's value index.
@@ -149,6 +169,10 @@ RangeSpaceKkt::RangeSpaceKkt(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
   diag_slot_.resize(m_);
   for (int r = 0; r < m_; ++r) diag_slot_[perm_[r]] = slot(r, r);
   if (m_ > 0) work_->ldlt.analyzePattern(S);
+  if (m_ > 0 && work_->ldlt.work() > kRangeSpaceMaxWork * (static_cast<double>(n_) + m_)) {
+    applicable_ = false;
+    return;
+  }
   Work& w = *work_;
   w.w.resize(static_cast<long>(widest) * block);
   for (VecX* v : {&w.xa, &w.r1, &w.dx, &w.u}) v->resize(n_);

@@ -27,6 +27,15 @@ namespace catena {
 /// A pivot of S below this fraction of its diagonal entry (the squared sine of the angle between
 /// the row and the span of the rows before it, in the A^-1 metric) fails factor().
 inline constexpr double kRangeSpacePivot = 1e-10;
+/// Where S's factorization would cost more than KLU on the KKT matrix, the range-space form
+/// does not apply (applicable() false): S's row pairs (sum over bodies of r (r + 1) / 2, r the
+/// rows touching the body) above kRangeSpaceMaxPairs per unknown of the KKT matrix, or the
+/// LDL^T's work (sum over L's columns of their count squared) above kRangeSpaceMaxWork per
+/// unknown. Measured (RK, hand runs; work per unknown): a 1000-link chain 13 (range-space
+/// 2.1x faster than KLU), a 30 x 30 four-bar lattice 450 (7x faster), the same lattice with
+/// merged couplers 3500 (1.7x slower), 100 x 100 merged 38000 (12x slower).
+inline constexpr double kRangeSpaceMaxPairs = 50.0;
+inline constexpr double kRangeSpaceMaxWork = 1000.0;
 /// The largest accepted componentwise backward error of a solve's KKT residual,
 /// max_i |r_i| / (|A| |x| + |B^T| |y| + |f|)_i and likewise for the rows of B.
 inline constexpr double kRangeSpaceBackwardError = 1e-14;
@@ -35,8 +44,9 @@ class RangeSpaceKkt {
  public:
   /// A_pattern: n x n, B_pattern: m x n, block: the size of A's diagonal blocks (n a multiple).
   /// A_nonzero: as SaddlePointSolver's (empty: every entry of A_pattern may be nonzero).
-  /// applicable() is false when an entry outside the diagonal blocks may be nonzero or the
-  /// blocks are not 3 x 3 or 6 x 6 (a planar or spatial body's velocities).
+  /// applicable() is false when an entry outside the diagonal blocks may be nonzero, the
+  /// blocks are not 3 x 3 or 6 x 6 (a planar or spatial body's velocities), or S's
+  /// factorization would be costly (kRangeSpaceMaxPairs, kRangeSpaceMaxWork).
   RangeSpaceKkt(const SparseMatrixCSR& A_pattern, const SparseMatrixCSR& B_pattern, int block,
                 const std::vector<std::uint8_t>& A_nonzero = {});
   ~RangeSpaceKkt();

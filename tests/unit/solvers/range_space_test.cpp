@@ -10,6 +10,7 @@
 
 #include "assembly/assemble.hpp"
 #include "dense_kkt.hpp"
+#include "model/four_bar_lattice.hpp"
 #include "model/generators.hpp"
 #include "random_model.hpp"
 #include "solvers/range_space.hpp"
@@ -141,4 +142,20 @@ BOOST_AUTO_TEST_CASE(does_not_apply_to_bodies_coupled_outside_their_blocks) {
   BOOST_TEST_REQUIRE(coupled);
   BOOST_TEST(!RangeSpaceKkt(M, Cq, m.nv_body).applicable());
   BOOST_TEST(RangeSpaceKkt(M, Cq, m.nv_body, massNonzero(m, plan)).applicable());
+}
+
+// A body in many joints makes its rows' block of S dense: a coupler merged over 100 cells
+// (its 202 rows all paired) is left to the KKT matrix; the same lattice with a coupler per cell
+// is not.
+BOOST_AUTO_TEST_CASE(does_not_apply_where_s_would_fill_in) {
+  for (const bool merged : {true, false}) {
+    FourBarLatticeOptions o;
+    o.cells = 100;
+    o.merged_couplers = merged;
+    const Model m = buildFourBarLattice(o);
+    const AssemblyPlan plan = buildAssemblyPlan(m);
+    const RangeSpaceKkt solver(makeBodyMatrix(plan), makeConstraintMatrix(plan), m.nv_body,
+                               massNonzero(m, plan));
+    BOOST_TEST(solver.applicable() == !merged, (merged ? "merged" : "per cell"));
+  }
 }
