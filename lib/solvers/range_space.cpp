@@ -83,7 +83,10 @@ RangeSpaceKkt::RangeSpaceKkt(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
       else if (A_nonzero.empty() || A_nonzero[k])
         applicable_ = false;
     }
-  if (!applicable_) return;
+  if (!applicable_) {
+    release();
+    return;
+  }
   a_dense_.assign(static_cast<std::size_t>(blocks_) * block * block, 0.0);
   a_inv_ = a_dense_;
   a_factored_ = a_dense_;
@@ -123,7 +126,7 @@ RangeSpaceKkt::RangeSpaceKkt(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
   // A body in many joints (a hub, a merged coupler) makes its rows' block of S dense: S's
   // pattern alone would outgrow the KKT matrix.
   if (pair_start_[blocks_] > kRangeSpaceMaxPairs * (static_cast<long>(n_) + m_)) {
-    applicable_ = false;
+    release();
     return;
   }
 
@@ -170,7 +173,7 @@ RangeSpaceKkt::RangeSpaceKkt(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
   for (int r = 0; r < m_; ++r) diag_slot_[perm_[r]] = slot(r, r);
   if (m_ > 0) work_->ldlt.analyzePattern(S);
   if (m_ > 0 && work_->ldlt.work() > kRangeSpaceMaxWork * (static_cast<double>(n_) + m_)) {
-    applicable_ = false;
+    release();
     return;
   }
   Work& w = *work_;
@@ -180,6 +183,16 @@ RangeSpaceKkt::RangeSpaceKkt(const SparseMatrixCSR& A, const SparseMatrixCSR& B,
 }
 
 RangeSpaceKkt::~RangeSpaceKkt() = default;
+
+void RangeSpaceKkt::release() {
+  applicable_ = false;
+  for (std::vector<int>* v :
+       {&rows_start_, &rows_, &b_slot_, &pair_slot_, &a_slot_, &perm_, &diag_slot_})
+    *v = {};
+  for (std::vector<long>* v : {&dense_start_, &pair_start_}) *v = {};
+  for (std::vector<double>* v : {&a_dense_, &a_inv_, &a_factored_, &b_dense_}) *v = {};
+  work_.reset();
+}
 
 Status RangeSpaceKkt::factor(const SparseMatrixCSR& A, const SparseMatrixCSR& B) {
   CATENA_CHECK(applicable_, "range-space KKT: factor() of a system it does not apply to");
@@ -215,9 +228,9 @@ Status RangeSpaceKkt::factorBlocks() {
       if (llt.info() != Eigen::Success) {
         // A block keeps its eigenvalues under the body's rotation: never regular at any q.
         inverted_ = false;
-        applicable_ = false;
         std::ostringstream os;
         os << "range-space KKT: the mass block of body " << b << " is not positive definite";
+        release();
         return Status::failure(Status::Code::kSingular, os.str());
       }
       Ainv = llt.solve(Square<BS>::Identity());

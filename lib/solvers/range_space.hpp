@@ -68,6 +68,8 @@ class RangeSpaceKkt {
 
  private:
   struct Work;
+  /// applicable() false from now on, every array freed.
+  void release();
   // Per-block work for blocks of BS (3: planar bodies, 6: spatial ones).
   template <int BS>
   Status factorBlocks();
