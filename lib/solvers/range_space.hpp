@@ -31,9 +31,10 @@ inline constexpr double kRangeSpacePivot = 1e-10;
 /// does not apply (applicable() false): S's row pairs (sum over bodies of r (r + 1) / 2, r the
 /// rows touching the body) above kRangeSpaceMaxPairs per unknown of the KKT matrix, or the
 /// LDL^T's work (sum over L's columns of their count squared) above kRangeSpaceMaxWork per
-/// unknown. Measured (RK, hand runs; work per unknown): a 1000-link chain 13 (range-space
-/// 2.1x faster than KLU), a 30 x 30 four-bar lattice 450 (7x faster), the same lattice with
-/// merged couplers 3500 (1.7x slower), 100 x 100 merged 38000 (12x slower).
+/// unknown. Measured (RK, hand runs, set-up included; work per unknown): a 1000-link chain 13
+/// (1.6x faster than KLU over 0.1 s), a 30 x 30 four-bar lattice 450 (7x faster), the same
+/// lattice with merged couplers 3500 (1.4x slower over 0.05 s), 100 x 100 merged 38000 (3.3x
+/// slower over 0.02 s).
 inline constexpr double kRangeSpaceMaxPairs = 50.0;
 inline constexpr double kRangeSpaceMaxWork = 1000.0;
 /// The largest accepted componentwise backward error of a solve's KKT residual,
