@@ -26,13 +26,8 @@ bool userSetWorkspace(KSP ksp) {
   return set;
 }
 
-}  // namespace
-
-void setUpDirectLu(KSP ksp, Mat A, const std::string& prefix, int workspace_percent) {
-  if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(ksp, prefix.c_str()));
-  selectMumpsLu(ksp);
-  CATENA_PETSC(KSPSetOperators(ksp, A, A));
-  CATENA_PETSC(KSPSetFromOptions(ksp));
+/// MUMPS' workspace margin ICNTL(14) on ksp's factor, unless the options give it.
+void setWorkspace(KSP ksp, int workspace_percent) {
   if (userSetWorkspace(ksp) || directLuPackage(ksp) != MATSOLVERMUMPS) return;
   PC pc;
   CATENA_PETSC(KSPGetPC(ksp, &pc));
@@ -40,6 +35,24 @@ void setUpDirectLu(KSP ksp, Mat A, const std::string& prefix, int workspace_perc
   Mat F = nullptr;
   CATENA_PETSC(PCFactorGetMatrix(pc, &F));
   CATENA_PETSC(MatMumpsSetIcntl(F, 14, workspace_percent));
+}
+
+}  // namespace
+
+void setUpDirectLu(KSP ksp, Mat A, const std::string& prefix, int workspace_percent) {
+  if (!prefix.empty()) CATENA_PETSC(KSPSetOptionsPrefix(ksp, prefix.c_str()));
+  selectMumpsLu(ksp);
+  CATENA_PETSC(KSPSetOperators(ksp, A, A));
+  CATENA_PETSC(KSPSetFromOptions(ksp));
+  setWorkspace(ksp, workspace_percent);
+}
+
+void forgetDirectLu(KSP ksp, Mat A, int workspace_percent) {
+  PC pc;
+  CATENA_PETSC(KSPGetPC(ksp, &pc));
+  CATENA_PETSC(PCReset(pc));  // drops the factor and the operators
+  CATENA_PETSC(KSPSetOperators(ksp, A, A));
+  setWorkspace(ksp, workspace_percent);
 }
 
 Status factorDirectLu(KSP ksp, Mat A) {

@@ -22,6 +22,10 @@ void selectMumpsLu(KSP ksp);
 /// -PREFIXmat_mumps_icntl_14 is given. Collective.
 void setUpDirectLu(KSP ksp, Mat A, const std::string& prefix, int workspace_percent);
 
+/// Drops ksp's factorization so that the next factorDirectLu analyses A anew, as a KSP fresh from
+/// setUpDirectLu would (the same workspace margin). Collective.
+void forgetDirectLu(KSP ksp, Mat A, int workspace_percent);
+
 /// Sets A as ksp's operator and factors it (KSPSetUp), a failure returned as a Status
 /// (solvers/factorization.hpp's factorizationStatus). When MUMPS runs out of its workspace, its
 /// margin ICNTL(14) is doubled and the factorization repeated, up to 6400 %: the delayed pivots

@@ -18,6 +18,9 @@ void defaultOption(const std::string& name, const char* value) {
   if (!set) CATENA_PETSC(PetscOptionsSetValue(nullptr, name.c_str(), value));
 }
 
+/// MUMPS' workspace margin in percent (ICNTL(14)): from 2000 links its default 20 % runs out.
+constexpr int kDirectWorkspacePercent = 100;
+
 IS ownedIndices(const std::vector<Index>& global, Index count) {
   std::vector<PetscInt> idx(global.begin(), global.begin() + count);
   IS is = nullptr;
@@ -174,7 +177,7 @@ DistributedSaddlePoint::DistributedSaddlePoint(const DistributedModel& dm, const
   }
   CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &p_->ksp));
   if (options.method == SaddlePointSolverOptions::Method::kDirect) {
-    setUpDirectLu(p_->ksp, p_->K.mat(), prefix, 100);  // from 2000 links MUMPS' 20 % runs out
+    setUpDirectLu(p_->ksp, p_->K.mat(), prefix, kDirectWorkspacePercent);
     return;
   }
   al_ = std::make_unique<AugmentedLagrangian>(dm, n_, A, B, prefix);
@@ -313,6 +316,14 @@ Status DistributedSaddlePoint::solveNow(const VecX& f, const VecX& g, VecX& x, V
     return Status::failure(Status::Code::kSingular,
                            "the saddle-point solve returned non-finite values (singular matrix)");
   return Status::success();
+}
+
+void DistributedSaddlePoint::forgetAnalysis() {
+  if (dd_) {
+    dd_->forgetAnalysis();
+  } else if (options_.method == SaddlePointSolverOptions::Method::kDirect) {
+    forgetDirectLu(p_->ksp, p_->K.mat(), kDirectWorkspacePercent);
+  }
 }
 
 SaddlePointStats DistributedSaddlePoint::stats() const {

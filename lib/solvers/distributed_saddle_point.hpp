@@ -57,6 +57,10 @@ class DistributedSaddlePoint : public KktSolver {
   /// complements (docs/parallel.md). Collective.
   Status leastSquaresMultipliers(const SparseMatrixCSR& I, const SparseMatrixCSR& B, const VecX& f,
                                  VecX& y) override;
+  /// KktSolver::forgetAnalysis: direct: the next factor() analyses anew (PCReset); Schur: new
+  /// pivots in the interior blocks and a new analysis of the interface matrix, the interfaces
+  /// kept; augmented Lagrangian: nothing to forget (its set-up is redone by every factor()).
+  void forgetAnalysis() override;
   std::string package() const override;
   SaddlePointStats stats() const override;
 

@@ -107,6 +107,14 @@ class KktSolver {
     return st;
   }
 
+  /// The next factor() starts afresh, as a new solver of the same patterns would: new pivots,
+  /// and a new analysis wherever a package fixes one from the values it first saw (MUMPS'
+  /// scaling and ordering); what depends on the patterns only (KLU's orderings, the Schur
+  /// decomposition's interfaces) is kept. For a caller that first solves another matrix of the
+  /// same patterns (statics' least-squares multipliers) and wants no trace of it in the
+  /// factorizations that follow, without a second solver: same results, one analysis.
+  virtual void forgetAnalysis() = 0;
+
   /// "klu", "mumps", ..., "fieldsplit-al": what solves the systems.
   virtual std::string package() const = 0;
   /// Counts and times since construction.

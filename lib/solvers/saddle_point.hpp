@@ -49,13 +49,9 @@ class SaddlePointSolver : public KktSolver {
   /// when an iteration that used this factorization failed). No effect through PETSc, which
   /// always chooses them anew.
   void forgetPivots();
-  /// The next factor() starts afresh, as a new solver of the same patterns would: new pivots
-  /// and, through PETSc, a new analysis (a package such as MUMPS fixes its ordering and scaling
-  /// from the values of the first matrix it analyses). KLU's analysis depends on the pattern
-  /// only and is kept. For a caller that first solves with another matrix of the same pattern
-  /// (statics' least-squares multipliers) and wants no trace of it in the factorizations that
-  /// follow, without keeping a second solver (and a second factorization) alive.
-  void forgetAnalysis();
+  /// KktSolver::forgetAnalysis: new pivots and, through PETSc, a new analysis; KLU's analysis
+  /// depends on the pattern only and is kept.
+  void forgetAnalysis() override;
   /// Solves with the last factorization. x: n, y: m.
   Status solve(const VecX& f, const VecX& g, VecX& x, VecX& y) override;
 

@@ -32,6 +32,10 @@ constexpr int kMaxRefinements = 2;
 /// interface and start again.
 constexpr int kMaxReanalyses = 8;
 
+/// MUMPS' workspace margin on the interface matrix, percent (ICNTL(14); as for the whole
+/// saddle-point matrix, distributed_saddle_point.cpp).
+constexpr int kInterfaceWorkspacePercent = 100;
+
 double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -386,7 +390,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   S = std::make_unique<CooMatrix>(nG, nG, std::move(rows), std::move(cols));
   CATENA_PETSC(MatCreateVecs(S->mat(), &s_sol, &s_rhs));
   CATENA_PETSC(KSPCreate(comm, &ksp));
-  setUpDirectLu(ksp, S->mat(), prefix + "dd_", 100);
+  setUpDirectLu(ksp, S->mat(), prefix + "dd_", kInterfaceWorkspacePercent);
 }
 
 /// This rank's part K_GI K_II^-1 K_IG of S: the blocks' parts (interior_block.hpp), each over
@@ -513,6 +517,14 @@ Status SchurDecomposition::factorNow(Mat K) {
   }
   m.factored = true;
   return Status::success();
+}
+
+void SchurDecomposition::forgetAnalysis() {
+  Impl& m = *impl_;
+  m.factored = false;
+  for (InteriorBlock& blk : m.blocks)
+    if (blk.klu) blk.klu->forgetPivots();
+  if (m.ksp) forgetDirectLu(m.ksp, m.S->mat(), kInterfaceWorkspacePercent);
 }
 
 /// v = K_II^-1 v, one thread per block.

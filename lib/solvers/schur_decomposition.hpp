@@ -58,6 +58,12 @@ class SchurDecomposition {
   /// Collective.
   Status solve(Vec b, Vec x);
 
+  /// The next factor() chooses new pivots in the interior blocks and analyses the interface
+  /// matrix anew (MUMPS fixes its scaling from the values it first sees), as a new decomposition
+  /// of the same pattern would; the interfaces, the rows moved to them and the blocks' orderings
+  /// (the pattern's) are kept. Not collective.
+  void forgetAnalysis();
+
   /// Makes ksp apply this decomposition (KSPPREONLY with a PCSHELL that factors the
   /// preconditioning matrix at set-up), for solvers that own their KSP (SLEPc's spectral
   /// transformation). The object must outlive ksp's use of it.
