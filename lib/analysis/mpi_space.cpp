@@ -109,7 +109,7 @@ void MpiSpace::setTangentToIdentity() {
 
 std::unique_ptr<KktSolver> MpiSpace::kktSolver(const std::string& prefix) const {
   return std::make_unique<DistributedSaddlePoint>(dm_, as_.localTangent(), as_.localCq(), prefix,
-                                                  linear_);
+                                                  linear_, as_.plan().body_nonzero);
 }
 
 void MpiSpace::applyVariation(const VecX& dq, double alpha, VecX& q) const {

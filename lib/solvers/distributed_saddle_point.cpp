@@ -36,8 +36,9 @@ struct DistributedSaddlePoint::Petsc {
   SaddlePointMatrix K;
   KSP ksp = nullptr;
   Vec rhs = nullptr, sol = nullptr;
-  Petsc(const SaddleNumbering& n, const SparseMatrixCSR& A, const SparseMatrixCSR& B)
-      : K(n, A, B) {}
+  Petsc(const SaddleNumbering& n, const SparseMatrixCSR& A, const SparseMatrixCSR& B,
+        const std::vector<std::uint8_t>& A_nonzero)
+      : K(n, A, B, false, A_nonzero) {}
   ~Petsc() {
     VecDestroy(&sol);
     VecDestroy(&rhs);
@@ -168,8 +169,12 @@ struct DistributedSaddlePoint::AugmentedLagrangian {
 
 DistributedSaddlePoint::DistributedSaddlePoint(const DistributedModel& dm, const SparseMatrixCSR& A,
                                                const SparseMatrixCSR& B, const std::string& prefix,
-                                               const SaddlePointSolverOptions& options)
-    : dm_(dm), options_(options), n_(saddleNumbering(dm)), p_(std::make_unique<Petsc>(n_, A, B)) {
+                                               const SaddlePointSolverOptions& options,
+                                               const std::vector<std::uint8_t>& A_nonzero)
+    : dm_(dm),
+      options_(options),
+      n_(saddleNumbering(dm)),
+      p_(std::make_unique<Petsc>(n_, A, B, A_nonzero)) {
   CATENA_PETSC(MatCreateVecs(p_->K.mat(), &p_->sol, &p_->rhs));
   if (schur()) {
     dd_ = std::make_unique<SchurDecomposition>(prefix, options.schur_moved);

@@ -24,8 +24,10 @@
 ///
 /// Collective.
 
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "parallel/distributed_model.hpp"
 #include "parallel/saddle_numbering.hpp"
@@ -38,10 +40,13 @@ namespace catena {
 class DistributedSaddlePoint : public KktSolver {
  public:
   /// A, B: the local patterns (distributed_assembly.hpp); prefix: PETSc options prefix of the
-  /// solver (the augmented Lagrangian's preconditioner: PREFIXal_).
+  /// solver (the augmented Lagrangian's preconditioner: PREFIXal_). A_nonzero (empty, or one
+  /// flag per entry of A's pattern, AssemblyPlan::body_nonzero): the entries flagged 0 are zero
+  /// in every A this solver gets, and are left out of K.
   DistributedSaddlePoint(const DistributedModel& dm, const SparseMatrixCSR& A,
                          const SparseMatrixCSR& B, const std::string& prefix,
-                         const SaddlePointSolverOptions& options);
+                         const SaddlePointSolverOptions& options,
+                         const std::vector<std::uint8_t>& A_nonzero = {});
   ~DistributedSaddlePoint();
   DistributedSaddlePoint(const DistributedSaddlePoint&) = delete;
   DistributedSaddlePoint& operator=(const DistributedSaddlePoint&) = delete;

@@ -10,7 +10,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +24,7 @@
 #include "model/state.hpp"
 #include "mpi_support.hpp"
 #include "petsc_fixture.hpp"
+#include "solvers/distributed_saddle_point.hpp"
 #include "solvers/redundant_klu.hpp"
 #include "statics/distributed_statics.hpp"
 #include "statics/statics.hpp"
@@ -63,6 +66,20 @@ std::vector<double> snapshot(const DistributedAssembly& as) {
     v.insert(v.end(), A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
   }
   return v;
+}
+
+/// The whole matrix on every rank from each rank's owned rows (global columns).
+MatX gatherRows(const SparseMatrixCSR& owned, Index cols) {
+  using RowMajor = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+  const RowMajor mine = RowMajor(MatX(owned)).leftCols(cols);
+  const int n = static_cast<int>(mine.size()), size = worldSize();
+  std::vector<int> counts(size), starts(size, 0);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+  for (int r = 1; r < size; ++r) starts[r] = starts[r - 1] + counts[r - 1];
+  RowMajor all((starts.back() + counts.back()) / cols, cols);
+  MPI_Allgatherv(mine.data(), n, MPI_DOUBLE, all.data(), counts.data(), starts.data(), MPI_DOUBLE,
+                 MPI_COMM_WORLD);
+  return all;
 }
 
 bool allBitwiseEqual(const std::vector<double>& a, const std::vector<double>& b) {
@@ -330,6 +347,90 @@ BOOST_AUTO_TEST_CASE(schur_statics_with_parts_is_bitwise_identical_for_any_threa
   double dq = 0.0;
   for (Index i = 0; i < q.size(); ++i) dq = std::max(dq, std::abs(runs[0][i] - q(i)));
   BOOST_TEST(allMax(dq) <= 1e-10 * 10.0, "positions differ from serial by " << allMax(dq));
+}
+
+// One KKT solver serves the multipliers' estimate and Newton (statics.cpp): after
+// forgetAnalysis, a solver that first factored [I C_q^T; C_q 0] factors and solves the tangent's
+// system to the same bits as a new solver, with MUMPS and with the Schur decomposition. Leaving
+// out the entries the plan flags as always zero (AssemblyPlan::body_nonzero: a third of a 3D
+// chain's tangent) changes the solution by round-off only.
+BOOST_AUTO_TEST_CASE(a_solver_that_forgets_its_analysis_solves_as_a_new_one) {
+  const ModelPart part = chainPart(40);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  const Model& m = dm.local();
+  VecX q = initialState(m).q;
+  for (Index b = 0; b < dm.part().owned_bodies; ++b)
+    perturbBody(dm.part().globalBody(b), q.data() + m.qOffset(b));
+  dm.updateGhosts(q);
+  VecX lambda(m.nc);
+  for (Index r = 0; r < m.nc; ++r) lambda(r) = multiplier(dm.firstRow() + r);
+  as.assembleConstraints(q, 0.0);
+  as.assembleForces(q, 0.0);
+  as.assembleTangent(q, 0.0, lambda, true);
+  const SparseMatrixCSR& A = as.localTangent();
+  const SparseMatrixCSR& B = as.localCq();
+  SparseMatrixCSR I = A;
+  for (int row = 0; row < I.outerSize(); ++row)
+    for (SparseMatrixCSR::InnerIterator it(I, row); it; ++it)
+      it.valueRef() = it.col() == row && row < dm.ownedVelocities() ? 1.0 : 0.0;
+  const VecX g = VecX::Constant(dm.ownedRows(), 1e-3);
+  // cond(K) of the scaled system K = [A, 10 B^T; 10 B, 0] (2-norm), from the gathered rows.
+  const Index nv = allSum(static_cast<double>(dm.ownedVelocities())),
+              nc = allSum(static_cast<double>(dm.ownedRows()));
+  MatX K = MatX::Zero(nv + nc, nv + nc);
+  K.topLeftCorner(nv, nv) = gatherRows(as.ownedRowsOfTangent(), nv);
+  K.bottomLeftCorner(nc, nv) = 10.0 * gatherRows(as.ownedRowsOfCq(), nv);
+  K.topRightCorner(nv, nc) = K.bottomLeftCorner(nc, nv).transpose();
+  const VecX sv = Eigen::JacobiSVD<MatX>(K).singularValues();
+  const double condition = sv(0) / sv(sv.size() - 1);
+  const std::vector<std::uint8_t>& flags = as.plan().body_nonzero;
+  long flagged_zero = std::count(flags.begin(), flags.end(), std::uint8_t{0});
+  BOOST_TEST(allMax(static_cast<double>(flagged_zero)) > 0.0);
+  for (auto method :
+       {SaddlePointSolverOptions::Method::kDirect, SaddlePointSolverOptions::Method::kSchur}) {
+    SaddlePointSolverOptions o;
+    o.method = method;
+    const auto solveTangent = [&](KktSolver& kkt, VecX& x, VecX& y) {
+      Status st = kkt.factor(A, B, 10.0, 1.0);
+      if (st.ok()) st = kkt.solve(as.f(), g, x, y);
+      BOOST_TEST(allMax(st.ok() ? 0.0 : 1.0) == 0.0, st.message);
+    };
+    VecX x_used, y_used, x_new, y_new, x_all, y_all, lsq;
+    {
+      DistributedSaddlePoint used(dm, A, B, "", o, flags);
+      BOOST_TEST(allMax(used.leastSquaresMultipliers(I, B, as.f(), lsq).ok() ? 0.0 : 1.0) == 0.0);
+      used.forgetAnalysis();
+      solveTangent(used, x_used, y_used);
+    }
+    {
+      DistributedSaddlePoint fresh(dm, A, B, "", o, flags);
+      solveTangent(fresh, x_new, y_new);
+    }
+    {
+      DistributedSaddlePoint all_entries(dm, A, B, "", o);
+      solveTangent(all_entries, x_all, y_all);
+    }
+    const auto bits = [](const VecX& x, const VecX& y) {
+      std::vector<double> v(x.data(), x.data() + x.size());
+      v.insert(v.end(), y.data(), y.data() + y.size());
+      return v;
+    };
+    BOOST_TEST(allBitwiseEqual(bits(x_used, y_used), bits(x_new, y_new)),
+               "method " << static_cast<int>(method));
+    // Two backward-stable solves of one system differ by at most about cond(K) eps (relative).
+    const double dx = allMax((x_new - x_all).cwiseAbs().maxCoeff()),
+                 dy = allMax((y_new - y_all).cwiseAbs().maxCoeff() * 10.0);
+    const double size =
+        allMax(std::max(x_all.cwiseAbs().maxCoeff(), y_all.cwiseAbs().maxCoeff() * 10.0));
+    const double bound = 10.0 * condition * std::numeric_limits<double>::epsilon();
+    if (worldRank() == 0)
+      BOOST_TEST_MESSAGE(worldSize() << " ranks, method " << static_cast<int>(method)
+                                     << ": always-zero entries left out changed the solution by "
+                                     << std::max(dx, dy) / size << " of its size (bound " << bound
+                                     << ", cond(K) " << condition << ")");
+    BOOST_TEST(std::max(dx, dy) <= bound * size);
+  }
 }
 
 // An iterative solve that runs out of iterations stops the statics with a status that says
