@@ -574,6 +574,8 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
     j.key("schur_window_max").value(static_cast<long>(maxOver(static_cast<double>(d.window))));
     j.key("cpu_schur_part_s_max").value(maxOver(d.schur_seconds));
     j.key("time_interface_factorization_s_max").value(maxOver(d.interface_seconds));
+    // Iterative-refinement steps over the statics' solves (the same on every rank).
+    j.key("schur_refinements").value(d.refinements);
   }
   writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).
