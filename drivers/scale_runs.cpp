@@ -576,6 +576,9 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
     j.key("time_interface_factorization_s_max").value(maxOver(d.interface_seconds));
     // Iterative-refinement steps over the statics' solves (the same on every rank).
     j.key("schur_refinements").value(d.refinements);
+    // Fill-reducing orderings of interior blocks (all ranks; one per block unless moved rows
+    // made an order unusable).
+    j.key("schur_orderings").value(static_cast<long>(sumOver(static_cast<double>(d.orderings))));
   }
   writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).

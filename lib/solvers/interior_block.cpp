@@ -23,23 +23,44 @@ constexpr double kInteriorPivot = 1e-8;
 // order factored a 10^5-link chain's blocks 2x slower than the transversal; the plain graph
 // without a transversal let KLU's pivoting fill one 5000-unknown block of a 2000-link chain on
 // 4 ranks densely (90 s instead of 0.04 s). Hand runs of catena-scale, not in committed output.
-void analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::vector<int>& col,
+bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
-                  int coordinates) {
+                  int coordinates, std::vector<int> hint_P, std::vector<int> hint_Q,
+                  int max_window) {
   const int n = blk.size, e0 = blk.first;
-  if (n == 0) return;  // a part with no interior rows (all of them on the interface)
+  if (n == 0) return false;  // a part with no interior rows (all of them on the interface)
   std::vector<int> bs(n + 1), bc(col.begin() + start[e0], col.begin() + start[e0 + n]);
   for (int e = 0; e <= n; ++e) bs[e] = start[e0 + e] - start[e0];
   blk.source.assign(source.begin() + start[e0], source.begin() + start[e0 + n]);
   const std::vector<char> blast(last.begin() + e0, last.begin() + e0 + n);
-  std::vector<int> P, Q;
-  if (!matchedOrder(n, bs.data(), bc.data(), blast, kMaxTransversalWork, P, Q) &&
-      !saddlePointPivotOrder(n, coordinates, bs.data(), bc.data(), P, Q, blast)) {
-    P = constrainedOrder(n, bs.data(), bc.data(), blast);
-    Q = P;
+  // The trailing window of an order: from the first position holding a row pivoted last.
+  const auto window = [&](const std::vector<int>& P, const std::vector<int>& Q) {
+    int first = n;
+    for (int k = 0; k < n; ++k)
+      if (blast[P[k]] || blast[Q[k]]) {
+        first = k;
+        break;
+      }
+    return n - first;
+  };
+  std::vector<int> P = std::move(hint_P), Q = std::move(hint_Q);
+  const bool hinted = static_cast<int>(P.size()) == n && static_cast<int>(Q.size()) == n &&
+                      window(P, Q) <= max_window;
+  if (!hinted) {
+    P.clear();
+    Q.clear();
+    if (!matchedOrder(n, bs.data(), bc.data(), blast, kMaxTransversalWork, P, Q) &&
+        !saddlePointPivotOrder(n, coordinates, bs.data(), bc.data(), P, Q, blast)) {
+      P = constrainedOrder(n, bs.data(), bc.data(), blast);
+      Q = P;
+    }
   }
+  blk.window = window(P, Q);
   blk.klu = std::make_unique<KluLu>(n, std::move(bs), std::move(bc), P, Q);
   blk.klu->setSingularPivot(kInteriorPivot);
+  blk.order_P = std::move(P);
+  blk.order_Q = std::move(Q);
+  return hinted;
 }
 
 /// With F = K_BB^T factored as P F Q = L U (solvers/klu_lu.hpp), K_BB^-1 = P^T L^-T U^-T Q^T and

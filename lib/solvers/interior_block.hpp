@@ -29,16 +29,23 @@ struct InteriorBlock {
   std::vector<PetscInt> source;    ///< the position of each of its entries in the rank's values
   std::unique_ptr<KluLu> klu;      ///< its factorization (F = K_BB^T, solvers/klu_lu.hpp)
   std::vector<PetscInt> boundary;  ///< the boundary indices whose rows touch it
+  /// The pivot order the analysis gave KLU (block-local rows of F and columns, before KLU's
+  /// pivoting), and the trailing pivots from the first row pivoted last to the end.
+  std::vector<int> order_P, order_Q;
+  int window = 0;
 };
 
 /// Orders block and sets up its KLU analysis. start, col: the compressed rows of all interior
 /// rows (block-local columns), source: each entry's position in the rank's values, last: the
 /// rows to pivot last (next to the boundary), coordinates: the block's rows with a diagonal
 /// entry, which come first. An empty block gets no factorization. Throws catena::Error if KLU
-/// cannot analyse the pattern.
-void analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
+/// cannot analyse the pattern. hint_P, hint_Q (empty, or an order of the block's rows as
+/// order_P, order_Q): taken instead of a new ordering when its trailing window is at most
+/// max_window; returns whether it was (false: the block was ordered anew).
+bool analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
-                  int coordinates);
+                  int coordinates, std::vector<int> hint_P = {}, std::vector<int> hint_Q = {},
+                  int max_window = 0);
 
 /// The block's part of S (before the minus sign) over its boundary indices, in their order:
 /// Sb(h, g) = k_h^T K_BB^-1 k_g with k_h row boundary[h] of K_GI and k_g column boundary[g] of

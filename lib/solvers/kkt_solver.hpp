@@ -33,6 +33,9 @@ struct SchurStats {
   int parts = 0;                   ///< interior blocks per rank (-PREFIXdd_parts); 0: none ran
   long moved = 0;                  ///< interior unknowns moved to the interface (singular blocks)
   long refinements = 0;            ///< iterative-refinement steps of solves (cumulative)
+  /// Fill-reducing orderings of interior blocks computed (cumulative; an analysis after moved
+  /// rows that kept the blocks' last order computes none).
+  long orderings = 0;
 };
 
 /// total += next, for the solvers of one analysis one after the other: the sizes are next's
@@ -46,6 +49,7 @@ inline void addSchurStats(SchurStats& total, const SchurStats& next) {
   total.interface_seconds += sum.interface_seconds;
   total.moved += sum.moved;
   total.refinements += sum.refinements;
+  total.orderings += sum.orderings;
 }
 
 /// Cost of the linear algebra of one solver object (wall seconds, steady clock).
