@@ -88,8 +88,9 @@ bool allBitwiseEqual(const std::vector<double>& a, const std::vector<double>& b)
   return allMax(local ? 0.0 : 1.0) == 0.0;
 }
 
-/// Distributed C, C_q, K_c and f at the perturbed configuration and multipliers.
-void assemblePerturbed(const DistributedModel& dm, DistributedAssembly& as) {
+/// Distributed C, C_q, K_c and f at the perturbed configuration and multipliers, which it
+/// returns (local q and lambda).
+State assemblePerturbed(const DistributedModel& dm, DistributedAssembly& as) {
   const Model& m = dm.local();
   VecX q = initialState(m).q;
   for (Index b = 0; b < dm.part().owned_bodies; ++b)
@@ -100,6 +101,10 @@ void assemblePerturbed(const DistributedModel& dm, DistributedAssembly& as) {
   as.assembleConstraints(q, 0.0);
   as.assembleConstraintStiffness(q, 0.0, lambda);
   as.assembleForces(q, 0.0);
+  State s;
+  s.q = q;
+  s.lambda = lambda;
+  return s;
 }
 
 }  // namespace
@@ -374,16 +379,8 @@ BOOST_AUTO_TEST_CASE(a_solver_that_forgets_its_analysis_solves_as_a_new_one) {
   const ModelPart part = chainPart(40);
   const DistributedModel dm(part);
   DistributedAssembly as(dm);
-  const Model& m = dm.local();
-  VecX q = initialState(m).q;
-  for (Index b = 0; b < dm.part().owned_bodies; ++b)
-    perturbBody(dm.part().globalBody(b), q.data() + m.qOffset(b));
-  dm.updateGhosts(q);
-  VecX lambda(m.nc);
-  for (Index r = 0; r < m.nc; ++r) lambda(r) = multiplier(dm.firstRow() + r);
-  as.assembleConstraints(q, 0.0);
-  as.assembleForces(q, 0.0);
-  as.assembleTangent(q, 0.0, lambda, true);
+  const State perturbed = assemblePerturbed(dm, as);
+  as.assembleTangent(perturbed.q, 0.0, perturbed.lambda, true);
   const SparseMatrixCSR& A = as.localTangent();
   const SparseMatrixCSR& B = as.localCq();
   SparseMatrixCSR I = A;
