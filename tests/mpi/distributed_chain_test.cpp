@@ -19,6 +19,7 @@
 
 #include "analysis/reactions.hpp"
 #include "assembly/assemble.hpp"
+#include "dense_kkt.hpp"
 #include "math/rotation.hpp"
 #include "model/generators.hpp"
 #include "model/state.hpp"
@@ -389,12 +390,10 @@ BOOST_AUTO_TEST_CASE(a_solver_that_forgets_its_analysis_solves_as_a_new_one) {
       it.valueRef() = it.col() == row && row < dm.ownedVelocities() ? 1.0 : 0.0;
   const VecX g = VecX::Constant(dm.ownedRows(), 1e-3);
   // cond(K) of the scaled system K = [A, 10 B^T; 10 B, 0] (2-norm), from the gathered rows.
-  const Index nv = allSum(static_cast<double>(dm.ownedVelocities())),
-              nc = allSum(static_cast<double>(dm.ownedRows()));
-  MatX K = MatX::Zero(nv + nc, nv + nc);
-  K.topLeftCorner(nv, nv) = gatherRows(as.ownedRowsOfTangent(), nv);
-  K.bottomLeftCorner(nc, nv) = 10.0 * gatherRows(as.ownedRowsOfCq(), nv);
-  K.topRightCorner(nv, nc) = K.bottomLeftCorner(nc, nv).transpose();
+  const Index nv = allSum(static_cast<double>(dm.ownedVelocities()));
+  const MatX K =
+      test::denseKkt(SparseMatrixCSR(gatherRows(as.ownedRowsOfTangent(), nv).sparseView()),
+                     SparseMatrixCSR(gatherRows(as.ownedRowsOfCq(), nv).sparseView()), 10.0);
   const VecX sv = Eigen::JacobiSVD<MatX>(K).singularValues();
   const double condition = sv(0) / sv(sv.size() - 1);
   const std::vector<std::uint8_t>& flags = as.plan().body_nonzero;
