@@ -20,10 +20,23 @@ double secondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/// True when a -mat_klu_* option is set, with the prefix or without it (PETSc 3.18 reads them
+/// without prefix).
+bool kluOptionsGiven(const std::string& prefix) {
+  for (const char* option :
+       {"-mat_klu_pivot_tol", "-mat_klu_use_btf", "-mat_klu_ordering", "-mat_klu_row_scale"}) {
+    PetscBool set = PETSC_FALSE, set_prefixed = PETSC_FALSE;
+    CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, option, &set));
+    CATENA_PETSC(PetscOptionsHasName(nullptr, prefix.empty() ? nullptr : prefix.c_str(), option,
+                                     &set_prefixed));
+    if (set || set_prefixed) return true;
+  }
+  return false;
+}
+
 /// True when the options left the default direct solve (KSP preonly, LU, KLU) with KLU's own
 /// settings untouched: then KLU is called directly, so that it can refactor (solvers/klu_lu.hpp).
-/// Any other choice, or a -mat_klu_* option (read without prefix by PETSc 3.18), goes through
-/// PETSc.
+/// Any other choice, or a -mat_klu_* option, goes through PETSc.
 bool defaultKlu(KSP ksp, const std::string& prefix) {
   KSPType ksp_type;
   PC pc;
@@ -35,29 +48,19 @@ bool defaultKlu(KSP ksp, const std::string& prefix) {
   if (std::string(ksp_type) != KSPPREONLY || std::string(pc_type) != PCLU) return false;
   CATENA_PETSC(PCFactorGetMatSolverType(pc, &package));
   if (!package || std::string(package) != MATSOLVERKLU) return false;
-  for (const char* option :
-       {"-mat_klu_pivot_tol", "-mat_klu_use_btf", "-mat_klu_ordering", "-mat_klu_row_scale"}) {
-    PetscBool set = PETSC_FALSE, set_prefixed = PETSC_FALSE;
-    CATENA_PETSC(PetscOptionsHasName(nullptr, nullptr, option, &set));
-    CATENA_PETSC(PetscOptionsHasName(nullptr, prefix.empty() ? nullptr : prefix.c_str(), option,
-                                     &set_prefixed));
-    if (set || set_prefixed) return false;
-  }
-  return true;
+  return !kluOptionsGiven(prefix);
 }
 
 }  // namespace
 
 bool kktSolverOptionsGiven(const std::string& prefix) {
   const char* pre = prefix.empty() ? nullptr : prefix.c_str();
-  for (const char* option :
-       {"-ksp_type", "-pc_type", "-pc_factor_mat_solver_type", "-mat_klu_pivot_tol",
-        "-mat_klu_use_btf", "-mat_klu_ordering", "-mat_klu_row_scale"}) {
+  for (const char* option : {"-ksp_type", "-pc_type", "-pc_factor_mat_solver_type"}) {
     PetscBool set = PETSC_FALSE;
     CATENA_PETSC(PetscOptionsHasName(nullptr, pre, option, &set));
     if (set) return true;
   }
-  return false;
+  return kluOptionsGiven(prefix);
 }
 
 struct SaddlePointSolver::Petsc {

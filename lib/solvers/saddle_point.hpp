@@ -23,7 +23,8 @@
 namespace catena {
 
 /// True when the PETSc options choose the KKT solver under `prefix` ("x_"): -PREFIXksp_type,
-/// -PREFIXpc_type, -PREFIXpc_factor_mat_solver_type or a -mat_klu_* option is set. A caller with
+/// -PREFIXpc_type, -PREFIXpc_factor_mat_solver_type or a -mat_klu_* option (prefixed or not:
+/// PETSc 3.18 reads those without the prefix) is set. A caller with
 /// a faster path of its own (RangeSpaceKkt) then leaves the choice to SaddlePointSolver.
 bool kktSolverOptionsGiven(const std::string& prefix);
 

@@ -6,8 +6,11 @@
 // accurate, the KKT matrix (KLU) where it refuses, and either way the answer is the dense one
 // to round-off of the system's condition (measured: 2e-18 times the dense LU's condition
 // estimate, from 21 at pi/2 to 9e12 at 1e-6 rad; the range-space form answers down to 1e-5 rad).
+#include <petscsys.h>
+
 #include <Eigen/Dense>
 #include <cmath>
+#include <string>
 
 #include "assembly/assemble.hpp"
 #include "dense_kkt.hpp"
@@ -88,4 +91,25 @@ BOOST_AUTO_TEST_CASE(a_singular_mass_block_is_refused_once) {
   const Solved r = solve(m, 3);
   BOOST_TEST(r.difference <= 1e-15 * r.condition, r.difference << " from the dense LU");
   BOOST_TEST(r.fallbacks == 1);
+}
+
+// PETSc options that choose the KKT solver keep the KKT matrix throughout: -PREFIXksp_type, and a
+// -mat_klu_* option with or without the prefix (PETSc 3.18 reads those unprefixed, so the
+// SaddlePointSolver they configure must be the one that answers).
+BOOST_AUTO_TEST_CASE(petsc_solver_options_keep_the_kkt_matrix) {
+  CatenaryChainOptions chain;
+  chain.links = 6;
+  const Model m = buildCatenaryChain(chain);
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const auto solver = [&] { return KktSolves(m, plan, "kkt_test_").solver(); };
+  BOOST_TEST(solver() == "range-space KKT solves");
+  for (const char* option :
+       {"-kkt_test_ksp_type", "-mat_klu_pivot_tol", "-kkt_test_mat_klu_pivot_tol"}) {
+    const char* value =
+        std::string(option).find("ksp_type") != std::string::npos ? "preonly" : "0.5";
+    BOOST_REQUIRE(PetscOptionsSetValue(nullptr, option, value) == 0);
+    BOOST_TEST(solver().rfind("KKT matrix, ", 0) == 0, option << ": " << solver());
+    BOOST_REQUIRE(PetscOptionsClearValue(nullptr, option) == 0);
+  }
+  BOOST_TEST(solver() == "range-space KKT solves");
 }
