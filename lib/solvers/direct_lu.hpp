@@ -22,6 +22,10 @@ void selectMumpsLu(KSP ksp);
 /// -PREFIXmat_mumps_icntl_14 is given. Collective.
 void setUpDirectLu(KSP ksp, Mat A, const std::string& prefix, int workspace_percent);
 
+/// The workspace margin of the distributed saddle-point matrices and of the decomposition's
+/// interface matrix: from 2000 links MUMPS' default 20 % runs out.
+inline constexpr int kSaddlePointWorkspacePercent = 100;
+
 /// Drops ksp's factorization so that the next factorDirectLu analyses A anew, as a KSP fresh from
 /// setUpDirectLu would (the same workspace margin). Collective.
 void forgetDirectLu(KSP ksp, Mat A, int workspace_percent);

@@ -18,9 +18,6 @@ void defaultOption(const std::string& name, const char* value) {
   if (!set) CATENA_PETSC(PetscOptionsSetValue(nullptr, name.c_str(), value));
 }
 
-/// MUMPS' workspace margin in percent (ICNTL(14)): from 2000 links its default 20 % runs out.
-constexpr int kDirectWorkspacePercent = 100;
-
 IS ownedIndices(const std::vector<Index>& global, Index count) {
   std::vector<PetscInt> idx(global.begin(), global.begin() + count);
   IS is = nullptr;
@@ -182,7 +179,7 @@ DistributedSaddlePoint::DistributedSaddlePoint(const DistributedModel& dm, const
   }
   CATENA_PETSC(KSPCreate(PETSC_COMM_WORLD, &p_->ksp));
   if (options.method == SaddlePointSolverOptions::Method::kDirect) {
-    setUpDirectLu(p_->ksp, p_->K.mat(), prefix, kDirectWorkspacePercent);
+    setUpDirectLu(p_->ksp, p_->K.mat(), prefix, kSaddlePointWorkspacePercent);
     return;
   }
   al_ = std::make_unique<AugmentedLagrangian>(dm, n_, A, B, prefix);
@@ -327,7 +324,7 @@ void DistributedSaddlePoint::forgetAnalysis() {
   if (dd_) {
     dd_->forgetAnalysis();
   } else if (options_.method == SaddlePointSolverOptions::Method::kDirect) {
-    forgetDirectLu(p_->ksp, p_->K.mat(), kDirectWorkspacePercent);
+    forgetDirectLu(p_->ksp, p_->K.mat(), kSaddlePointWorkspacePercent);
   }
 }
 

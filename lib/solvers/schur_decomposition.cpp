@@ -38,10 +38,6 @@ constexpr int kMaxReanalyses = 8;
 constexpr int kMaxWindowGrowth = 2;
 constexpr int kWindowSlack = 64;
 
-/// MUMPS' workspace margin on the interface matrix, percent (ICNTL(14); as for the whole
-/// saddle-point matrix, distributed_saddle_point.cpp).
-constexpr int kInterfaceWorkspacePercent = 100;
-
 double secondsSince(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
 }
@@ -426,7 +422,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   S = std::make_unique<CooMatrix>(nG, nG, std::move(rows), std::move(cols));
   CATENA_PETSC(MatCreateVecs(S->mat(), &s_sol, &s_rhs));
   CATENA_PETSC(KSPCreate(comm, &ksp));
-  setUpDirectLu(ksp, S->mat(), prefix + "dd_", kInterfaceWorkspacePercent);
+  setUpDirectLu(ksp, S->mat(), prefix + "dd_", kSaddlePointWorkspacePercent);
 }
 
 /// This rank's part K_GI K_II^-1 K_IG of S: the blocks' parts (interior_block.hpp), each over
@@ -560,7 +556,7 @@ void SchurDecomposition::forgetAnalysis() {
   m.factored = false;
   for (InteriorBlock& blk : m.blocks)
     if (blk.klu) blk.klu->forgetPivots();
-  if (m.ksp) forgetDirectLu(m.ksp, m.S->mat(), kInterfaceWorkspacePercent);
+  if (m.ksp) forgetDirectLu(m.ksp, m.S->mat(), kSaddlePointWorkspacePercent);
 }
 
 /// v = K_II^-1 v, one thread per block.
