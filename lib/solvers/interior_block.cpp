@@ -58,8 +58,6 @@ bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
   blk.window = window(P, Q);
   blk.klu = std::make_unique<KluLu>(n, std::move(bs), std::move(bc), P, Q);
   blk.klu->setSingularPivot(kInteriorPivot);
-  blk.order_P = std::move(P);
-  blk.order_Q = std::move(Q);
   return hinted;
 }
 

@@ -29,9 +29,8 @@ struct InteriorBlock {
   std::vector<PetscInt> source;    ///< the position of each of its entries in the rank's values
   std::unique_ptr<KluLu> klu;      ///< its factorization (F = K_BB^T, solvers/klu_lu.hpp)
   std::vector<PetscInt> boundary;  ///< the boundary indices whose rows touch it
-  /// The pivot order the analysis gave KLU (block-local rows of F and columns, before KLU's
-  /// pivoting), and the trailing pivots from the first row pivoted last to the end.
-  std::vector<int> order_P, order_Q;
+  /// The trailing pivots of the analysis' order (klu's givenRowOrder, columnOrder) from the
+  /// first row pivoted last to the end.
   int window = 0;
 };
 
@@ -39,9 +38,9 @@ struct InteriorBlock {
 /// rows (block-local columns), source: each entry's position in the rank's values, last: the
 /// rows to pivot last (next to the boundary), coordinates: the block's rows with a diagonal
 /// entry, which come first. An empty block gets no factorization. Throws catena::Error if KLU
-/// cannot analyse the pattern. hint_P, hint_Q (empty, or an order of the block's rows as
-/// order_P, order_Q): taken instead of a new ordering when its trailing window is at most
-/// max_window; returns whether it was (false: the block was ordered anew).
+/// cannot analyse the pattern. hint_P, hint_Q (empty, or an order of the block's rows as klu's
+/// givenRowOrder and columnOrder): taken instead of a new ordering when its trailing window is at
+/// most max_window; returns whether it was (false: the block was ordered anew).
 bool analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
                   int coordinates, std::vector<int> hint_P = {}, std::vector<int> hint_Q = {},

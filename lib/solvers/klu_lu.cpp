@@ -149,6 +149,10 @@ const int* KluLu::columnOrder() const {
   return klu_->symbolic->Q;
 }
 
+const int* KluLu::givenRowOrder() const {
+  return klu_->symbolic->P;
+}
+
 namespace {
 
 Status failure(const klu_common& c, int n, const char* what) {

@@ -85,6 +85,9 @@ class KluLu {
   double upperDiagonal(int k) const;
   const int* rowPivots() const;
   const int* columnOrder() const;
+  /// The order-given constructor's row order (its P: the row of F each pivot started from,
+  /// before pivoting), as KLU keeps it.
+  const int* givenRowOrder() const;
 
   /// After a factor() of the order-given constructor that failed as singular: every column of
   /// F (A's row) whose pivot fell below kSingularPivot of its column, in pivot order (KLU runs to

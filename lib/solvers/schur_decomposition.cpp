@@ -193,8 +193,13 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   std::vector<int> old_window(blocks.size(), 0);
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     const InteriorBlock& blk = blocks[b];
-    for (int k : blk.order_P) old_P[b].push_back(interior_row[blk.first + k]);
-    for (int k : blk.order_Q) old_Q[b].push_back(interior_row[blk.first + k]);
+    if (!blk.klu) continue;
+    const int* P = blk.klu->givenRowOrder();
+    const int* Q = blk.klu->columnOrder();
+    for (int k = 0; k < blk.size; ++k) {
+      old_P[b].push_back(interior_row[blk.first + P[k]]);
+      old_Q[b].push_back(interior_row[blk.first + Q[k]]);
+    }
     old_window[b] = blk.window;
   }
   clear();

@@ -354,6 +354,17 @@ BOOST_AUTO_TEST_CASE(order_given_factors_reproduce_the_matrix) {
     for (int j = 0; j < N; ++j) PFQ(i, j) = F(klu.rowPivots()[i], klu.columnOrder()[j]);
   BOOST_TEST((L * U - PFQ).cwiseAbs().maxCoeff() <= 1e-12 * F.cwiseAbs().maxCoeff());
   BOOST_TEST(klu.singularColumns().empty());
+  // A row order apart from the column order (a transversal's, as the Schur decomposition's
+  // blocks take) is kept as given.
+  std::vector<int> P, Q;
+  BOOST_REQUIRE(matchedOrder(N, K.outerIndexPtr(), K.innerIndexPtr(), last, 0.0, P, Q));
+  BOOST_TEST(P != Q);
+  const KluLu matched(N, std::vector<int>(K.outerIndexPtr(), K.outerIndexPtr() + N + 1),
+                      std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()), P, Q);
+  for (int k = 0; k < N; ++k) {
+    BOOST_TEST(matched.givenRowOrder()[k] == P[k]);
+    BOOST_TEST(matched.columnOrder()[k] == Q[k]);
+  }
 
   int n2 = 0;
   const Csr D = latticeKkt(2, 3, rnd, n2, 4);  // one dependent constraint row
