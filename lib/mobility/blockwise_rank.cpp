@@ -12,6 +12,7 @@
 
 #include "assembly/assemble.hpp"
 #include "core/check.hpp"
+#include "core/wall_clock.hpp"
 #include "mobility/blockwise_plan.hpp"
 #include "mobility/dense_qr.hpp"
 
@@ -19,12 +20,6 @@ namespace catena {
 namespace {
 
 using namespace blockwise;
-
-using Clock = std::chrono::steady_clock;
-
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 /// Below this width the basis update applies the reflectors one by one (applyQFromRight).
 constexpr Index kBlockedWidth = 48;
@@ -431,7 +426,7 @@ BlockwiseRank analyzeBlockwiseRank(const Model& model, const SparseMatrixCSR& A,
   CATENA_CHECK(A.rows() == model.nc && A.cols() == model.nv,
                "block-wise rank: A is " << A.rows() << " x " << A.cols() << ", the model's C_q is "
                                         << model.nc << " x " << model.nv);
-  const Clock::time_point t0 = Clock::now();
+  const WallClock::time_point t0 = WallClock::now();
   BlockwiseRank out;
   out.n = model.nv;
   out.m = model.nc;
@@ -488,7 +483,7 @@ BlockwiseRank analyzeBlockwiseRank(const Model& model, const SparseMatrixCSR& A,
 
   // Phase 1: the blocks. Their results are sized before the loop (an upper bound: the basis
   // has at most min(n_b, boundary) columns).
-  const Clock::time_point t1 = Clock::now();
+  const WallClock::time_point t1 = WallClock::now();
   for (Index blk = 0; blk < P.nblocks; ++blk) {
     const std::size_t nbd = P.boundary[blk].size() * P.nv;
     const std::size_t nbk = tree.blocks[blk].size() * P.nv;
@@ -517,7 +512,7 @@ BlockwiseRank analyzeBlockwiseRank(const Model& model, const SparseMatrixCSR& A,
 
   // Phase 2: the merges, height by height. A height with few nodes runs them one after the
   // other with the threads inside each factorization.
-  const Clock::time_point t2 = Clock::now();
+  const WallClock::time_point t2 = WallClock::now();
   for (const std::vector<Index>& level : P.by_height) {
     const Index count = static_cast<Index>(level.size());
     for (Index node : level) {

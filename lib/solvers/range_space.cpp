@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/check.hpp"
+#include "core/wall_clock.hpp"
 
 namespace catena {
 
@@ -27,10 +28,6 @@ template <int BS>
 using Segment = Eigen::Map<Eigen::Matrix<double, BS, 1>>;
 template <int BS>
 using ConstSegment = Eigen::Map<const Eigen::Matrix<double, BS, 1>>;
-
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 }  // namespace
 

@@ -9,16 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "core/wall_clock.hpp"
 #include "solvers/factorization.hpp"
 #include "solvers/klu_lu.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace catena {
 namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 /// True when a -mat_klu_* option is set, with the prefix or without it (PETSc 3.18 reads them
 /// without prefix).

@@ -12,6 +12,7 @@
 
 #include <Eigen/Dense>
 
+#include "core/wall_clock.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "solvers/direct_lu.hpp"
 #include "solvers/interior_block.hpp"
@@ -20,8 +21,6 @@
 
 namespace catena {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 /// Iterative refinement of a solve: while the backward error exceeds this, at most
 /// kMaxRefinements steps.
@@ -37,10 +36,6 @@ constexpr int kMaxReanalyses = 8;
 /// kWindowSlack pivots; past that the block is ordered anew.
 constexpr int kMaxWindowGrowth = 2;
 constexpr int kWindowSlack = 64;
-
-double secondsSince(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 /// f(b) for every block b < n, one OpenMP thread each; an exception thrown by any is rethrown
 /// once all have finished (none may leave an OpenMP region).
@@ -544,7 +539,7 @@ Status SchurDecomposition::factorNow(Mat K) {
       m.s_values[static_cast<std::size_t>(nG) * nG + k] = o.v[m.go_source[k]];
     m.S->set(m.s_values.data());
     stats_.schur_seconds += cpuSeconds() - c0;
-    const auto t0 = Clock::now();
+    const auto t0 = WallClock::now();
     st = factorDirectLu(m.ksp, m.S->mat());
     stats_.interface_seconds += secondsSince(t0);
     if (!st.ok())

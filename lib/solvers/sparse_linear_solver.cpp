@@ -10,15 +10,12 @@
 #include <sstream>
 #include <vector>
 
+#include "core/wall_clock.hpp"
 #include "solvers/factorization.hpp"
 #include "solvers/petsc_check.hpp"
 
 namespace catena {
 namespace {
-
-double secondsSince(std::chrono::steady_clock::time_point t0) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-}
 
 struct PetscPattern {
   std::vector<PetscInt> rows, cols;
