@@ -89,22 +89,8 @@ void MpiSpace::constraintForces(const VecX& lambda, VecX& cforce, VecX& terms) {
 }
 
 double MpiSpace::assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc) {
-  if (identity_) {
-    I_ = SparseMatrixCSR();  // used once, for the least-squares multipliers: no copy kept
-    identity_ = false;
-  }
   as_.assembleTangent(q, t, lambda, with_kc);
   return as_.maxAbsTangent();
-}
-
-void MpiSpace::setTangentToIdentity() {
-  if (I_.nonZeros() == 0) {
-    I_ = as_.localTangent();
-    for (int row = 0; row < I_.outerSize(); ++row)
-      for (SparseMatrixCSR::InnerIterator it(I_, row); it; ++it)
-        it.valueRef() = (it.col() == row && row < dm_.ownedVelocities()) ? 1.0 : 0.0;
-  }
-  identity_ = true;
 }
 
 std::unique_ptr<KktSolver> MpiSpace::kktSolver(const std::string& prefix) const {

@@ -35,12 +35,12 @@ class MpiSpace : public Space {
   void assembleForces(const VecX& q, double t) override { as_.assembleForces(q, t); }
   void constraintForces(const VecX& lambda, VecX& cforce, VecX& terms) override;
   double assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc) override;
-  void setTangentToIdentity() override;
+  void setTangentToIdentity() override { as_.setTangentToIdentity(); }
 
   const VecX& C() const override { return as_.C(); }
   const VecX& f() const override { return as_.f(); }
   const SparseMatrixCSR& Cq() const override { return as_.localCq(); }
-  const SparseMatrixCSR& tangent() const override { return identity_ ? I_ : as_.localTangent(); }
+  const SparseMatrixCSR& tangent() const override { return as_.localTangent(); }
 
   std::unique_ptr<KktSolver> kktSolver(const std::string& prefix) const override;
   void applyVariation(const VecX& dq, double alpha, VecX& q) const override;
@@ -49,8 +49,6 @@ class MpiSpace : public Space {
   DistributedAssembly& as_;
   const DistributedModel& dm_;
   SaddlePointSolverOptions linear_;
-  SparseMatrixCSR I_;  // the identity of setTangentToIdentity, until the next tangent
-  bool identity_ = false;
 };
 
 }  // namespace catena

@@ -26,7 +26,9 @@ void cooEntries(const SparseMatrixCSR& A, const std::vector<Index>& row_map,
 }  // namespace
 
 struct DistributedAssembly::Petsc {
-  std::unique_ptr<CooMatrix> Cq, Kc, A;
+  /// A_shared: the tangent's entries in rows more than one rank writes (an owned body that is
+  /// another rank's ghost, and this rank's ghosts), assembled over the ranks for max |a_ij|.
+  std::unique_ptr<CooMatrix> Cq, Kc, A_shared;
   Vec lambda = nullptr, cforce = nullptr;
   ~Petsc() {
     VecDestroy(&cforce);
@@ -53,7 +55,7 @@ DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
     cooEntries(cq_, rows, vel, i, j);
     petsc_->Cq = std::make_unique<CooMatrix>(m.nc, dm.ownedVelocities(), i, j);
   }
-  petsc_->A = bodyCoo();
+  makeSharedTangent();
   CATENA_PETSC(MatCreateVecs(petsc_->Cq->mat(), &petsc_->cforce, &petsc_->lambda));
 }
 
@@ -64,6 +66,31 @@ std::unique_ptr<CooMatrix> DistributedAssembly::bodyCoo() const {
   std::vector<PetscInt> i, j;
   cooEntries(kc_, vel, vel, i, j);
   return std::make_unique<CooMatrix>(dm_.ownedVelocities(), dm_.ownedVelocities(), i, j);
+}
+
+void DistributedAssembly::makeSharedTangent() {
+  // A row is shared if it is a ghost here or, owned here, a ghost on another rank.
+  const Index owned = dm_.ownedVelocities();
+  VecX ghost_count = VecX::Zero(a_.rows());
+  ghost_count.tail(a_.rows() - owned).setOnes();
+  dm_.addGhostsToOwners(ghost_count);
+  const std::vector<Index>& vel = dm_.globalVelocity();
+  std::vector<PetscInt> i, j;
+  for (int r = 0; r < a_.outerSize(); ++r) {
+    const bool shared = r >= owned || ghost_count[r] > 0.0;
+    for (int k = a_.outerIndexPtr()[r]; k < a_.outerIndexPtr()[r + 1]; ++k) {
+      if (!shared) continue;
+      shared_entries_.push_back(k);
+      i.push_back(vel[r]);
+      j.push_back(vel[a_.innerIndexPtr()[k]]);
+    }
+    if (!shared && r < owned)
+      unshared_end_.push_back(a_.outerIndexPtr()[r + 1]);
+    else
+      unshared_end_.push_back(a_.outerIndexPtr()[r]);
+  }
+  shared_values_.resize(static_cast<Index>(shared_entries_.size()));
+  petsc_->A_shared = std::make_unique<CooMatrix>(owned, owned, std::move(i), std::move(j));
 }
 
 void DistributedAssembly::assembleConstraints(const VecX& q, double t) {
@@ -103,7 +130,16 @@ void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& l
     catena::assembleConstraintStiffness(m, plan_, q, t, lambda, kc_);
     values(a_) += values(kc_);
   }
-  petsc_->A->set(a_.valuePtr());
+  for (std::size_t e = 0; e < shared_entries_.size(); ++e)
+    shared_values_[static_cast<Index>(e)] = a_.valuePtr()[shared_entries_[e]];
+  petsc_->A_shared->set(shared_values_.data());
+}
+
+void DistributedAssembly::setTangentToIdentity() {
+  const Index owned = dm_.ownedVelocities();
+  for (int r = 0; r < a_.outerSize(); ++r)
+    for (SparseMatrixCSR::InnerIterator it(a_, r); it; ++it)
+      it.valueRef() = (it.col() == r && r < owned) ? 1.0 : 0.0;
 }
 
 void DistributedAssembly::assembleMass(const VecX& q) {
@@ -128,11 +164,15 @@ void DistributedAssembly::constraintForces(const VecX& lambda, VecX& out) const 
 }
 
 double DistributedAssembly::maxAbsTangent() const {
-  // The diagonal and off-diagonal blocks of the owned rows hold every assembled entry once.
+  // Owned rows no other rank writes hold their assembled entries here; the shared rows' sums are
+  // A_shared's, whose diagonal and off-diagonal blocks hold each of its owned entries once.
+  double a = 0.0;
+  for (int r = 0; r < a_.outerSize(); ++r)
+    for (int k = a_.outerIndexPtr()[r]; k < unshared_end_[r]; ++k)
+      a = std::max(a, std::abs(a_.valuePtr()[k]));
   Mat Ad = nullptr, Ao = nullptr;
   const PetscInt* colmap = nullptr;
-  CATENA_PETSC(MatMPIAIJGetSeqAIJ(petsc_->A->mat(), &Ad, &Ao, &colmap));
-  double a = 0.0;
+  CATENA_PETSC(MatMPIAIJGetSeqAIJ(petsc_->A_shared->mat(), &Ad, &Ao, &colmap));
   for (Mat B : {Ad, Ao}) {
     MatInfo info;
     CATENA_PETSC(MatGetInfo(B, MAT_LOCAL, &info));
@@ -152,7 +192,9 @@ SparseMatrixCSR DistributedAssembly::ownedRowsOfKc() const {
   return ownedRows(petsc_->Kc->mat());
 }
 SparseMatrixCSR DistributedAssembly::ownedRowsOfTangent() const {
-  return ownedRows(petsc_->A->mat());
+  const std::unique_ptr<CooMatrix> A = bodyCoo();
+  A->set(a_.valuePtr());
+  return ownedRows(A->mat());
 }
 
 }  // namespace catena

@@ -2,13 +2,15 @@
 /// @file distributed_assembly.hpp
 /// Assembly of a DistributedModel into PETSc objects in the global numbering
 /// (distributed_model.hpp): the constraint residual C and the applied forces f (owned entries),
-/// C_q (MatMPIAIJ, nc x nv), K_c and the static tangent K + K_c (MatMPIAIJ, nv x nv).
+/// C_q (MatMPIAIJ, nc x nv), K_c (MatMPIAIJ, nv x nv) and the static tangent K + K_c (local;
+/// its rows that several ranks write are assembled over the ranks for max |a_ij| only).
 /// Each rank runs the serial assembly on its local model and moves the values into the global
 /// matrices through fixed COO slots (petsc_coo_matrix.hpp); ghost bodies' own terms are left to
 /// their owners. For a chain the results equal the serial ones bitwise (docs/parallel.md,
 /// "Distributed assembly", says how). Every call is collective.
 
 #include <memory>
+#include <vector>
 
 #include "assembly/plan.hpp"
 #include "parallel/distributed_model.hpp"
@@ -35,10 +37,13 @@ class DistributedAssembly {
   /// Applied forces f and the magnitudes of their terms (assembleForceMagnitudes) at zero
   /// velocities (owned velocity entries).
   void assembleForces(const VecX& q, double t);
-  /// The tangent of statics A = K + K_c (K = -df/dq; K_c only if with_kc), global and local;
+  /// The tangent of statics A = K + K_c (K = -df/dq; K_c only if with_kc), local;
   /// with_damping: D = -df/dv too (localDamping; its matrix is made on the first such call).
   void assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc,
                        bool with_damping = false);
+  /// Sets the local tangent's values to the identity of the owned velocities (ghost rows zero),
+  /// for the multipliers' least-squares estimate, until the next assembleTangent. Local.
+  void setTangentToIdentity();
   /// C_q^T lambda (owned velocity entries) with the last C_q (MatMultTranspose).
   void constraintForces(const VecX& lambda, VecX& out) const;
 
@@ -65,14 +70,21 @@ class DistributedAssembly {
 
   /// Owned rows of the assembled global matrices, global columns (comparisons, output).
   SparseMatrixCSR ownedRowsOfCq() const;
-  SparseMatrixCSR ownedRowsOfKc() const;  ///< after assembleConstraintStiffness
-  SparseMatrixCSR ownedRowsOfTangent() const;
+  SparseMatrixCSR ownedRowsOfKc() const;       ///< after assembleConstraintStiffness
+  SparseMatrixCSR ownedRowsOfTangent() const;  ///< assembles a copy: for tests
 
  private:
   const DistributedModel& dm_;
   AssemblyPlan plan_;
   /// A COO matrix of the body pattern in the global numbering.
   std::unique_ptr<CooMatrix> bodyCoo() const;
+  void makeSharedTangent();
+
+  /// Indices into a_'s values of the entries in shared rows (makeSharedTangent), a staging copy
+  /// of their values, and per local row the end of its entries that are this rank's alone.
+  std::vector<int> shared_entries_;
+  VecX shared_values_;
+  std::vector<int> unshared_end_;
 
   SparseMatrixCSR cq_, kc_, d_, a_, m_;
   VecX c_, f_, f_local_, f_mag_local_, v_zero_;

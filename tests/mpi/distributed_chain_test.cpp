@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "analysis/reactions.hpp"
+#include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
 #include "dense_kkt.hpp"
 #include "math/rotation.hpp"
@@ -195,6 +196,52 @@ BOOST_AUTO_TEST_CASE(assembly_equals_the_serial_assembly) {
                                      << diff << " (largest entry " << c.scale << ")");
     BOOST_TEST(diff <= 1e-14 * c.scale, c.name << ": " << diff << " > 1e-14 * " << c.scale);
   }
+}
+
+// The tangent K + K_c and its largest entry |a_ij| (which scales the constraint rows of every
+// distributed KKT matrix) equal the serial ones wherever that entry sits: each constraint row's
+// multiplier in turn is made 10^4 times the others', so the largest entry walks along the chain
+// and through the rows of the bodies next to each cut, which two ranks write (their sum is the
+// entry; either part alone differs from it by about 1e-4). The parts are added in another order
+// than the serial assembly's, so the two agree to round-off (1e-14 of the entry).
+BOOST_AUTO_TEST_CASE(tangent_and_its_largest_entry_equal_the_serial_ones) {
+  const int N = 42;
+  const ModelPart part = chainPart(N);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  const State local = assemblePerturbed(dm, as);
+
+  const Model whole = wholeChain(N);
+  const AssemblyPlan plan = buildAssemblyPlan(whole);
+  VecX q = initialState(whole).q;
+  for (Index b = 0; b < static_cast<Index>(whole.bodies.size()); ++b)
+    perturbBody(b, q.data() + whole.qOffset(b));
+  SparseMatrixCSR K = makeBodyMatrix(plan), Kc = makeBodyMatrix(plan);
+  assembleForceStiffness(whole, plan, q, VecX::Zero(whole.nv), 0.0, K);
+  const Index v0 = dm.firstVelocity(), nv = dm.ownedVelocities();
+  double worst = 0.0, worst_tangent = 0.0;
+  for (Index big = 0; big < whole.nc; ++big) {
+    VecX lambda(whole.nc);
+    for (Index r = 0; r < whole.nc; ++r) lambda(r) = multiplier(r) * (r == big ? 1e4 : 1.0);
+    assembleConstraintStiffness(whole, plan, q, 0.0, lambda, Kc);
+    const SparseMatrixCSR A = K + Kc;
+    const double serial = maxAbsEntry(A);
+    VecX mine = local.lambda;
+    for (Index r = 0; r < mine.size(); ++r) mine(r) = lambda(dm.firstRow() + r);
+    as.assembleTangent(local.q, 0.0, mine, true);
+    worst = std::max(worst, std::abs(as.maxAbsTangent() - serial) / serial);
+    if (big % 10 == 0)
+      worst_tangent = std::max(
+          worst_tangent,
+          allMax(maxDiff(MatX(as.ownedRowsOfTangent()), MatX(A).middleRows(v0, nv))) / serial);
+  }
+  worst = allMax(worst);
+  if (worldRank() == 0)
+    BOOST_TEST_MESSAGE(worldSize() << " ranks: max |a_ij| against the serial one, worst relative "
+                                      "difference "
+                                   << worst << "; owned rows of the tangent " << worst_tangent);
+  BOOST_TEST(worst <= 1e-14);
+  BOOST_TEST(worst_tangent <= 1e-14);
 }
 
 // Within a rank the assembly is bitwise identical for 1 and 2 OpenMP threads. 2048 links: at
