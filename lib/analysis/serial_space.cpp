@@ -10,12 +10,11 @@
 
 namespace catena {
 
-SerialSpace::SerialSpace(const Model& m, const AssemblyPlan& plan, bool with_kc)
+SerialSpace::SerialSpace(const Model& m, const AssemblyPlan& plan)
     : m_(m),
       plan_(plan),
       cq_(makeConstraintMatrix(plan)),
       k_(makeBodyMatrix(plan)),
-      kc_(with_kc ? makeBodyMatrix(plan) : SparseMatrixCSR()),
       c_(VecX::Zero(m.nc)),
       f_(VecX::Zero(m.nv)),
       f_mag_(VecX::Zero(m.nv)),
@@ -49,8 +48,7 @@ void SerialSpace::constraintForces(const VecX& lambda, VecX& cforce, VecX& terms
 double SerialSpace::assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc) {
   assembleForceStiffness(m_, plan_, q, v_zero_, t, k_);
   if (with_kc) {
-    catena::assembleConstraintStiffness(m_, plan_, q, t, lambda, kc_);
-    values(k_) += values(kc_);
+    addConstraintStiffness(m_, plan_, q, t, lambda, k_);
   }
   return maxAbsEntry(k_);
 }

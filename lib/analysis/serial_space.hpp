@@ -10,8 +10,8 @@ namespace catena {
 
 class SerialSpace : public Space {
  public:
-  /// Keeps references to model and plan. with_kc: allocate K_c (the tangent includes it).
-  SerialSpace(const Model& model, const AssemblyPlan& plan, bool with_kc);
+  /// Keeps references to model and plan.
+  SerialSpace(const Model& model, const AssemblyPlan& plan);
 
   const Model& model() const override { return m_; }
   const AssemblyPlan& plan() const override { return plan_; }
@@ -39,9 +39,10 @@ class SerialSpace : public Space {
  private:
   const Model& m_;
   const AssemblyPlan& plan_;
-  // The tangent K + K_c is summed into K (they share the body pattern); statics has no use
-  // for D. Each body matrix costs 1.3 kB per link of a chain.
-  SparseMatrixCSR cq_, k_, kc_;
+  // The tangent K + K_c is summed into K (they share the body pattern; the joints add K_c's
+  // terms in place); statics has no use for D. Each body matrix costs 1.3 kB per link of a
+  // chain.
+  SparseMatrixCSR cq_, k_;
   VecX c_, f_, f_mag_, v_zero_;
 };
 

@@ -225,11 +225,13 @@ void writeResidual(const Model& model, Index j, const DistanceFrames2& k, double
 }
 
 /// Constraint Jacobian, stiffness and/or residual of joint j from one evaluation of its frames
-/// (the shared hot path); any of Cq, Kc, C may be null.
+/// (the shared hot path); any of Cq, Kc, C may be null. add_kc: K_c's terms are added to Kc's
+/// values (no block is a first contribution), else stored as JointSlots::kc_first says.
 void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Index j, const VecX& q,
                                double t, const VecX* lambda, SparseMatrixCSR* Cq,
-                               SparseMatrixCSR* Kc, VecX* C = nullptr) {
+                               SparseMatrixCSR* Kc, VecX* C = nullptr, bool add_kc = false) {
   const JointSlots& js = plan.joints[j];
+  const std::uint8_t kc_first = add_kc ? 0 : js.kc_first;
   switch (model.jointKernel(j)) {
     case JointKernel::kLock3D: {
       if (Cq && Kc && !C) {  // the hot path: one kernel call shares the frames
@@ -242,7 +244,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
                                          plan.markers[js.marker1], plan.markers[js.marker2], motion,
                                          jointMultipliers<6>(js, *lambda), J, K);
         writeJacobianRows<6, 6>(js, J, *Cq);
-        storeLockStiffness3(Kc->valuePtr(), js.pair, js.kc_first, K);
+        storeLockStiffness3(Kc->valuePtr(), js.pair, kc_first, K);
         break;
       }
       const Lock3Eval e = evalLock3(model, plan, j, q, t);
@@ -254,7 +256,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
       if (Kc) {
         LockStiffnessBlocks3 K;
         computeLockStiffnessBlocks3(e.frames, e.motion, jointMultipliers<6>(js, *lambda), K);
-        storeLockStiffness3(Kc->valuePtr(), js.pair, js.kc_first, K);
+        storeLockStiffness3(Kc->valuePtr(), js.pair, kc_first, K);
       }
       if (C) writeResidual(model, j, e, t, *C);
       break;
@@ -269,7 +271,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
       if (Kc) {
         Mat6_2 K;
         computeLockStiffness2(k, jointMultipliers<3>(js, *lambda), K);
-        storePair<3>(Kc->valuePtr(), js.pair, js.kc_first, K);
+        storePair<3>(Kc->valuePtr(), js.pair, kc_first, K);
       }
       if (C) writeResidual(model, j, k, t, *C);
       break;
@@ -284,7 +286,7 @@ void jointJacobianAndStiffness(const Model& model, const AssemblyPlan& plan, Ind
       if (Kc) {
         Mat6_2 K;
         computeDistanceStiffness2(k, (*lambda)(js.row), K);
-        storePair<3>(Kc->valuePtr(), js.pair, js.kc_first, K);
+        storePair<3>(Kc->valuePtr(), js.pair, kc_first, K);
       }
       if (C) writeResidual(model, j, k, t, *C);
       break;
@@ -508,6 +510,13 @@ void assembleConstraintStiffness(const Model& model, const AssemblyPlan& plan, c
   zeroUnwritten(model, plan, Kc);
   forEachJointColoured(plan, [&](Index j) {
     jointJacobianAndStiffness(model, plan, j, q, t, &lambda, nullptr, &Kc);
+  });
+}
+
+void addConstraintStiffness(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
+                            const VecX& lambda, SparseMatrixCSR& A) {
+  forEachJointColoured(plan, [&](Index j) {
+    jointJacobianAndStiffness(model, plan, j, q, t, &lambda, nullptr, &A, nullptr, true);
   });
 }
 

@@ -45,6 +45,10 @@ void assembleGamma(const Model& model, const AssemblyPlan& plan, const VecX& q, 
 /// Tangent stiffness of constraints K_c = d(C_q^T lambda)/dq (nv x nv) at fixed lambda (nc).
 void assembleConstraintStiffness(const Model& model, const AssemblyPlan& plan, const VecX& q,
                                  double t, const VecX& lambda, SparseMatrixCSR& Kc);
+/// A += K_c (A in the body pattern, e.g. holding K = -df/dq): the tangent of statics without a
+/// matrix for K_c. The joints add their terms in the order in which they build K_c's blocks.
+void addConstraintStiffness(const Model& model, const AssemblyPlan& plan, const VecX& q, double t,
+                            const VecX& lambda, SparseMatrixCSR& A);
 /// C_q and K_c together, sharing the per-joint frames (the hot path of Newton iterations).
 void assembleConstraintJacobianAndStiffness(const Model& model, const AssemblyPlan& plan,
                                             const VecX& q, double t, const VecX& lambda,

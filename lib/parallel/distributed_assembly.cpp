@@ -40,7 +40,6 @@ DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
     : dm_(dm), plan_(buildAssemblyPlan(dm.local())), petsc_(std::make_unique<Petsc>()) {
   const Model& m = dm.local();
   cq_ = makeConstraintMatrix(plan_);
-  kc_ = makeBodyMatrix(plan_);
   a_ = makeBodyMatrix(plan_);
   c_ = VecX::Zero(m.nc);
   f_ = VecX::Zero(dm.ownedVelocities());
@@ -64,7 +63,7 @@ DistributedAssembly::~DistributedAssembly() = default;
 std::unique_ptr<CooMatrix> DistributedAssembly::bodyCoo() const {
   const std::vector<Index>& vel = dm_.globalVelocity();
   std::vector<PetscInt> i, j;
-  cooEntries(kc_, vel, vel, i, j);
+  cooEntries(a_, vel, vel, i, j);
   return std::make_unique<CooMatrix>(dm_.ownedVelocities(), dm_.ownedVelocities(), i, j);
 }
 
@@ -99,6 +98,7 @@ void DistributedAssembly::assembleConstraints(const VecX& q, double t) {
 }
 
 void DistributedAssembly::assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda) {
+  if (kc_.nonZeros() == 0) kc_ = makeBodyMatrix(plan_);
   catena::assembleConstraintStiffness(dm_.local(), plan_, q, t, lambda, kc_);
   if (!petsc_->Kc) petsc_->Kc = bodyCoo();
   petsc_->Kc->set(kc_.valuePtr());
@@ -115,8 +115,8 @@ void DistributedAssembly::assembleForces(const VecX& q, double t) {
 void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& lambda, bool with_kc,
                                           bool with_damping) {
   const Model& m = dm_.local();
-  // K straight into A's values, then K_c added: the sums K + K_c as before, without a matrix
-  // for K (and for D, unless asked for).
+  // K straight into A's values, then K_c's terms added joint by joint: no matrix for K, for K_c
+  // (and for D, unless asked for).
   if (with_damping) {
     if (d_.nonZeros() == 0) d_ = makeBodyMatrix(plan_);
     assembleForceJacobians(m, plan_, q, v_zero_, t, nullptr, a_, d_);
@@ -127,8 +127,7 @@ void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& l
   const int ghost_start = a_.outerIndexPtr()[dm_.ownedVelocities()];
   std::fill(a_.valuePtr() + ghost_start, a_.valuePtr() + a_.nonZeros(), 0.0);
   if (with_kc) {
-    catena::assembleConstraintStiffness(m, plan_, q, t, lambda, kc_);
-    values(a_) += values(kc_);
+    addConstraintStiffness(m, plan_, q, t, lambda, a_);
   }
   for (std::size_t e = 0; e < shared_entries_.size(); ++e)
     shared_values_[static_cast<Index>(e)] = a_.valuePtr()[shared_entries_[e]];

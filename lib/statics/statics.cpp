@@ -135,7 +135,7 @@ void addCost(const KktSolver& kkt, StaticsResult& out) {
 
 StaticsResult solveStatics(const Model& m, const AssemblyPlan& plan, State start,
                            const StaticsOptions& o) {
-  SerialSpace space(m, plan, o.constraint_stiffness);
+  SerialSpace space(m, plan);
   return solveStatics(space, std::move(start), o);
 }
 

@@ -393,6 +393,29 @@ BOOST_AUTO_TEST_CASE(force_stiffness_alone_equals_the_jacobians_stiffness) {
   }
 }
 
+// K_c added in place (the statics tangent's path): onto a zero matrix it is K_c bitwise (the
+// same terms, each block's first one added to zero instead of stored), onto K it is K + K_c to
+// round-off (the terms are added in another association).
+BOOST_AUTO_TEST_CASE(constraint_stiffness_added_in_place_equals_k_plus_kc) {
+  test::Random rnd(507);
+  for (int dim : {3, 2}) {
+    for (bool rheo : {false, true}) {
+      const Model m = test::randomModel(rnd, dim, 6, rheo);
+      const AssemblyPlan plan = buildAssemblyPlan(m);
+      const State s = test::randomState(rnd, m);
+      SparseMatrixCSR K = makeBodyMatrix(plan), Kc = K, onto_zero = K;
+      assembleForceStiffness(m, plan, s.q, s.v, s.t, K);
+      assembleConstraintStiffness(m, plan, s.q, s.t, s.lambda, Kc);
+      addConstraintStiffness(m, plan, s.q, s.t, s.lambda, onto_zero);
+      const std::string tag = std::to_string(dim) + "D" + (rheo ? " rheonomic" : "");
+      BOOST_TEST((values(onto_zero).array() == values(Kc).array()).all(), tag);
+      SparseMatrixCSR onto_k = K;
+      addConstraintStiffness(m, plan, s.q, s.t, s.lambda, onto_k);
+      checkClose(MatX(onto_k), MatX(K + Kc), 1e-15, tag + " K + K_c in place");
+    }
+  }
+}
+
 BOOST_AUTO_TEST_CASE(results_are_bitwise_identical_for_any_thread_count) {
   test::Random rnd(505);
   // Every joint type (random models, small: the assembly runs serially below its thresholds),
