@@ -28,12 +28,7 @@ void cooEntries(const SparseMatrixCSR& A, const std::vector<Index>& row_map,
 struct DistributedAssembly::Petsc {
   /// A_shared: the tangent's entries in rows more than one rank writes (an owned body that is
   /// another rank's ghost, and this rank's ghosts), assembled over the ranks for max |a_ij|.
-  std::unique_ptr<CooMatrix> Cq, Kc, A_shared;
-  Vec lambda = nullptr, cforce = nullptr;
-  ~Petsc() {
-    VecDestroy(&cforce);
-    VecDestroy(&lambda);
-  }
+  std::unique_ptr<CooMatrix> Kc, A_shared;
 };
 
 DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
@@ -46,16 +41,7 @@ DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
   f_local_ = VecX::Zero(m.nv);
   f_mag_local_ = VecX::Zero(m.nv);
   v_zero_ = VecX::Zero(m.nv);
-  std::vector<Index> rows(m.nc);
-  for (Index r = 0; r < m.nc; ++r) rows[r] = dm.firstRow() + r;
-  const std::vector<Index>& vel = dm.globalVelocity();
-  {
-    std::vector<PetscInt> i, j;
-    cooEntries(cq_, rows, vel, i, j);
-    petsc_->Cq = std::make_unique<CooMatrix>(m.nc, dm.ownedVelocities(), i, j);
-  }
   makeSharedTangent();
-  CATENA_PETSC(MatCreateVecs(petsc_->Cq->mat(), &petsc_->cforce, &petsc_->lambda));
 }
 
 DistributedAssembly::~DistributedAssembly() = default;
@@ -94,7 +80,6 @@ void DistributedAssembly::makeSharedTangent() {
 
 void DistributedAssembly::assembleConstraints(const VecX& q, double t) {
   catena::assembleConstraints(dm_.local(), plan_, q, t, &c_, &cq_);
-  petsc_->Cq->set(cq_.valuePtr());
 }
 
 void DistributedAssembly::assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda) {
@@ -149,17 +134,11 @@ void DistributedAssembly::assembleMass(const VecX& q) {
 }
 
 void DistributedAssembly::constraintForces(const VecX& lambda, VecX& out) const {
-  Petsc& p = *petsc_;
-  PetscScalar* a = nullptr;
-  CATENA_PETSC(VecGetArray(p.lambda, &a));
-  std::copy_n(lambda.data(), lambda.size(), a);
-  CATENA_PETSC(VecRestoreArray(p.lambda, &a));
-  CATENA_PETSC(MatMultTranspose(p.Cq->mat(), p.lambda, p.cforce));
-  const PetscScalar* b = nullptr;
-  out.resize(dm_.ownedVelocities());
-  CATENA_PETSC(VecGetArrayRead(p.cforce, &b));
-  std::copy_n(b, out.size(), out.data());
-  CATENA_PETSC(VecRestoreArrayRead(p.cforce, &b));
+  // Each rank's joints' terms, those on its ghost bodies then added to their owners' (the sums a
+  // global C_q^T lambda would form, in the same order).
+  VecX local = cq_.transpose() * lambda;
+  dm_.addGhostsToOwners(local);
+  out = local.head(dm_.ownedVelocities());
 }
 
 double DistributedAssembly::maxAbsTangent() const {
@@ -184,7 +163,14 @@ double DistributedAssembly::maxAbsTangent() const {
 }
 
 SparseMatrixCSR DistributedAssembly::ownedRowsOfCq() const {
-  return ownedRows(petsc_->Cq->mat());
+  const Model& m = dm_.local();
+  std::vector<Index> rows(m.nc);
+  for (Index r = 0; r < m.nc; ++r) rows[r] = dm_.firstRow() + r;
+  std::vector<PetscInt> i, j;
+  cooEntries(cq_, rows, dm_.globalVelocity(), i, j);
+  CooMatrix Cq(m.nc, dm_.ownedVelocities(), std::move(i), std::move(j));
+  Cq.set(cq_.valuePtr());
+  return ownedRows(Cq.mat());
 }
 SparseMatrixCSR DistributedAssembly::ownedRowsOfKc() const {
   CATENA_CHECK(petsc_->Kc, "DistributedAssembly::ownedRowsOfKc before assembleConstraintStiffness");

@@ -1,13 +1,13 @@
 #pragma once
 /// @file distributed_assembly.hpp
-/// Assembly of a DistributedModel into PETSc objects in the global numbering
-/// (distributed_model.hpp): the constraint residual C and the applied forces f (owned entries),
-/// C_q (MatMPIAIJ, nc x nv), K_c (MatMPIAIJ, nv x nv) and the static tangent K + K_c (local;
-/// its rows that several ranks write are assembled over the ranks for max |a_ij| only).
-/// Each rank runs the serial assembly on its local model and moves the values into the global
-/// matrices through fixed COO slots (petsc_coo_matrix.hpp); ghost bodies' own terms are left to
-/// their owners. For a chain the results equal the serial ones bitwise (docs/parallel.md,
-/// "Distributed assembly", says how). Every call is collective.
+/// Assembly of a DistributedModel (distributed_model.hpp): the constraint residual C and the
+/// applied forces f (owned entries), C_q (owned rows), the static tangent K + K_c and C_q^T lambda.
+/// Each rank runs the serial assembly on its local model; ghost bodies' own terms are left to
+/// their owners, and what a rank's joints add to its ghosts' rows reaches their owners by a
+/// reverse ghost update (vectors) or fixed COO slots (petsc_coo_matrix.hpp: the tangent's rows
+/// that several ranks write, for max |a_ij|; the global matrices the tests and the modal
+/// analysis ask for, assembled on demand). For a chain the results equal the serial ones
+/// bitwise (docs/parallel.md, "Distributed assembly", says how). Every call is collective.
 
 #include <memory>
 #include <vector>
@@ -44,7 +44,7 @@ class DistributedAssembly {
   /// Sets the local tangent's values to the identity of the owned velocities (ghost rows zero),
   /// for the multipliers' least-squares estimate, until the next assembleTangent. Local.
   void setTangentToIdentity();
-  /// C_q^T lambda (owned velocity entries) with the last C_q (MatMultTranspose).
+  /// C_q^T lambda (owned velocity entries) with the last C_q.
   void constraintForces(const VecX& lambda, VecX& out) const;
 
   /// max |a_ij| of the assembled global tangent.
@@ -68,7 +68,8 @@ class DistributedAssembly {
   /// terms; empty before).
   const SparseMatrixCSR& localDamping() const { return d_; }
 
-  /// Owned rows of the assembled global matrices, global columns (comparisons, output).
+  /// Owned rows of the assembled global matrices, global columns (comparisons, output); each
+  /// assembles its matrix anew.
   SparseMatrixCSR ownedRowsOfCq() const;
   SparseMatrixCSR ownedRowsOfKc() const;       ///< after assembleConstraintStiffness
   SparseMatrixCSR ownedRowsOfTangent() const;  ///< assembles a copy: for tests
