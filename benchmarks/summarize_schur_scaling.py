@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Tables and performance model of benchmarks/studies/schur_scaling.sh.
 
-Reads the study's JSON lines (one record per run, tagged with part A, B or C) and prints
-markdown: A the 1-2 rank comparison with the serial KLU statics, B the per-rank work of the
-Schur-complement decomposition on oversubscribed ranks, C weak scaling, and the model fitted to
-B and C that predicts the factorization phase of 10^7-link chain statics to 1024 ranks.
+Reads the study's JSON lines (one record per run, tagged with its part) and prints markdown: A
+the 1-2 rank comparison with the serial KLU statics, B the per-rank work of the
+Schur-complement decomposition on oversubscribed ranks, C weak scaling, D threads, E
+communication, F the large chain (serial and decomposed, with each rank's memory), and the
+model fitted to B and C that predicts the factorization phase of 10^7-link chain statics to
+1024 ranks.
 
     /usr/bin/python3 benchmarks/summarize_schur_scaling.py benchmarks/results/schur_scaling.jsonl
     /usr/bin/python3 benchmarks/summarize_schur_scaling.py --memory \
@@ -248,15 +250,14 @@ def model(runs):
     print()
 
 
-def memory(runs):
-    """Peak resident memory per rank against links per rank: a + b n, least squares over the
-    one-thread runs of B and C (catena-scale's max_rss_mib_max and max_rss_mib_sum)."""
+def memory_fit(runs):
+    """Peak resident memory of the largest rank against links per rank, a + b n (MiB, MiB per
+    link), least squares over the one-thread runs of B and C; (a, b, rows) or None."""
     rows = sorted(((r["size"] / r["ranks"], r["max_rss_mib_max"], r["max_rss_mib_sum"] / r["ranks"],
                     r) for r in runs if r.get("part") in ("B", "C") and "max_rss_mib_max" in r
                    and r.get("threads", 1) == 1), key=lambda x: (x[0], x[3]["ranks"]))
     if len(rows) < 2:
-        print("not enough runs for the memory model")
-        return
+        return None
     n = len(rows)
     sx = sum(x for x, *_ in rows)
     sy = sum(y for _, y, *_ in rows)
@@ -264,23 +265,85 @@ def memory(runs):
     sxy = sum(x * y for x, y, *_ in rows)
     b = (n * sxy - sx * sy) / (n * sxx - sx * sx)
     a = (sy - b * sx) / n
+    return a, b, rows
+
+
+def rank0_against_others(r):
+    """Rank 0's peak resident set over the mean of the other ranks' (None if not recorded)."""
+    if "max_rss_mib_rank0" not in r or r["ranks"] < 2:
+        return None
+    return r["max_rss_mib_rank0"] / ((r["max_rss_mib_sum"] - r["max_rss_mib_rank0"]) /
+                                     (r["ranks"] - 1))
+
+
+def memory(runs):
+    """Peak resident memory per rank against links per rank: a + b n, least squares over the
+    one-thread runs of B and C (catena-scale's max_rss_mib_max and max_rss_mib_sum)."""
+    fit = memory_fit(runs)
+    if not fit:
+        print("not enough runs for the memory model")
+        return
+    a, b, rows = fit
     print("## Memory per rank (issue 30, item 3)")
     print()
     print(f"Peak resident set of the largest rank = a + b n (n: links per rank), least squares"
           f" over the B and C runs: a = {a:.0f} MiB, b = {b * 1024 * 1024:.0f} bytes per link"
           f" ({b * 1024:.1f} KiB). The largest rank against the mean of the ranks (max / mean)"
-          f" bounds every rank's excess over the others, rank 0's included.")
+          f" bounds every rank's excess over the others; rank 0 / others: rank 0's peak over"
+          f" the mean of the other ranks' (where recorded).")
     print()
     print("| part | ranks | links | links per rank | largest rank MiB | model MiB |"
-          " model error | mean MiB | largest / mean |")
-    print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          " model error | mean MiB | largest / mean | rank 0 / others |")
+    print("|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for x, y, mean, r in rows:
         m = a + b * x
         print(f"| {r['part']} | {r['ranks']} | {r['size']} | {x:.0f} | {y:.0f} | {m:.0f} |"
-              f" {(m - y) / y:+.1%} | {mean:.0f} | {y / mean:.3f} |")
+              f" {(m - y) / y:+.1%} | {mean:.0f} | {y / mean:.3f} |"
+              f" {fmt(rank0_against_others(r))} |")
     print()
     for N, P in ((10**6, 2), (10**6, 4), (10**7, 256)):
         print(f"- predicted: {N:.0e} links on {P} ranks: {(a + b * N / P) / 1024:.1f} GiB per rank")
+    print()
+
+
+def part_f(runs):
+    rows = [r for r in runs if r.get("part") == "F"]
+    if not rows:
+        return
+    fit = memory_fit(runs)
+    print("## F. The large chain: serial and decomposed statics")
+    print()
+    print("statics s and speed-up as in A. Peak RSS: the largest rank's, rank 0's and the"
+          " smallest rank's (catena-scale's max_rss_mib_*; the serial run's from /usr/bin/time);"
+          " rank 0 / others: rank 0's over the mean of the other ranks'; model: the memory"
+          " model below (fitted to B and C) for this run's links per rank.")
+    print()
+    print("| links | path | ranks | status | Newton its | statics s | speed-up vs serial |"
+          " factorization s | interior CPU s max / min | set-up s | wall s |"
+          " peak RSS MiB largest / rank 0 / smallest | rank 0 / others | model MiB |")
+    print("|---:|:---|---:|:---|---:|---:|---:|---:|---|---:|---:|---|---:|---:|")
+    serial = {r["size"]: r["time_statics_s"] for r in rows if r["solver"] == "serial klu"}
+    for r in rows:
+        n = r.get("size")
+        s = statics_phase(r)
+        speed = serial.get(n) / s if s and serial.get(n) else None
+        if r["solver"] == "serial klu":
+            path, peak = "catena statics (KLU)", f"{r['peak_rss_kib_largest_process'] / 1024:.0f}"
+            model = None
+        else:
+            path = "catena-scale, Schur"
+            peak = " / ".join(f"{r.get(k, 0):.0f}" for k in
+                              ("max_rss_mib_max", "max_rss_mib_rank0", "max_rss_mib_min"))
+            model = fit[0] + fit[1] * n / r["ranks"] if fit else None
+        interior = "-"
+        if "cpu_interior_factorization_s_max" in r:
+            interior = (f"{r['cpu_interior_factorization_s_max']:.3g} / "
+                        f"{r['cpu_interior_factorization_s_min']:.3g}")
+        print(f"| {n} | {path} | {r.get('ranks')} | {str(r.get('status'))[:40]} |"
+              f" {fmt(r.get('newton_iterations'))} | {fmt(s)} | {fmt(speed)} |"
+              f" {fmt(r.get('time_factorization_s'))} | {interior} |"
+              f" {fmt(r.get('time_setup_s'))} | {fmt(r.get('wall_s'))} | {peak} |"
+              f" {fmt(rank0_against_others(r))} | {fmt(model, 4) if model else '-'} |")
     print()
 
 
@@ -294,6 +357,7 @@ def main():
     part_c(runs)
     part_d(runs)
     part_e(runs)
+    part_f(runs)
     model(runs)
 
 

@@ -80,12 +80,17 @@ void writeInput(JsonWriter& j, const ScalingStudy& s, const InputModel& input, c
     std::cerr << s.program << ": " << s.input << ": " << st.message << "\n";
 }
 
-/// Peak resident set of the ranks so far (MiB): the largest and the sum. Collective.
+/// Peak resident set of the ranks so far (MiB): the largest, the smallest, the sum and rank 0's.
+/// Collective.
 void writePeakMemory(JsonWriter& j) {
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   const double rss = usage.ru_maxrss / 1024.0;  // KiB on Linux
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   j.key("max_rss_mib_max").value(maxOver(rss)).key("max_rss_mib_sum").value(sumOver(rss));
+  j.key("max_rss_mib_min").value(-maxOver(-rss));
+  j.key("max_rss_mib_rank0").value(maxOver(rank == 0 ? rss : 0.0));
 }
 
 /// Bound of the energy check at IDA's relative tolerance rtol (docs/scaling.md): neither model

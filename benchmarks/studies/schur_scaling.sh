@@ -14,10 +14,14 @@
 #   E. communication per rank: the bytes and messages each rank sends during the statics, with
 #      the decomposition on COMM_RANKS ranks (default "2 4 8 16") for COMM_SIZES links (default
 #      "20000 80000"), and with MUMPS on 2 and 4 ranks;
+#   F. the large chain: `catena statics` and the decomposition on BIG_RANKS ranks (default
+#      "2 4") for BIG_N links (default 10^6; about 19 GiB in all on 2 or 4 ranks, 13 GiB
+#      serial, so the runs go one after another; about 6 minutes);
 # then the performance model fitted to B and C, predicting 10^7-link statics to 1024 ranks.
-# PARTS (default "A B C D E") chooses the parts; RESULTS_NAME (default schur_scaling) the
-# files. One thread per rank. About 20 minutes idle. Writes benchmarks/results/NAME.md and
-# benchmarks/results/NAME.jsonl (every run's record, the model's input).
+# PARTS (default "A B C D E"; F only when asked) chooses the parts; RESULTS_NAME (default
+# schur_scaling) the files. One thread per rank. About 20 minutes idle. Writes
+# benchmarks/results/NAME.md and benchmarks/results/NAME.jsonl (every run's record, the model's
+# input).
 #
 #   benchmarks/run.sh schur_scaling
 #   SIZES=20000 RANKS="2 4" PER_RANK=5000 benchmarks/run.sh schur_scaling   # a quick look
@@ -60,22 +64,26 @@ print(json.dumps(r))
 EOF
   }
   has() { [[ " $parts " == *" $1 "* ]]; }
-  has A && for n in $sizes; do
-    sed "s/^\(\s*links:\).*/\1 $n/" inputs/catenary_chain.yaml > "$tmp/chain_$n.yaml"
-    echo "[bench] A: $n links, catena statics (serial)" >&2
-    /usr/bin/time -f "%e %M" -o "$tmp/time" "$build/bin/catena" statics "$tmp/chain_$n.yaml" \
+  # serial_run PART N: `catena statics` of the N-link chain, its record tagged with PART.
+  serial_run() {
+    sed "s/^\(\s*links:\).*/\1 $2/" inputs/catenary_chain.yaml > "$tmp/chain_$2.yaml"
+    echo "[bench] $1: $2 links, catena statics (serial)" >&2
+    /usr/bin/time -f "%e %M" -o "$tmp/time" "$build/bin/catena" statics "$tmp/chain_$2.yaml" \
       --terse --json "$tmp/serial.json" > /dev/null 2>&1 || status=1
-    /usr/bin/python3 - "$n" "$tmp/serial.json" "$tmp/time" >> "$tmp/runs.jsonl" << 'EOF'
+    /usr/bin/python3 - "$1" "$2" "$tmp/serial.json" "$tmp/time" >> "$tmp/runs.jsonl" << 'EOF'
 import json, sys
-n, path, timing = sys.argv[1:4]
+part, n, path, timing = sys.argv[1:5]
 s = json.load(open(path))["statics"]
 wall, kb = open(timing).read().split()[-2:]
-print(json.dumps({"part": "A", "solver": "serial klu", "size": int(n), "ranks": 1,
+print(json.dumps({"part": part, "solver": "serial klu", "size": int(n), "ranks": 1,
                   "status": "ok" if s["converged"] else s["message"],
                   "newton_iterations": s["iterations"], "time_statics_s": s["seconds"],
                   "sag_m": s["sag_m"], "wall_s": float(wall),
                   "peak_rss_kib_largest_process": int(kb)}))
 EOF
+  }
+  has A && for n in $sizes; do
+    serial_run A "$n"
     for np in 1 2; do
       for solver in direct schur; do scale_run A "$np" "$n" "$solver"; done
     done
@@ -94,11 +102,15 @@ EOF
       for np in 2 4; do scale_run E "$np" "$n" direct; done
     done
   fi
+  if has F; then
+    serial_run F "${BIG_N:-1000000}"
+    for np in ${BIG_RANKS:-2 4}; do scale_run F "$np" "${BIG_N:-1000000}" schur; done
+  fi
   cp "$tmp/runs.jsonl" "$jsonl"
   # The settings given by environment belong to the command that reproduces the file.
   local v
-  for v in COMM_SIZES COMM_RANKS THREAD_N WEAK_RANKS PER_RANK WORK_N RANKS SIZES RESULTS_NAME \
-    PARTS; do
+  for v in BIG_N BIG_RANKS COMM_SIZES COMM_RANKS THREAD_N WEAK_RANKS PER_RANK WORK_N RANKS SIZES \
+    RESULTS_NAME PARTS; do
     if [ -n "${!v:-}" ]; then command="$v=\"${!v}\" $command"; fi
   done
   {

@@ -87,7 +87,8 @@ import time
 from script_support import check, run_mode
 
 TIMING = {"time_total_s", "time_setup_s", "time_assembly_s", "time_factorization_s",
-          "time_solve_s", "max_rss_mib_max", "max_rss_mib_sum", "time_initial_s",
+          "time_solve_s", "max_rss_mib_max", "max_rss_mib_sum", "max_rss_mib_min",
+          "max_rss_mib_rank0", "time_initial_s",
           "time_integration_s"}
 
 
@@ -143,6 +144,9 @@ def test_ranks(args):
                       "time_solve_s", "max_rss_mib_max", "max_rss_mib_sum"):
                 check(l[k] > 0.0, f"{np} ranks: {k} = {l[k]}")
             check(l["max_rss_mib_sum"] >= l["max_rss_mib_max"], f"{np} ranks: memory sum < max")
+            check(l["max_rss_mib_min"] <= l["max_rss_mib_rank0"] <= l["max_rss_mib_max"] and
+                  l["max_rss_mib_min"] * np <= l["max_rss_mib_sum"] and l["max_rss_mib_min"] > 0.0,
+                  f"{np} ranks: rank 0's or the smallest peak out of order: {l}")
         results[np] = lines
     worst = 0.0
     for one, two in zip(results[1], results[2]):
