@@ -54,6 +54,7 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int co
   // alone cost 6 % of a chain's integration.
   k.common.scale = -1;
   k.common.tol = kPivotTolerance;
+  k.common.initmem = kGivenOrderReserve;  // the saddle-point order's case
   k.row_start = std::move(row_start);
   k.columns = std::move(columns);
   k.values.resize(k.columns.size());
@@ -97,6 +98,7 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
   k.common.scale = -1;
   k.common.tol = kPivotTolerance;
   k.common.btf = 0;
+  k.common.initmem = kGivenOrderReserve;
   k.common.halt_if_singular = 0;  // a singular factorization lists all its singular columns
   k.row_start = std::move(row_start);
   k.columns = std::move(columns);

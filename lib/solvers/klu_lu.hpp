@@ -131,6 +131,13 @@ inline constexpr double kMaxTransversalWork = 10.0;
 /// unknowns; 2e-5 at 10^5 chain links): docs/dynamics-redundant.md.
 inline constexpr double kSingularPivot = 1e-13;
 
+/// KLU's first reservation for L and for U under a given order (it has no fill estimate then):
+/// this many times nnz(A) each, grown by reallocation when a factorization needs more. KLU's
+/// default, 10, reserved 20 nnz(A) entries of address space where the 3D chain's blocks use
+/// nnz(L) + nnz(U) = 1.3 - 1.5 nnz(A) (one interface) and 2.0 - 2.2 nnz(A) (two): a 10^6-link
+/// chain on 2 ranks asked for 13 GB per block and got none (hand runs, 2026-11-28).
+inline constexpr double kGivenOrderReserve = 2.0;
+
 /// A refactorization whose rcond falls below the last full factorization's divided by this is
 /// redone with new pivots.
 inline constexpr double kMaxRcondDrop = 1e3;

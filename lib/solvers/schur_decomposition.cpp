@@ -508,17 +508,22 @@ Status SchurDecomposition::factorNow(Mat K) {
     stats_.moved += static_cast<long>(singular.size());
     m.analysed = false;
   }
-  int failed_rank = st.ok() ? -1 : m.rank, first_failed = -1;
-  MPI_Allreduce(&failed_rank, &first_failed, 1, MPI_INT, MPI_MAX, comm);
-  if (first_failed >= 0) {
+  // The failed rank with the largest index, and its code (a singular block, or KLU out of
+  // memory: kResources), on every rank.
+  int failed[2] = {st.ok() ? -1 : m.rank, static_cast<int>(st.code)};
+  MPI_Allreduce(MPI_IN_PLACE, failed, 1, MPI_2INT, MPI_MAXLOC, comm);
+  if (failed[0] >= 0) {
+    const auto code = static_cast<Status::Code>(failed[1]);
+    const bool singular = code == Status::Code::kSingular;
     std::ostringstream os;
     if (!st.ok())
       os << "rank " << m.rank << "'s interior block (" << m.interior_row.size()
-         << " unknowns not coupled to other ranks, its interface held fixed) is singular: "
-         << st.message;
+         << " unknowns not coupled to other ranks, its interface held fixed) "
+         << (singular ? "is singular: " : "could not be factored: ") << st.message;
     else
-      os << "rank " << first_failed << "'s interior block is singular (that rank says why)";
-    return Status::failure(Status::Code::kSingular, os.str());
+      os << "rank " << failed[0] << "'s interior block "
+         << (singular ? "is singular" : "could not be factored") << " (that rank says why)";
+    return Status::failure(code, os.str());
   }
   if (m.S) {
     BoundaryCouplings& c = m.couplings;
