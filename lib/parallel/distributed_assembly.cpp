@@ -117,6 +117,7 @@ void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& l
   for (std::size_t e = 0; e < shared_entries_.size(); ++e)
     shared_values_[static_cast<Index>(e)] = a_.valuePtr()[shared_entries_[e]];
   petsc_->A_shared->set(shared_values_.data());
+  max_abs_tangent_ = assembledMaxAbsTangent();
 }
 
 void DistributedAssembly::setTangentToIdentity() {
@@ -141,7 +142,7 @@ void DistributedAssembly::constraintForces(const VecX& lambda, VecX& out) const 
   out = local.head(dm_.ownedVelocities());
 }
 
-double DistributedAssembly::maxAbsTangent() const {
+double DistributedAssembly::assembledMaxAbsTangent() const {
   // Owned rows no other rank writes hold their assembled entries here; the shared rows' sums are
   // A_shared's, whose diagonal and off-diagonal blocks hold each of its owned entries once.
   double a = 0.0;

@@ -47,8 +47,8 @@ class DistributedAssembly {
   /// C_q^T lambda (owned velocity entries) with the last C_q.
   void constraintForces(const VecX& lambda, VecX& out) const;
 
-  /// max |a_ij| of the assembled global tangent.
-  double maxAbsTangent() const;
+  /// max |a_ij| of the global tangent of the last assembleTangent (the sums over the ranks).
+  double maxAbsTangent() const { return max_abs_tangent_; }
   /// The mass matrix M at q into the local body pattern (M fills the bodies' diagonal blocks;
   /// the ghost bodies' rows are zeroed, their owners count them); the distributed modal
   /// analysis moves it into its MatMPIAIJ pencil. Allocated on the first call. Local.
@@ -80,12 +80,14 @@ class DistributedAssembly {
   /// A COO matrix of the body pattern in the global numbering.
   std::unique_ptr<CooMatrix> bodyCoo() const;
   void makeSharedTangent();
+  double assembledMaxAbsTangent() const;  ///< from a_ and A_shared; collective
 
   /// Indices into a_'s values of the entries in shared rows (makeSharedTangent), a staging copy
   /// of their values, and per local row the end of its entries that are this rank's alone.
   std::vector<int> shared_entries_;
   VecX shared_values_;
   std::vector<int> unshared_end_;
+  double max_abs_tangent_ = 0.0;
 
   SparseMatrixCSR cq_, kc_, d_, a_, m_;
   VecX c_, f_, f_local_, f_mag_local_, v_zero_;
