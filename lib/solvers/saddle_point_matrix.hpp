@@ -49,6 +49,7 @@ class SaddlePointMatrix {
       gram_ = gram(B);
       add(gram_, n.kv, n.kv, false, nullptr);
     }
+    values_.resize(i.size());
     coo_ = std::make_unique<CooMatrix>(n.local_size, n.local_size, std::move(i), std::move(j));
   }
 
@@ -56,26 +57,23 @@ class SaddlePointMatrix {
   /// an augmented matrix adds gamma (s B)^T (s B) to A. Collective.
   void set(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s, double gamma = 0.0) {
     const long na = a_entries_, nb = B.nonZeros();
-    // Staged for this call only: PETSc keeps the values, and a resident copy would add 8 bytes
-    // per entry to every rank's peak (the factorization's, which follows).
-    std::vector<double> values(static_cast<std::size_t>(coo_->entries()));
     if (a_nonzero_.empty()) {
-      std::copy_n(A.valuePtr(), na, values.data());
+      std::copy_n(A.valuePtr(), na, values_.data());
     } else {
       CATENA_CHECK(A.nonZeros() == static_cast<long>(a_nonzero_.size()), "A changed its pattern");
       long j = 0;
       for (long k = 0; k < A.nonZeros(); ++k)
-        if (a_nonzero_[k]) values[j++] = A.valuePtr()[k];
+        if (a_nonzero_[k]) values_[j++] = A.valuePtr()[k];
     }
-    for (long k = 0; k < nb; ++k) values[na + k] = values[na + nb + k] = s * B.valuePtr()[k];
+    for (long k = 0; k < nb; ++k) values_[na + k] = values_[na + nb + k] = s * B.valuePtr()[k];
     if (augmented_) {
       gram_ = gram(B);  // the product's pattern follows B's, which is fixed
       const long ng = gram_.nonZeros();
-      CATENA_CHECK(na + 2 * nb + ng == static_cast<long>(values.size()),
+      CATENA_CHECK(na + 2 * nb + ng == static_cast<long>(values_.size()),
                    "B^T B changed its pattern");
-      for (long k = 0; k < ng; ++k) values[na + 2 * nb + k] = gamma * s * s * gram_.valuePtr()[k];
+      for (long k = 0; k < ng; ++k) values_[na + 2 * nb + k] = gamma * s * s * gram_.valuePtr()[k];
     }
-    coo_->set(values.data());
+    coo_->set(values_.data());
   }
 
   Mat mat() const { return coo_->mat(); }
@@ -91,6 +89,7 @@ class SaddlePointMatrix {
   long a_entries_ = 0;                   ///< entries of A in the matrix
   bool augmented_ = false;
   SparseMatrixCSR gram_;  ///< B^T B (augmented matrices)
+  std::vector<double> values_;
 };
 
 }  // namespace catena
