@@ -41,6 +41,24 @@ def statics_phase(r):
     return sum(r[k] for k in keys)
 
 
+def statics_cells(r, serial):
+    """The first cells of a row of tables A and F: links, path, ranks, status, Newton its,
+    statics s, speed-up against serial (links -> serial statics s), factorization s, interior
+    CPU s."""
+    n = r.get("size")
+    s = statics_phase(r)
+    speed = serial.get(n) / s if s and serial.get(n) else None
+    path = {"serial klu": "catena statics (KLU)", "direct": "catena-scale, MUMPS",
+            "schur": "catena-scale, Schur"}[r["solver"]]
+    interior = "-"
+    if "cpu_interior_factorization_s_max" in r:
+        interior = (f"{r['cpu_interior_factorization_s_max']:.3g} / "
+                    f"{r['cpu_interior_factorization_s_min']:.3g}")
+    return (f"| {n} | {path} | {r.get('ranks')} | {str(r.get('status'))[:40]} |"
+            f" {fmt(r.get('newton_iterations'))} | {fmt(s)} | {fmt(speed)} |"
+            f" {fmt(r.get('time_factorization_s'))} | {interior} |")
+
+
 def part_a(runs):
     rows = [r for r in runs if r.get("part") == "A"]
     if not rows:
@@ -57,19 +75,7 @@ def part_a(runs):
     print("|---:|:---|---:|:---|---:|---:|---:|---:|---|---:|---:|---:|---|")
     serial = {r["size"]: r["time_statics_s"] for r in rows if r["solver"] == "serial klu"}
     for r in rows:
-        n = r.get("size")
-        s = statics_phase(r)
-        speed = serial.get(n) / s if s and serial.get(n) else None
-        path = {"serial klu": "catena statics (KLU)", "direct": "catena-scale, MUMPS",
-                "schur": "catena-scale, Schur"}[r["solver"]]
-        interior = "-"
-        if "cpu_interior_factorization_s_max" in r:
-            interior = (f"{r['cpu_interior_factorization_s_max']:.3g} / "
-                        f"{r['cpu_interior_factorization_s_min']:.3g}")
-        print(f"| {n} | {path} | {r.get('ranks')} | {str(r.get('status'))[:40]} |"
-              f" {fmt(r.get('newton_iterations'))} | {fmt(s)} | {fmt(speed)} |"
-              f" {fmt(r.get('time_factorization_s'))} | {interior} |"
-              f" {fmt(r.get('time_setup_s'))} | {fmt(r.get('wall_s'))} |"
+        print(f"{statics_cells(r, serial)} {fmt(r.get('time_setup_s'))} | {fmt(r.get('wall_s'))} |"
               f" {r.get('peak_rss_kib_largest_process', 0) / 1024:.0f} | {fmt(r.get('sag_m'), 10)} |")
     print()
 
@@ -324,26 +330,14 @@ def part_f(runs):
     print("|---:|:---|---:|:---|---:|---:|---:|---:|---|---:|---:|---|---:|---:|")
     serial = {r["size"]: r["time_statics_s"] for r in rows if r["solver"] == "serial klu"}
     for r in rows:
-        n = r.get("size")
-        s = statics_phase(r)
-        speed = serial.get(n) / s if s and serial.get(n) else None
         if r["solver"] == "serial klu":
-            path, peak = "catena statics (KLU)", f"{r['peak_rss_kib_largest_process'] / 1024:.0f}"
-            model = None
+            peak, model = f"{r['peak_rss_kib_largest_process'] / 1024:.0f}", None
         else:
-            path = "catena-scale, Schur"
             peak = " / ".join(f"{r.get(k, 0):.0f}" for k in
                               ("max_rss_mib_max", "max_rss_mib_rank0", "max_rss_mib_min"))
-            model = fit[0] + fit[1] * n / r["ranks"] if fit else None
-        interior = "-"
-        if "cpu_interior_factorization_s_max" in r:
-            interior = (f"{r['cpu_interior_factorization_s_max']:.3g} / "
-                        f"{r['cpu_interior_factorization_s_min']:.3g}")
-        print(f"| {n} | {path} | {r.get('ranks')} | {str(r.get('status'))[:40]} |"
-              f" {fmt(r.get('newton_iterations'))} | {fmt(s)} | {fmt(speed)} |"
-              f" {fmt(r.get('time_factorization_s'))} | {interior} |"
-              f" {fmt(r.get('time_setup_s'))} | {fmt(r.get('wall_s'))} | {peak} |"
-              f" {fmt(rank0_against_others(r))} | {fmt(model, 4) if model else '-'} |")
+            model = fit[0] + fit[1] * r["size"] / r["ranks"] if fit else None
+        print(f"{statics_cells(r, serial)} {fmt(r.get('time_setup_s'))} | {fmt(r.get('wall_s'))} |"
+              f" {peak} | {fmt(rank0_against_others(r))} | {fmt(model, 4) if model else '-'} |")
     print()
 
 
