@@ -23,12 +23,24 @@ void cooEntries(const SparseMatrixCSR& A, const std::vector<Index>& row_map,
     }
 }
 
+/// The owned rows (global columns) of the global matrix that every rank's local X sums to, its
+/// rows and columns mapped to global indices; assembled here and dropped. Collective.
+SparseMatrixCSR ownedRowsOfSum(const SparseMatrixCSR& X, const std::vector<Index>& row_map,
+                               const std::vector<Index>& col_map, Index owned_rows,
+                               Index owned_cols) {
+  std::vector<PetscInt> i, j;
+  cooEntries(X, row_map, col_map, i, j);
+  CooMatrix sum(owned_rows, owned_cols, std::move(i), std::move(j));
+  sum.set(X.valuePtr());
+  return ownedRows(sum.mat());
+}
+
 }  // namespace
 
 struct DistributedAssembly::Petsc {
-  /// A_shared: the tangent's entries in rows more than one rank writes (an owned body that is
-  /// another rank's ghost, and this rank's ghosts), assembled over the ranks for max |a_ij|.
-  std::unique_ptr<CooMatrix> Kc, A_shared;
+  /// The tangent's rows that more than one rank writes (row_shared_), assembled over the ranks
+  /// for max |a_ij|.
+  std::unique_ptr<CooMatrix> A_shared;
 };
 
 DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
@@ -46,35 +58,23 @@ DistributedAssembly::DistributedAssembly(const DistributedModel& dm)
 
 DistributedAssembly::~DistributedAssembly() = default;
 
-std::unique_ptr<CooMatrix> DistributedAssembly::bodyCoo() const {
-  const std::vector<Index>& vel = dm_.globalVelocity();
-  std::vector<PetscInt> i, j;
-  cooEntries(a_, vel, vel, i, j);
-  return std::make_unique<CooMatrix>(dm_.ownedVelocities(), dm_.ownedVelocities(), i, j);
-}
-
 void DistributedAssembly::makeSharedTangent() {
   // A row is shared if it is a ghost here or, owned here, a ghost on another rank.
   const Index owned = dm_.ownedVelocities();
   VecX ghost_count = VecX::Zero(a_.rows());
   ghost_count.tail(a_.rows() - owned).setOnes();
   dm_.addGhostsToOwners(ghost_count);
+  row_shared_.resize(a_.rows());
+  for (int r = 0; r < a_.outerSize(); ++r) row_shared_[r] = r >= owned || ghost_count[r] > 0.0;
   const std::vector<Index>& vel = dm_.globalVelocity();
   std::vector<PetscInt> i, j;
-  for (int r = 0; r < a_.outerSize(); ++r) {
-    const bool shared = r >= owned || ghost_count[r] > 0.0;
-    for (int k = a_.outerIndexPtr()[r]; k < a_.outerIndexPtr()[r + 1]; ++k) {
-      if (!shared) continue;
-      shared_entries_.push_back(k);
-      i.push_back(vel[r]);
-      j.push_back(vel[a_.innerIndexPtr()[k]]);
-    }
-    if (!shared && r < owned)
-      unshared_end_.push_back(a_.outerIndexPtr()[r + 1]);
-    else
-      unshared_end_.push_back(a_.outerIndexPtr()[r]);
-  }
-  shared_values_.resize(static_cast<Index>(shared_entries_.size()));
+  for (int r = 0; r < a_.outerSize(); ++r)
+    if (row_shared_[r])
+      for (int k = a_.outerIndexPtr()[r]; k < a_.outerIndexPtr()[r + 1]; ++k) {
+        i.push_back(vel[r]);
+        j.push_back(vel[a_.innerIndexPtr()[k]]);
+      }
+  shared_values_.resize(static_cast<Index>(i.size()));
   petsc_->A_shared = std::make_unique<CooMatrix>(owned, owned, std::move(i), std::move(j));
 }
 
@@ -85,8 +85,6 @@ void DistributedAssembly::assembleConstraints(const VecX& q, double t) {
 void DistributedAssembly::assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda) {
   if (kc_.nonZeros() == 0) kc_ = makeBodyMatrix(plan_);
   catena::assembleConstraintStiffness(dm_.local(), plan_, q, t, lambda, kc_);
-  if (!petsc_->Kc) petsc_->Kc = bodyCoo();
-  petsc_->Kc->set(kc_.valuePtr());
 }
 
 void DistributedAssembly::assembleForces(const VecX& q, double t) {
@@ -114,8 +112,11 @@ void DistributedAssembly::assembleTangent(const VecX& q, double t, const VecX& l
   if (with_kc) {
     addConstraintStiffness(m, plan_, q, t, lambda, a_);
   }
-  for (std::size_t e = 0; e < shared_entries_.size(); ++e)
-    shared_values_[static_cast<Index>(e)] = a_.valuePtr()[shared_entries_[e]];
+  Index e = 0;
+  for (int r = 0; r < a_.outerSize(); ++r)
+    if (row_shared_[r])
+      for (int k = a_.outerIndexPtr()[r]; k < a_.outerIndexPtr()[r + 1]; ++k)
+        shared_values_[e++] = a_.valuePtr()[k];
   petsc_->A_shared->set(shared_values_.data());
   max_abs_tangent_ = assembledMaxAbsTangent();
 }
@@ -147,8 +148,9 @@ double DistributedAssembly::assembledMaxAbsTangent() const {
   // A_shared's, whose diagonal and off-diagonal blocks hold each of its owned entries once.
   double a = 0.0;
   for (int r = 0; r < a_.outerSize(); ++r)
-    for (int k = a_.outerIndexPtr()[r]; k < unshared_end_[r]; ++k)
-      a = std::max(a, std::abs(a_.valuePtr()[k]));
+    if (!row_shared_[r])
+      for (int k = a_.outerIndexPtr()[r]; k < a_.outerIndexPtr()[r + 1]; ++k)
+        a = std::max(a, std::abs(a_.valuePtr()[k]));
   Mat Ad = nullptr, Ao = nullptr;
   const PetscInt* colmap = nullptr;
   CATENA_PETSC(MatMPIAIJGetSeqAIJ(petsc_->A_shared->mat(), &Ad, &Ao, &colmap));
@@ -164,23 +166,19 @@ double DistributedAssembly::assembledMaxAbsTangent() const {
 }
 
 SparseMatrixCSR DistributedAssembly::ownedRowsOfCq() const {
-  const Model& m = dm_.local();
-  std::vector<Index> rows(m.nc);
-  for (Index r = 0; r < m.nc; ++r) rows[r] = dm_.firstRow() + r;
-  std::vector<PetscInt> i, j;
-  cooEntries(cq_, rows, dm_.globalVelocity(), i, j);
-  CooMatrix Cq(m.nc, dm_.ownedVelocities(), std::move(i), std::move(j));
-  Cq.set(cq_.valuePtr());
-  return ownedRows(Cq.mat());
+  std::vector<Index> rows(cq_.rows());
+  for (Index r = 0; r < cq_.rows(); ++r) rows[r] = dm_.firstRow() + r;
+  return ownedRowsOfSum(cq_, rows, dm_.globalVelocity(), dm_.ownedRows(), dm_.ownedVelocities());
 }
 SparseMatrixCSR DistributedAssembly::ownedRowsOfKc() const {
-  CATENA_CHECK(petsc_->Kc, "DistributedAssembly::ownedRowsOfKc before assembleConstraintStiffness");
-  return ownedRows(petsc_->Kc->mat());
+  CATENA_CHECK(kc_.nonZeros() > 0,
+               "DistributedAssembly::ownedRowsOfKc before assembleConstraintStiffness");
+  const std::vector<Index>& vel = dm_.globalVelocity();
+  return ownedRowsOfSum(kc_, vel, vel, dm_.ownedVelocities(), dm_.ownedVelocities());
 }
 SparseMatrixCSR DistributedAssembly::ownedRowsOfTangent() const {
-  const std::unique_ptr<CooMatrix> A = bodyCoo();
-  A->set(a_.valuePtr());
-  return ownedRows(A->mat());
+  const std::vector<Index>& vel = dm_.globalVelocity();
+  return ownedRowsOfSum(a_, vel, vel, dm_.ownedVelocities(), dm_.ownedVelocities());
 }
 
 }  // namespace catena

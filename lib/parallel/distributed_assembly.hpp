@@ -31,8 +31,8 @@ class DistributedAssembly {
 
   /// C (owned rows) and C_q at the local positions q (local nq, ghosts up to date).
   void assembleConstraints(const VecX& q, double t);
-  /// K_c = d(C_q^T lambda)/dq at fixed lambda (owned rows, local nc), also as a global matrix
-  /// (ownedRowsOfKc; made on the first call: the analyses add K_c through assembleTangent).
+  /// K_c = d(C_q^T lambda)/dq at fixed lambda, local (ownedRowsOfKc; its matrix is made on the
+  /// first call: the analyses add K_c through assembleTangent). Local.
   void assembleConstraintStiffness(const VecX& q, double t, const VecX& lambda);
   /// Applied forces f and the magnitudes of their terms (assembleForceMagnitudes) at zero
   /// velocities (owned velocity entries).
@@ -77,16 +77,13 @@ class DistributedAssembly {
  private:
   const DistributedModel& dm_;
   AssemblyPlan plan_;
-  /// A COO matrix of the body pattern in the global numbering.
-  std::unique_ptr<CooMatrix> bodyCoo() const;
   void makeSharedTangent();
   double assembledMaxAbsTangent() const;  ///< from a_ and A_shared; collective
 
-  /// Indices into a_'s values of the entries in shared rows (makeSharedTangent), a staging copy
-  /// of their values, and per local row the end of its entries that are this rank's alone.
-  std::vector<int> shared_entries_;
+  /// Per local row of the tangent: written by more than one rank (a ghost here, or an owned body
+  /// that is another rank's ghost); the staging copy of those rows' values for A_shared.
+  std::vector<char> row_shared_;
   VecX shared_values_;
-  std::vector<int> unshared_end_;
   double max_abs_tangent_ = 0.0;
 
   SparseMatrixCSR cq_, kc_, d_, a_, m_;
