@@ -49,6 +49,13 @@ void perturbBody(Index global, double* q) {
   q[5] = r.y();
   q[6] = r.z();
 }
+/// The whole chain's positions with every body moved as perturbBody moves it.
+VecX perturbedPositions(const Model& whole) {
+  VecX q = initialState(whole).q;
+  for (Index b = 0; b < static_cast<Index>(whole.bodies.size()); ++b)
+    perturbBody(b, q.data() + whole.qOffset(b));
+  return q;
+}
 double multiplier(Index global_row) {
   return 10.0 * std::sin(1.0 + global_row);
 }
@@ -165,9 +172,7 @@ BOOST_AUTO_TEST_CASE(assembly_equals_the_serial_assembly) {
 
   const Model whole = wholeChain(N);
   const AssemblyPlan plan = buildAssemblyPlan(whole);
-  VecX q = initialState(whole).q;
-  for (Index b = 0; b < static_cast<Index>(whole.bodies.size()); ++b)
-    perturbBody(b, q.data() + whole.qOffset(b));
+  const VecX q = perturbedPositions(whole);
   VecX lambda(whole.nc);
   for (Index r = 0; r < whole.nc; ++r) lambda(r) = multiplier(r);
   VecX C(whole.nc), f(whole.nv);
@@ -213,9 +218,7 @@ BOOST_AUTO_TEST_CASE(tangent_and_its_largest_entry_equal_the_serial_ones) {
 
   const Model whole = wholeChain(N);
   const AssemblyPlan plan = buildAssemblyPlan(whole);
-  VecX q = initialState(whole).q;
-  for (Index b = 0; b < static_cast<Index>(whole.bodies.size()); ++b)
-    perturbBody(b, q.data() + whole.qOffset(b));
+  const VecX q = perturbedPositions(whole);
   SparseMatrixCSR K = makeBodyMatrix(plan), Kc = makeBodyMatrix(plan);
   assembleForceStiffness(whole, plan, q, VecX::Zero(whole.nv), 0.0, K);
   const Index v0 = dm.firstVelocity(), nv = dm.ownedVelocities();
