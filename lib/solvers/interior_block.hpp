@@ -32,6 +32,13 @@ struct InteriorBlock {
   /// The trailing pivots of the analysis' order (klu's givenRowOrder, columnOrder) from the
   /// first row pivoted last to the end.
   int window = 0;
+  /// analyseBlock numbers the block's rows in their pivot order: row k of its factorization is
+  /// the caller's block-local row renumbered[k] (the caller renumbers its own indices to match).
+  std::vector<int> renumbered;
+  /// From blockSchurPart, for the solves: per boundary index g of the block, U^-T Q^T k_g and
+  /// L^-1 P k_g (interior_block.cpp) from pivot upper_first[g] / lower_first[g] on.
+  std::vector<std::vector<double>> upper, lower;
+  std::vector<int> upper_first, lower_first;
 };
 
 /// Orders block and sets up its KLU analysis. start, col: the compressed rows of all interior
@@ -40,7 +47,8 @@ struct InteriorBlock {
 /// entry, which come first. An empty block gets no factorization. Throws catena::Error if KLU
 /// cannot analyse the pattern. hint_P, hint_Q (empty, or an order of the block's rows as klu's
 /// givenRowOrder and columnOrder): taken instead of a new ordering when its trailing window is at
-/// most max_window; returns whether it was (false: the block was ordered anew).
+/// most max_window; returns whether it was (false: the block was ordered anew). The block's
+/// rows come out renumbered in pivot order (InteriorBlock::renumbered).
 bool analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
                   int coordinates, std::vector<int> hint_P = {}, std::vector<int> hint_Q = {},
@@ -50,7 +58,16 @@ bool analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std
 /// Sb(h, g) = k_h^T K_BB^-1 k_g with k_h row boundary[h] of K_GI and k_g column boundary[g] of
 /// K_IG, from the block's last successful factorization. window: raised to the most trailing
 /// pivots one right-hand side touched.
-void blockSchurPart(const InteriorBlock& block, const BoundaryCouplings& c, Eigen::MatrixXd& Sb,
+void blockSchurPart(InteriorBlock& block, const BoundaryCouplings& c, Eigen::MatrixXd& Sb,
                     long& window);
+
+/// A solve with the Schur decomposition in one sweep per block: KluLu::upperTransposedSolve
+/// gives y = U^-T Q^T b_B, blockInterfaceResidual subtracts k_h^T K_BB^-1 b_B = (L^-1 P k_h)^T y
+/// from r[h] (h over block.boundary), and once the interface values x_G are known,
+/// blockInterfaceCorrection subtracts U^-T Q^T K_BG x_G from y (x[g] over block.boundary)
+/// before KluLu::lowerTransposedSolve gives x_B = K_BB^-1 (b_B - K_BG x_G). Uses the vectors of
+/// the last blockSchurPart.
+void blockInterfaceResidual(const InteriorBlock& block, const double* y, double* r);
+void blockInterfaceCorrection(const InteriorBlock& block, const double* x, double* y);
 
 }  // namespace catena

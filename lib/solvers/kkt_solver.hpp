@@ -10,6 +10,7 @@
 /// solvers/saddle_point.hpp) and DistributedSaddlePoint (MPI: MUMPS or an augmented
 /// Lagrangian, solvers/distributed_saddle_point.hpp). Every call is collective in the latter.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +34,9 @@ struct SchurStats {
   int parts = 0;                   ///< interior blocks per rank (-PREFIXdd_parts); 0: none ran
   long moved = 0;                  ///< interior unknowns moved to the interface (singular blocks)
   long refinements = 0;            ///< iterative-refinement steps of solves (cumulative)
+  /// The largest backward error |b - K x| / (|K| |x| + |b|) (max norms) of a solve before its
+  /// refinement: the direct solve's own accuracy, which refinement would hide.
+  double unrefined_backward_error = 0.0;
   /// Fill-reducing orderings of interior blocks computed (cumulative; an analysis after moved
   /// rows that kept the blocks' last order computes none).
   long orderings = 0;
@@ -49,6 +53,8 @@ inline void addSchurStats(SchurStats& total, const SchurStats& next) {
   total.interface_seconds += sum.interface_seconds;
   total.moved += sum.moved;
   total.refinements += sum.refinements;
+  total.unrefined_backward_error =
+      std::max(total.unrefined_backward_error, sum.unrefined_backward_error);
   total.orderings += sum.orderings;
 }
 

@@ -155,6 +155,30 @@ const int* KluLu::givenRowOrder() const {
   return klu_->symbolic->P;
 }
 
+void KluLu::upperTransposedSolve(const double* b, double* y) const {
+  CATENA_CHECK(klu_->numeric && !klu_->numeric->Rs && klu_->symbolic->nblocks <= 1,
+               "KluLu::upperTransposedSolve needs an unscaled order-given factorization");
+  const int* Q = klu_->symbolic->Q;
+  const auto* diagonal = static_cast<const double*>(klu_->numeric->Udiag);
+  for (int k = 0; k < n_; ++k) {  // U^T lower triangular
+    const FactorColumn u = upperColumn(k);
+    double sum = b[Q[k]];
+    for (int r = 0; r < u.size; ++r) sum -= u.values[r] * y[u.rows[r]];
+    y[k] = sum / diagonal[k];
+  }
+}
+
+void KluLu::lowerTransposedSolve(double* y, double* x) const {
+  const int* P = klu_->numeric->Pnum;
+  for (int k = n_ - 1; k >= 0; --k) {  // L^T unit upper triangular
+    const FactorColumn l = lowerColumn(k);
+    double sum = y[k];
+    for (int r = 0; r < l.size; ++r) sum -= l.values[r] * y[l.rows[r]];
+    y[k] = sum;
+    x[P[k]] = sum;
+  }
+}
+
 namespace {
 
 Status failure(const klu_common& c, int n, const char* what) {

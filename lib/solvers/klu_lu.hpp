@@ -88,6 +88,12 @@ class KluLu {
   /// The order-given constructor's row order (its P: the row of F each pivot started from,
   /// before pivoting), as KLU keeps it.
   const int* givenRowOrder() const;
+  /// The two halves of solve() for the order-given constructor, A x = b with A = F^T =
+  /// Q U^T L^T P: upperTransposedSolve sets y = U^-T Q^T b (n entries, pivot positions),
+  /// lowerTransposedSolve overwrites y with L^-T y and sets x = P^T y. A caller may change y in
+  /// between (the Schur decomposition's interface terms live on its trailing pivots).
+  void upperTransposedSolve(const double* b, double* y) const;
+  void lowerTransposedSolve(double* y, double* x) const;
 
   /// After a factor() of the order-given constructor that failed as singular: every column of
   /// F (A's row) whose pivot fell below kSingularPivot of its column, in pivot order (KLU runs to

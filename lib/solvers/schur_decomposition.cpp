@@ -125,8 +125,7 @@ struct SchurDecomposition::Impl {
   // Owned rows: interior (index e, block by block) and boundary (index a, in local order).
   std::vector<PetscInt> interior_row, boundary_row;
   std::vector<InteriorBlock> blocks;
-  std::vector<int> block_of;         // per interior index
-  std::vector<Status> block_status;  // the blocks' solves (no allocation per solve)
+  std::vector<int> block_of;  // per interior index
   // K_IG by boundary column a and K_GI by boundary row a (values at the last factor()), and
   // the Ad positions of their values.
   BoundaryCouplings couplings;
@@ -138,7 +137,10 @@ struct SchurDecomposition::Impl {
   std::vector<double> s_values;
   KSP ksp = nullptr;
   Vec s_rhs = nullptr, s_sol = nullptr;
-  std::vector<double> w, t;       // interior work vectors
+  std::vector<double> w, t;  // interior work vectors
+  // Per block, over its boundary indices: its terms of the interface's right-hand side, and
+  // the interface's values (applyOnce; no allocation per solve).
+  std::vector<std::vector<double>> block_r, block_x;
   Mat K = nullptr;                // the last factored matrix (the caller's; refinement's residual)
   double norm = 0.0;              // its max-row-sum norm
   Vec r = nullptr, dx = nullptr;  // refinement's residual and correction
@@ -164,10 +166,9 @@ struct SchurDecomposition::Impl {
   std::shared_ptr<std::vector<char>> forced;
   std::vector<char> has_diagonal;  // per owned row: a coordinate (a multiplier has none)
   void analyse(Mat K, SchurStats& stats);
-  void schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const;
+  void schurPart(Eigen::MatrixXd& Sp, SchurStats& stats);
   Status factorInterior(const double* ad, std::vector<int>& singular);
   Status applyOnce(Vec b, Vec x);
-  Status solveBlocks(std::vector<double>& v);
 };
 
 SchurDecomposition::SchurDecomposition(const std::string& prefix,
@@ -337,6 +338,15 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     ordered[b] = blocks[b].size > 0 && !kept;
   });
   stats.orderings += std::count(ordered.begin(), ordered.end(), 1);
+  // The interior indices follow the blocks' renumbering into pivot order.
+  std::vector<PetscInt> renumbered(nI);
+  for (const InteriorBlock& blk : blocks)
+    for (int k = 0; k < blk.size; ++k) renumbered[blk.first + blk.renumbered[k]] = blk.first + k;
+  for (PetscInt e = 0; e < nI; ++e) interior_of[interior_row[e]] = renumbered[e];
+  for (PetscInt i = 0; i < owned; ++i)
+    if (interior_of[i] >= 0) interior_row[interior_of[i]] = i;
+  for (PetscInt& e : couplings.ig_row) e = renumbered[e];
+  for (PetscInt& e : couplings.gi_col) e = renumbered[e];
   for (PetscInt a = 0; a < nG; ++a) {  // the blocks each boundary row touches
     std::vector<int> touched;
     for (PetscInt s = couplings.ig_start[a]; s < couplings.ig_start[a + 1]; ++s)
@@ -347,9 +357,14 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
     for (int b : touched) blocks[b].boundary.push_back(a);
   }
-  block_status.assign(blocks.size(), Status::success());
   w.resize(nI);
   t.resize(nI);
+  block_r.resize(blocks.size());
+  block_x.resize(blocks.size());
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    block_r[b].assign(blocks[b].boundary.size(), 0.0);
+    block_x[b].assign(blocks[b].boundary.size(), 0.0);
+  }
 
   // The interface numbering: this rank's boundary rows, in order, after the lower ranks'.
   PetscInt g_first = 0, g_total = 0;
@@ -427,7 +442,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
 
 /// This rank's part K_GI K_II^-1 K_IG of S: the blocks' parts (interior_block.hpp), each over
 /// the boundary rows it touches.
-void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) const {
+void SchurDecomposition::Impl::schurPart(Eigen::MatrixXd& Sp, SchurStats& stats) {
   const auto nG = static_cast<Eigen::Index>(boundary_row.size());
   Sp.setZero(nG, nG);
   std::vector<Eigen::MatrixXd> parts_of(blocks.size());
@@ -564,57 +579,51 @@ void SchurDecomposition::forgetAnalysis() {
   if (m.ksp) forgetDirectLu(m.ksp, m.S->mat(), kSaddlePointWorkspacePercent);
 }
 
-/// v = K_II^-1 v, one thread per block.
-Status SchurDecomposition::Impl::solveBlocks(std::vector<double>& v) {
-  std::vector<Status>& status = block_status;
-  forEachBlock(blocks.size(), [&](std::size_t b) {
-    status[b] =
-        blocks[b].size > 0 ? blocks[b].klu->solve(v.data() + blocks[b].first) : Status::success();
-  });
-  for (const Status& st : status)
-    if (!st.ok()) return st;
-  return Status::success();
-}
-
+/// x = K^-1 b in one sweep per interior block (interior_block.hpp): y = U^-T Q^T b_I, the
+/// interface's right-hand side r = b_G - K_GI K_II^-1 b_I from y's trailing pivots, x_G = S^-1 r,
+/// then x_I = K_II^-1 (b_I - K_IG x_G) from y less the interface's terms. One thread per block.
 Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   const PetscScalar* bb = nullptr;
   CATENA_PETSC(VecGetArrayRead(b, &bb));
   const auto nI = static_cast<PetscInt>(interior_row.size());
-  for (PetscInt e = 0; e < nI; ++e) w[e] = t[e] = bb[interior_row[e]];
-  Status st = solveBlocks(w);
+  for (PetscInt e = 0; e < nI; ++e) t[e] = bb[interior_row[e]];
+  forEachBlock(blocks.size(), [&](std::size_t k) {
+    const InteriorBlock& blk = blocks[k];
+    if (blk.size == 0) return;
+    blk.klu->upperTransposedSolve(t.data() + blk.first, w.data() + blk.first);
+    std::fill(block_r[k].begin(), block_r[k].end(), 0.0);
+    blockInterfaceResidual(blk, w.data() + blk.first, block_r[k].data());
+  });
   const auto nG = static_cast<PetscInt>(boundary_row.size());
+  const PetscScalar* xg = nullptr;
   if (S) {
     PetscScalar* r = nullptr;
     CATENA_PETSC(VecGetArray(s_rhs, &r));
-    for (PetscInt a = 0; a < nG; ++a) {
-      double sum = bb[boundary_row[a]];
-      for (PetscInt s = couplings.gi_start[a]; s < couplings.gi_start[a + 1]; ++s)
-        sum -= couplings.gi_value[s] * w[couplings.gi_col[s]];
-      r[a] = sum;
-    }
+    for (PetscInt a = 0; a < nG; ++a) r[a] = bb[boundary_row[a]];
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+      for (std::size_t h = 0; h < blocks[k].boundary.size(); ++h)
+        r[blocks[k].boundary[h]] += block_r[k][h];
     CATENA_PETSC(VecRestoreArray(s_rhs, &r));
+    CATENA_PETSC(KSPSolve(ksp, s_rhs, s_sol));
+    CATENA_PETSC(VecGetArrayRead(s_sol, &xg));
   }
   CATENA_PETSC(VecRestoreArrayRead(b, &bb));
+  forEachBlock(blocks.size(), [&](std::size_t k) {
+    const InteriorBlock& blk = blocks[k];
+    if (blk.size == 0) return;
+    if (xg) {
+      for (std::size_t g = 0; g < blk.boundary.size(); ++g) block_x[k][g] = xg[blk.boundary[g]];
+      blockInterfaceCorrection(blk, block_x[k].data(), w.data() + blk.first);
+    }
+    blk.klu->lowerTransposedSolve(w.data() + blk.first, t.data() + blk.first);
+  });
   PetscScalar* xx = nullptr;
-  if (!S) {
-    CATENA_PETSC(VecGetArray(x, &xx));
-    for (PetscInt e = 0; e < nI; ++e) xx[interior_row[e]] = w[e];
-    CATENA_PETSC(VecRestoreArray(x, &xx));
-    return st;
-  }
-  CATENA_PETSC(KSPSolve(ksp, s_rhs, s_sol));
-  const PetscScalar* xg = nullptr;
-  CATENA_PETSC(VecGetArrayRead(s_sol, &xg));
-  for (PetscInt a = 0; a < nG; ++a)
-    for (PetscInt s = couplings.ig_start[a]; s < couplings.ig_start[a + 1]; ++s)
-      t[couplings.ig_row[s]] -= couplings.ig_value[s] * xg[a];
-  if (st.ok()) st = solveBlocks(t);
   CATENA_PETSC(VecGetArray(x, &xx));
   for (PetscInt e = 0; e < nI; ++e) xx[interior_row[e]] = t[e];
-  for (PetscInt a = 0; a < nG; ++a) xx[boundary_row[a]] = xg[a];
+  for (PetscInt a = 0; a < nG && xg; ++a) xx[boundary_row[a]] = xg[a];
   CATENA_PETSC(VecRestoreArray(x, &xx));
-  CATENA_PETSC(VecRestoreArrayRead(s_sol, &xg));
-  return st;
+  if (xg) CATENA_PETSC(VecRestoreArrayRead(s_sol, &xg));
+  return Status::success();
 }
 
 Status SchurDecomposition::solve(Vec b, Vec x) {
@@ -637,6 +646,9 @@ Status SchurDecomposition::solve(Vec b, Vec x) {
     CATENA_PETSC(VecNorm(m.r, NORM_INFINITY, &rn));
     CATENA_PETSC(VecNorm(x, NORM_INFINITY, &xn));
     CATENA_PETSC(VecNorm(b, NORM_INFINITY, &bn));
+    if (k == 0 && m.norm * xn + bn > 0.0)
+      stats_.unrefined_backward_error =
+          std::max(stats_.unrefined_backward_error, rn / (m.norm * xn + bn));
     if (!(rn > kRefinedBackwardError * (m.norm * xn + bn)) || k == kMaxRefinements) break;
     st = m.applyOnce(m.r, m.dx);
     CATENA_PETSC(VecAXPY(x, 1.0, m.dx));

@@ -371,6 +371,25 @@ BOOST_AUTO_TEST_CASE(schur_statics_equals_the_serial_statics) {
   for (int N : {40, 42, 400}) checkEqualsSerialStatics(N, linear);
 }
 
+// Each solve of the decomposition is direct (one sweep per interior block around the interface
+// solve, SchurDecomposition::Impl::applyOnce): its backward error before any refinement is at
+// round-off. Iterative refinement would otherwise hide a wrong interface term from the
+// equilibrium checks (a sign flipped in blockInterfaceCorrection passed them, at 2 refinement
+// steps per solve).
+BOOST_AUTO_TEST_CASE(schur_solves_are_accurate_without_refinement) {
+  SaddlePointSolverOptions linear;
+  linear.method = SaddlePointSolverOptions::Method::kSchur;
+  for (int N : {42, 400}) {
+    const StaticsComparison c = compareStatics(N, linear);
+    BOOST_TEST(c.q <= 1e-10);
+    if (worldSize() > 1) BOOST_TEST(c.schur.interface_total > 0);
+    const double error = allMax(c.schur.unrefined_backward_error);
+    BOOST_TEST_MESSAGE("N = " << N << ": largest unrefined backward error " << error << ", "
+                              << c.schur.refinements << " refinement steps");
+    BOOST_TEST(error <= 1e-13, "N = " << N << ": " << error);
+  }
+}
+
 // The rows moved to the interface are found among each block's last pivots on the chain, so the
 // analysis that follows keeps the blocks' orders (those rows dropped) instead of ordering them
 // anew: one ordering per rank over the whole statics, with the same equilibrium as above.
