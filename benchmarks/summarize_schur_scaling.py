@@ -17,6 +17,11 @@ import math
 import sys
 
 
+def median(values):
+    v = sorted(values)
+    return 0.5 * (v[(len(v) - 1) // 2] + v[len(v) // 2])
+
+
 def load(path):
     with open(path) as f:
         return [json.loads(line) for line in f if line.strip()]
@@ -328,7 +333,11 @@ def part_f(runs):
           " factorization s | interior CPU s max / min | set-up s | wall s |"
           " peak RSS MiB largest / rank 0 / smallest | rank 0 / others | model MiB |")
     print("|---:|:---|---:|:---|---:|---:|---:|---:|---|---:|---:|---|---:|---:|")
-    serial = {r["size"]: r["time_statics_s"] for r in rows if r["solver"] == "serial klu"}
+    times = {}  # (links, path, ranks) -> statics s of each repeat, in run order
+    for r in rows:
+        if r.get("status") == "ok" and statics_phase(r):
+            times.setdefault((r["size"], r["solver"], r["ranks"]), []).append(statics_phase(r))
+    serial = {n: median(t) for (n, solver, _), t in times.items() if solver == "serial klu"}
     for r in rows:
         if r["solver"] == "serial klu":
             peak, model = f"{r['peak_rss_kib_largest_process'] / 1024:.0f}", None
@@ -338,6 +347,19 @@ def part_f(runs):
             model = fit[0] + fit[1] * r["size"] / r["ranks"] if fit else None
         print(f"{statics_cells(r, serial)} {fmt(r.get('time_setup_s'))} | {fmt(r.get('wall_s'))} |"
               f" {peak} | {fmt(rank0_against_others(r))} | {fmt(model, 4) if model else '-'} |")
+    print()
+    print("The serial and the decomposed runs alternate (BIG_REPEATS times each); speed-ups are"
+          " against the serial runs' median. Over the repeats, statics s:")
+    print()
+    print("| links | path | ranks | runs | median | fastest | slowest |"
+          " speed-up: median / median | fastest serial / slowest decomposed |")
+    print("|---:|:---|---:|---:|---:|---:|---:|---:|---:|")
+    for (n, solver, ranks), t in sorted(times.items(), key=lambda i: (i[0][0], i[0][2], i[0][1])):
+        fastest_serial = min(times.get((n, "serial klu", 1), [math.nan]))
+        path = "catena statics (KLU)" if solver == "serial klu" else "catena-scale, " + solver
+        print(f"| {n} | {path} | {ranks} | {len(t)} | {fmt(median(t))} | {fmt(min(t))} |"
+              f" {fmt(max(t))} | {fmt(serial[n] / median(t)) if n in serial else '-'} |"
+              f" {fmt(fastest_serial / max(t))} |")
     print()
 
 

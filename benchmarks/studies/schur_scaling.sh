@@ -14,9 +14,10 @@
 #   E. communication per rank: the bytes and messages each rank sends during the statics, with
 #      the decomposition on COMM_RANKS ranks (default "2 4 8 16") for COMM_SIZES links (default
 #      "20000 80000"), and with MUMPS on 2 and 4 ranks;
-#   F. the large chain: `catena statics` and the decomposition on BIG_RANKS ranks (default
-#      "2 4") for BIG_N links (default 10^6; about 19 GiB in all on 2 or 4 ranks, 13 GiB
-#      serial, so the runs go one after another; about 6 minutes);
+#   F. the large chain: `catena statics` and the decomposition on 2 ranks, alternating,
+#      BIG_REPEATS times each (default 3), then on BIG_RANKS ranks (default "4"), for BIG_N
+#      links (default 10^6; about 19 GiB in all on 2 or 4 ranks, 13 GiB serial, so the runs go
+#      one after another; about 10 minutes);
 # then the performance model fitted to B and C, predicting 10^7-link statics to 1024 ranks.
 # PARTS (default "A B C D E"; F only when asked) chooses the parts; RESULTS_NAME (default
 # schur_scaling) the files. One thread per rank. About 20 minutes idle. Writes
@@ -103,13 +104,19 @@ EOF
     done
   fi
   if has F; then
-    serial_run F "${BIG_N:-1000000}"
-    for np in ${BIG_RANKS:-2 4}; do scale_run F "$np" "${BIG_N:-1000000}" schur; done
+    # The serial path's statics varied 53-64 s at 10^6 links from run to run on an idle
+    # machine (hand runs, 2026-11-28): serial and 2-rank runs alternate, BIG_REPEATS each.
+    local repeat
+    for ((repeat = 0; repeat < ${BIG_REPEATS:-3}; ++repeat)); do
+      serial_run F "${BIG_N:-1000000}"
+      scale_run F 2 "${BIG_N:-1000000}" schur
+    done
+    for np in ${BIG_RANKS:-4}; do scale_run F "$np" "${BIG_N:-1000000}" schur; done
   fi
   cp "$tmp/runs.jsonl" "$jsonl"
   # The settings given by environment belong to the command that reproduces the file.
   local v
-  for v in BIG_N BIG_RANKS COMM_SIZES COMM_RANKS THREAD_N WEAK_RANKS PER_RANK WORK_N RANKS SIZES \
+  for v in BIG_N BIG_RANKS BIG_REPEATS COMM_SIZES COMM_RANKS THREAD_N WEAK_RANKS PER_RANK WORK_N RANKS SIZES \
     RESULTS_NAME PARTS; do
     if [ -n "${!v:-}" ]; then command="$v=\"${!v}\" $command"; fi
   done
