@@ -239,8 +239,8 @@ def model(runs):
     print(f"- latency: {collectives} collectives per statics at {alpha * 1e6:.0f} us per tree"
           " level (an InfiniBand-class network); one rank per core, one thread per rank;")
     print("- the other phases (assembly, residuals, solves) are left out: assembly scaled at"
-          " 0.95 from 1 to 2 ranks (docs/performance-model.md), the solves are two interior"
-          " substitutions per rank and one interface solve.")
+          " 0.95 from 1 to 2 ranks (docs/performance-model.md), a solve is one sweep through"
+          " each rank's factors and one interface solve.")
     print()
     N = 10**7
     print(f"Strong scaling, N = {N:.0e} links (efficiency T(N,1) / (P T(N,P))):")
