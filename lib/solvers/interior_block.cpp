@@ -180,4 +180,27 @@ void blockInterfaceCorrection(const InteriorBlock& blk, const double* x, double*
   }
 }
 
+std::vector<PetscInt> partSplits(PetscInt n, const PetscInt* start, const PetscInt* col, int parts,
+                                 PetscInt window) {
+  std::vector<PetscInt> split;
+  if (parts <= 1 || n == 0) return split;
+  std::vector<long> crossing(n + 1, 0);  // differences, then the count crossing each s
+  for (PetscInt i = 0; i < n; ++i)
+    for (PetscInt k = start[i]; k < start[i + 1]; ++k)
+      if (col[k] > i) {
+        ++crossing[i + 1];
+        --crossing[col[k] + 1];
+      }
+  for (PetscInt s = 1; s <= n; ++s) crossing[s] += crossing[s - 1];
+  for (int b = 1; b < parts; ++b) {
+    const PetscInt equal = b * n / parts;
+    PetscInt best = equal;
+    for (PetscInt d = 1; d <= window; ++d)
+      for (const PetscInt s : {equal - d, equal + d})
+        if (s > 0 && s < n && crossing[s] < crossing[best]) best = s;
+    split.push_back(std::max(best, split.empty() ? 0 : split.back()));
+  }
+  return split;
+}
+
 }  // namespace catena

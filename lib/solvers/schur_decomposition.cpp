@@ -36,6 +36,9 @@ constexpr int kMaxReanalyses = 8;
 /// kWindowSlack pivots; past that the block is ordered anew.
 constexpr int kMaxWindowGrowth = 2;
 constexpr int kWindowSlack = 64;
+/// Rows either side of an equal split of a rank's rows into parts (-PREFIXdd_parts) searched
+/// for the split that the fewest couplings cross (partSplits).
+constexpr PetscInt kSplitWindow = 256;
 
 /// f(b) for every block b < n, one OpenMP thread each; an exception thrown by any is rethrown
 /// once all have finished (none may leave an OpenMP region).
@@ -222,8 +225,9 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
       if (L.d_col[k] == i) has_diagonal[i] = 1;
   // Parts: contiguous ranges of the owned rows; a row coupled to another part's is a boundary
   // row like one coupled to another rank's, so each part's interior is a block of its own.
+  const std::vector<PetscInt> split = partSplits(L.n, L.d_start, L.d_col, parts, kSplitWindow);
   const auto part = [&](PetscInt i) {
-    return static_cast<int>(i * parts / std::max<PetscInt>(owned, 1));
+    return static_cast<int>(std::upper_bound(split.begin(), split.end(), i) - split.begin());
   };
   std::vector<char> boundary(owned, 0);
   for (PetscInt i = 0; i < owned; ++i) {
