@@ -168,6 +168,12 @@ SparseMatrixCSR solveLeastSquares(const SparseMatrixCSR& A, const SparseMatrixCS
   return out;
 }
 
+std::vector<Index> independentRows(const SparseMatrixCSR& A, double tolerance) {
+  CATENA_CHECK(tolerance >= 0.0, "the rank threshold must be >= 0, got " << tolerance);
+  if (A.rows() == 0 || A.cols() == 0) return {};
+  return independentRowsOf(A, tolerance).first;
+}
+
 long numericalRank(const SparseMatrixCSR& A) {
   return solveMinimumNorm(A, VecX::Zero(A.rows())).rank;
 }

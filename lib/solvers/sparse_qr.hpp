@@ -4,6 +4,8 @@
 /// rank-deficient system and the numerical rank. Used by the assembly of consistent initial
 /// states (minimum-norm corrections) and to report redundant constraints.
 
+#include <vector>
+
 #include "assembly/plan.hpp"
 
 namespace catena {
@@ -35,6 +37,11 @@ SparseMatrixCSR solveLeastSquares(const SparseMatrixCSR& A, const SparseMatrixCS
 
 /// Numerical rank of A (as solveMinimumNorm decides it).
 long numericalRank(const SparseMatrixCSR& A);
+
+/// The rows of A (ascending) that a rank-revealing QR of A^T keeps at the absolute threshold
+/// `tolerance` (as sparseQrRank(A, tolerance, true) counts them): a basis of A's row space.
+/// Empty for an A without rows or columns. Throws if SuiteSparseQR fails.
+std::vector<Index> independentRows(const SparseMatrixCSR& A, double tolerance);
 
 struct SparseQrRank {
   long rank = 0;

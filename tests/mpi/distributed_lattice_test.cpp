@@ -228,6 +228,10 @@ void checkModes(bool schur) {
                                    << ", serial " << vs_serial);
   BOOST_TEST(allMax(vs_exact) <= 1e-9);
   BOOST_TEST(allMax(vs_serial) <= 1e-9);
+  // n_v - rank(C_q) without C_q on one rank (distributedDegreesOfFreedom): the serial count,
+  // through the lattice's redundant loop rows on every rank and across the cuts.
+  BOOST_TEST(dr.dof == sr.dof, "distributed " << dr.dof << ", serial " << sr.dof);
+  BOOST_TEST(allMax(static_cast<double>(dr.dof)) == -allMax(-static_cast<double>(dr.dof)));
 }
 
 }  // namespace
