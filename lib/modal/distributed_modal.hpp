@@ -8,8 +8,8 @@
 /// ModalOptions::petsc_prefix, e.g. -modal_st_mat_mumps_icntl_14, 100 % unless set) and by KLU
 /// on one. dof = n_v - rank(C_q), with no rank holding C_q: each rank's rows reduced on its
 /// private columns by SuiteSparseQR, rank 0 ranks what is left on the shared columns
-/// (distributed_modal.cpp, distributedDegreesOfFreedom). Damped modes (ModalOptions::damped, or forces
-/// with a velocity Jacobian D): the first-order pencil, s phi after each rank's block.
+/// (distributed_modal.cpp, distributedDegreesOfFreedom). Damped modes (ModalOptions::damped, or
+/// forces with a velocity Jacobian D): the first-order pencil, s phi after each rank's block.
 /// docs/parallel.md has the measured agreement with the serial solveModal.
 ///
 /// Eigenvector entries are not comparable across rank counts (a mode's sign, and the basis of a
