@@ -2,11 +2,10 @@
 // PETSC_COMM_WORLD, the pencil in the saddle-point numbering.
 #include "modal/distributed_modal.hpp"
 
-#include <petscis.h>
 #include <petscsys.h>
-#include <petscvec.h>
 
 #include <algorithm>
+#include <iterator>
 #include <numeric>
 
 #include "core/check.hpp"
@@ -14,7 +13,6 @@
 #include "modal/modal_system.hpp"
 #include "parallel/ghost_exchange.hpp"
 #include "parallel/saddle_numbering.hpp"
-#include "solvers/petsc_check.hpp"
 #include "solvers/sparse_qr.hpp"
 
 namespace catena {
@@ -27,125 +25,85 @@ double maxAbs(const SparseMatrixCSR& A, long rows) {
   return a;
 }
 
-/// n_v - rank(C_q) with no rank holding C_q: each rank splits the columns its owned rows touch
-/// into private ones (no other rank's rows touch them) and shared ones. The rows that a
-/// rank-revealing QR keeps on the private part (I_r) have their pivots there, which no other
-/// rank's rows reach; every other row (D_r), less its least-squares combination of the kept
-/// rows on the private part, leaves a row over the shared columns only (Y_r). So rank(C_q) =
-/// sum_r |I_r| + rank([Y_1; ...; Y_P]), the last on rank 0 from the interfaces' rows only. The
-/// threshold is degreesOfFreedom's (kDefaultRankTolerance of the longest row). Collective.
-Index distributedDegreesOfFreedom(const DistributedAssembly& as) {
-  const DistributedModel& dm = as.distributedModel();
-  const SparseMatrixCSR C = as.ownedRowsOfCq();
-  if (dm.size() == 1) return degreesOfFreedom(C);
-  MPI_Comm comm = PETSC_COMM_WORLD;
-  const Index nv = dm.globalNv();
-  double longest = 0.0;
-  for (Index r = 0; r < C.rows(); ++r) longest = std::max(longest, C.row(r).norm());
-  MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_DOUBLE, MPI_MAX, comm);
-  if (longest == 0.0) return nv;
-  const double tolerance = kDefaultRankTolerance * longest;
-
-  // The columns touched here, and how many ranks' rows touch each.
-  std::vector<PetscInt> touched(C.innerIndexPtr(), C.innerIndexPtr() + C.nonZeros());
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  const auto nt = static_cast<PetscInt>(touched.size());
-  Vec count = nullptr, mine = nullptr;
-  CATENA_PETSC(VecCreateMPI(comm, dm.ownedVelocities(), nv, &count));
-  CATENA_PETSC(VecSet(count, 0.0));
-  const std::vector<PetscScalar> ones(touched.size(), 1.0);
-  CATENA_PETSC(VecSetValues(count, nt, touched.data(), ones.data(), ADD_VALUES));
-  CATENA_PETSC(VecAssemblyBegin(count));
-  CATENA_PETSC(VecAssemblyEnd(count));
-  CATENA_PETSC(VecCreateSeq(PETSC_COMM_SELF, nt, &mine));
-  IS from = nullptr;
-  CATENA_PETSC(ISCreateGeneral(PETSC_COMM_SELF, nt, touched.data(), PETSC_COPY_VALUES, &from));
-  VecScatter scatter = nullptr;
-  CATENA_PETSC(VecScatterCreate(count, from, mine, nullptr, &scatter));
-  CATENA_PETSC(VecScatterBegin(scatter, count, mine, INSERT_VALUES, SCATTER_FORWARD));
-  CATENA_PETSC(VecScatterEnd(scatter, count, mine, INSERT_VALUES, SCATTER_FORWARD));
-  std::vector<Index> private_of(touched.size(), -1), shared_of(touched.size(), -1);
-  std::vector<PetscInt> shared_column;  // global index of each shared column
+/// The rows of C (local columns) reduced to the shared columns (shared[j] != 0): a rank-revealing
+/// QR keeps a basis I of the rows on the private columns, and every other row, less its
+/// least-squares combination of those on the private columns, leaves a row of Y over the shared
+/// columns (shared_column: their local indices), in the order of C's rows.
+struct SharedRemainder {
+  long kept = 0;
+  MatX Y;
+  std::vector<Index> shared_column;
+};
+SharedRemainder reduceToSharedColumns(const SparseMatrixCSR& C, const std::vector<char>& shared,
+                                      double tolerance) {
+  SharedRemainder out;
+  std::vector<Index> index_of(C.cols(), -1);
   Index n_private = 0;
-  const PetscScalar* ranks = nullptr;
-  CATENA_PETSC(VecGetArrayRead(mine, &ranks));
-  for (PetscInt k = 0; k < nt; ++k) {
-    if (ranks[k] > 1.5) {
-      shared_of[k] = static_cast<Index>(shared_column.size());
-      shared_column.push_back(touched[k]);
+  for (Index j = 0; j < C.cols(); ++j) {
+    if (!shared[j]) {
+      index_of[j] = n_private++;
     } else {
-      private_of[k] = n_private++;
+      index_of[j] = static_cast<Index>(out.shared_column.size());
+      out.shared_column.push_back(j);
     }
   }
-  CATENA_PETSC(VecRestoreArrayRead(mine, &ranks));
-  VecScatterDestroy(&scatter);
-  ISDestroy(&from);
-  VecDestroy(&mine);
-  VecDestroy(&count);
-
-  // The rows on the private columns (P) and on the shared ones (S).
-  const auto n_shared = static_cast<Index>(shared_column.size());
-  std::vector<Eigen::Triplet<double>> tp, ts;
-  for (Index r = 0; r < C.rows(); ++r)
-    for (SparseMatrixCSR::InnerIterator it(C, r); it; ++it) {
-      const auto k = std::lower_bound(touched.begin(), touched.end(), it.col()) - touched.begin();
-      if (private_of[k] >= 0)
-        tp.emplace_back(r, private_of[k], it.value());
-      else
-        ts.emplace_back(r, shared_of[k], it.value());
-    }
-  SparseMatrixCSR P(C.rows(), n_private), S(C.rows(), n_shared);
-  P.setFromTriplets(tp.begin(), tp.end());
-  S.setFromTriplets(ts.begin(), ts.end());
-  const std::vector<Index> kept = independentRows(P, tolerance);
-  std::vector<char> is_kept(C.rows(), 0);
-  for (Index r : kept) is_kept[r] = 1;
-  std::vector<Index> dropped;
-  for (Index r = 0; r < C.rows(); ++r)
-    if (!is_kept[r]) dropped.push_back(r);
-  const auto rows = [](const SparseMatrixCSR& A, const std::vector<Index>& which) {
+  // The rows `which` of C on the private (or shared) columns.
+  const auto part = [&](const std::vector<Index>& which, bool on_shared) {
     std::vector<Eigen::Triplet<double>> t;
     for (std::size_t i = 0; i < which.size(); ++i)
-      for (SparseMatrixCSR::InnerIterator it(A, which[i]); it; ++it)
-        t.emplace_back(static_cast<Index>(i), it.col(), it.value());
-    SparseMatrixCSR out(static_cast<Index>(which.size()), A.cols());
-    out.setFromTriplets(t.begin(), t.end());
-    return out;
+      for (SparseMatrixCSR::InnerIterator it(C, which[i]); it; ++it)
+        if ((shared[it.col()] != 0) == on_shared)
+          t.emplace_back(static_cast<Index>(i), index_of[it.col()], it.value());
+    SparseMatrixCSR X(static_cast<Index>(which.size()),
+                      on_shared ? static_cast<Index>(out.shared_column.size()) : n_private);
+    X.setFromTriplets(t.begin(), t.end());
+    return X;
   };
+  std::vector<Index> all(C.rows());
+  std::iota(all.begin(), all.end(), Index{0});
+  const std::vector<Index> kept = independentRows(part(all, false), tolerance);
+  std::vector<Index> dropped;
+  std::set_difference(all.begin(), all.end(), kept.begin(), kept.end(),
+                      std::back_inserter(dropped));
+  out.kept = static_cast<long>(kept.size());
   // Y = S_D - X^T S_I with P_I^T X = P_D^T (least squares: exact where P_D depends on P_I).
-  MatX Y = MatX(rows(S, dropped));
+  out.Y = MatX(part(dropped, true));
   if (!kept.empty() && !dropped.empty()) {
-    const SparseMatrixCSR PIt = SparseMatrixCSR(rows(P, kept).transpose());
-    const SparseMatrixCSR PDt = SparseMatrixCSR(rows(P, dropped).transpose());
-    const SparseMatrixCSR X = solveLeastSquares(PIt, PDt);
-    Y -= MatX(SparseMatrixCSR(X.transpose()) * rows(S, kept));
+    const SparseMatrixCSR X = solveLeastSquares(SparseMatrixCSR(part(kept, false).transpose()),
+                                                SparseMatrixCSR(part(dropped, false).transpose()));
+    out.Y -= MatX(SparseMatrixCSR(X.transpose()) * part(kept, true));
   }
+  return out;
+}
 
-  // Rank 0 stacks the Y_r (global columns, compressed to those present) and takes their rank.
-  std::vector<double> mine_rows;  // (column, value) pairs per row, row by row: col, value
+/// rank([Y_1; ...; Y_P]) of every rank's Y (columns: global indices), taken on rank 0 and
+/// returned on every rank. A row of norm <= tolerance is dead in that QR whatever the others
+/// (column norms only fall as it proceeds), so it is not sent: a redundancy among a rank's own
+/// rows that no shared column sees leaves such a row (zero but for round-off), and rank 0
+/// receives the interfaces' rows only (catena-scale --family lattice --sizes 40 on 2 ranks: 40
+/// of each rank's 4834 / 4846 rows, hand run). Collective.
+long stackedRankOnRoot(const MatX& Y, const std::vector<Index>& global_column, double tolerance,
+                       MPI_Comm comm) {
+  std::vector<double> pairs;  // (global column, value) per entry, row by row
   std::vector<int> row_length;
-  // A row of norm <= tolerance is dead in the QR whatever the others (column norms only fall
-  // as it proceeds): not sent. A redundancy among a rank's own rows that no shared column sees
-  // leaves such a row (zero but for round-off), so rank 0 receives the interfaces' rows only
-  // (catena-scale --family lattice --sizes 40 on 2 ranks: 40 of each rank's 4816 / 4864
-  // rows, hand run).
   for (Index i = 0; i < Y.rows(); ++i) {
     if (Y.row(i).norm() <= tolerance) continue;
     int length = 0;
     for (Index j = 0; j < Y.cols(); ++j)
       if (Y(i, j) != 0.0) {
-        mine_rows.push_back(static_cast<double>(shared_column[j]));
-        mine_rows.push_back(Y(i, j));
+        pairs.push_back(static_cast<double>(global_column[j]));
+        pairs.push_back(Y(i, j));
         ++length;
       }
     row_length.push_back(length);
   }
-  const int size = dm.size(), root = 0;
-  const int counts_mine[2] = {static_cast<int>(row_length.size()),
-                              static_cast<int>(mine_rows.size())};
+  int rank = 0, size = 1;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &size);
+  const int root = 0;
+  const int mine[2] = {static_cast<int>(row_length.size()), static_cast<int>(pairs.size())};
   std::vector<int> counts(2 * static_cast<std::size_t>(size));
-  MPI_Gather(counts_mine, 2, MPI_INT, counts.data(), 2, MPI_INT, root, comm);
+  MPI_Gather(mine, 2, MPI_INT, counts.data(), 2, MPI_INT, root, comm);
   std::vector<int> row_counts(size), pair_counts(size), row_at(size), pair_at(size);
   for (int r = 0; r < size; ++r) {
     row_counts[r] = counts[2 * r];
@@ -153,16 +111,16 @@ Index distributedDegreesOfFreedom(const DistributedAssembly& as) {
   }
   std::exclusive_scan(row_counts.begin(), row_counts.end(), row_at.begin(), 0);
   std::exclusive_scan(pair_counts.begin(), pair_counts.end(), pair_at.begin(), 0);
-  const bool is_root = dm.rank() == root;
+  const bool is_root = rank == root;
   std::vector<int> all_lengths(is_root ? row_at.back() + row_counts.back() : 0);
   std::vector<double> all_pairs(is_root ? pair_at.back() + pair_counts.back() : 0);
-  MPI_Gatherv(row_length.data(), counts_mine[0], MPI_INT, all_lengths.data(), row_counts.data(),
+  MPI_Gatherv(row_length.data(), mine[0], MPI_INT, all_lengths.data(), row_counts.data(),
               row_at.data(), MPI_INT, root, comm);
-  MPI_Gatherv(mine_rows.data(), counts_mine[1], MPI_DOUBLE, all_pairs.data(), pair_counts.data(),
+  MPI_Gatherv(pairs.data(), mine[1], MPI_DOUBLE, all_pairs.data(), pair_counts.data(),
               pair_at.data(), MPI_DOUBLE, root, comm);
-  long interface_rank = 0;
+  long stacked_rank = 0;
   if (is_root && !all_lengths.empty()) {
-    std::vector<Index> columns;
+    std::vector<Index> columns;  // the global columns present, compressed
     for (std::size_t k = 0; k < all_pairs.size(); k += 2)
       columns.push_back(static_cast<Index>(all_pairs[k]));
     std::sort(columns.begin(), columns.end());
@@ -178,12 +136,35 @@ Index distributedDegreesOfFreedom(const DistributedAssembly& as) {
       }
     SparseMatrixCSR all(static_cast<Index>(all_lengths.size()), static_cast<Index>(columns.size()));
     all.setFromTriplets(t.begin(), t.end());
-    interface_rank = sparseQrRank(all, tolerance, true).rank;
+    stacked_rank = sparseQrRank(all, tolerance, true).rank;
   }
-  MPI_Bcast(&interface_rank, 1, MPI_LONG, root, comm);
-  long kept_total = static_cast<long>(kept.size());
-  MPI_Allreduce(MPI_IN_PLACE, &kept_total, 1, MPI_LONG, MPI_SUM, comm);
-  return nv - static_cast<Index>(kept_total + interface_rank);
+  MPI_Bcast(&stacked_rank, 1, MPI_LONG, root, comm);
+  return stacked_rank;
+}
+
+/// n_v - rank(C_q) with no rank holding C_q. A velocity coordinate that only this rank's rows
+/// touch is private (a coordinate is shared when it is a ghost here or another rank's ghost:
+/// DistributedAssembly::sharedVelocities); the rows kept on the private columns have their
+/// pivots where no other rank's rows reach, so rank(C_q) = sum_r |I_r| + rank([Y_1; ...; Y_P])
+/// (reduceToSharedColumns, stackedRankOnRoot). The threshold is degreesOfFreedom's
+/// (kDefaultRankTolerance of the longest row). Collective.
+Index distributedDegreesOfFreedom(const DistributedAssembly& as) {
+  const DistributedModel& dm = as.distributedModel();
+  const SparseMatrixCSR& C = as.localCq();
+  if (dm.size() == 1) return degreesOfFreedom(C);
+  MPI_Comm comm = PETSC_COMM_WORLD;
+  double longest = 0.0;
+  for (Index r = 0; r < C.rows(); ++r) longest = std::max(longest, C.row(r).norm());
+  MPI_Allreduce(MPI_IN_PLACE, &longest, 1, MPI_DOUBLE, MPI_MAX, comm);
+  if (longest == 0.0) return dm.globalNv();
+  const double tolerance = kDefaultRankTolerance * longest;
+  const SharedRemainder reduced = reduceToSharedColumns(C, as.sharedVelocities(), tolerance);
+  std::vector<Index> global_column;
+  for (Index j : reduced.shared_column) global_column.push_back(dm.globalVelocity()[j]);
+  long kept = reduced.kept;
+  MPI_Allreduce(MPI_IN_PLACE, &kept, 1, MPI_LONG, MPI_SUM, comm);
+  return dm.globalNv() -
+         static_cast<Index>(kept + stackedRankOnRoot(reduced.Y, global_column, tolerance, comm));
 }
 
 /// The first-order pencil's layout from the undamped one u: each rank's block is its undamped

@@ -73,6 +73,9 @@ class DistributedAssembly {
   SparseMatrixCSR ownedRowsOfCq() const;
   SparseMatrixCSR ownedRowsOfKc() const;       ///< after assembleConstraintStiffness
   SparseMatrixCSR ownedRowsOfTangent() const;  ///< assembles a copy: for tests
+  /// Per local velocity coordinate: whether another rank's rows reach it too (a ghost here, or
+  /// an owned body that is another rank's ghost).
+  const std::vector<char>& sharedVelocities() const { return row_shared_; }
 
  private:
   const DistributedModel& dm_;
