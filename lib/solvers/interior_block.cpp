@@ -1,6 +1,7 @@
 #include "solvers/interior_block.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 #include "solvers/kkt_ordering.hpp"
 
@@ -13,6 +14,42 @@ namespace {
 /// cost Newton 19 iterations instead of 10 and 1e-10 of its multipliers), while moving a regular
 /// unknown only enlarges the interface.
 constexpr double kInteriorPivot = 1e-8;
+
+/// The block's KLU set up on its rows renumbered in pivot order (A's row pivoted k-th becomes row
+/// k; InteriorBlock::renumbered, source), so that KLU's factorization, refactorization, solves
+/// and pivot checks sweep its arrays in memory order. CAMD's order on the chain's blocks
+/// interleaves two index ranges (coordinates, multipliers) and runs backwards where the block's
+/// boundary is at its low end: that block refactored at half the other's rate for the same
+/// flops (2 ranks, 5·10^5 links, hand run). P, Q: the order in the block's own numbering.
+void setUpInPivotOrder(InteriorBlock& blk, const std::vector<int>& start,
+                       const std::vector<int>& col, const std::vector<PetscInt>& source,
+                       std::vector<int> P, const std::vector<int>& Q) {
+  const int n = blk.size, e0 = blk.first;
+  std::vector<int> pos(n);
+  for (int k = 0; k < n; ++k) pos[Q[k]] = k;
+  std::vector<int> ns(n + 1, 0), nc;
+  std::vector<PetscInt> nsource;
+  nc.reserve(start[e0 + n] - start[e0]);
+  nsource.reserve(start[e0 + n] - start[e0]);
+  std::vector<std::pair<int, PetscInt>> row;
+  for (int k = 0; k < n; ++k) {
+    const int e = e0 + Q[k];
+    row.clear();
+    for (int a = start[e]; a < start[e + 1]; ++a) row.emplace_back(pos[col[a]], source[a]);
+    std::sort(row.begin(), row.end());
+    for (const auto& [c, src] : row) {
+      nc.push_back(c);
+      nsource.push_back(src);
+    }
+    ns[k + 1] = static_cast<int>(nc.size());
+  }
+  blk.source = std::move(nsource);
+  blk.renumbered = Q;
+  for (int& r : P) r = pos[r];
+  std::vector<int> identity(n);
+  std::iota(identity.begin(), identity.end(), 0);
+  blk.klu = std::make_unique<KluLu>(n, std::move(ns), std::move(nc), P, identity);
+}
 
 }  // namespace
 
@@ -55,38 +92,11 @@ bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
     }
   }
   blk.window = window(P, Q);
-  // The block renumbered in its pivot order (A's row pivoted k-th becomes row k), so that KLU's
-  // factorization, refactorization, solves and pivot checks sweep its arrays in memory order.
-  // CAMD's order on the chain's blocks interleaves two index ranges (coordinates, multipliers)
-  // and runs backwards where the block's boundary is at its low end: that block factored at half
-  // the other's rate for the same flops (2 ranks, 5e5 links, hand run).
-  bs.clear();
+  bs.clear();  // the ordering's copy; the factorization's is built in pivot order
   bc.clear();
   bs.shrink_to_fit();
   bc.shrink_to_fit();
-  std::vector<int> pos(n);
-  for (int k = 0; k < n; ++k) pos[Q[k]] = k;
-  std::vector<int> ns(n + 1, 0), nc;
-  std::vector<PetscInt> nsource;
-  nc.reserve(start[e0 + n] - start[e0]);
-  nsource.reserve(start[e0 + n] - start[e0]);
-  std::vector<std::pair<int, PetscInt>> row;
-  for (int k = 0; k < n; ++k) {
-    const int e = e0 + Q[k];
-    row.clear();
-    for (int a = start[e]; a < start[e + 1]; ++a) row.emplace_back(pos[col[a]], source[a]);
-    std::sort(row.begin(), row.end());
-    for (const auto& [c, src] : row) {
-      nc.push_back(c);
-      nsource.push_back(src);
-    }
-    ns[k + 1] = static_cast<int>(nc.size());
-  }
-  blk.source = std::move(nsource);
-  blk.renumbered.assign(Q.begin(), Q.end());
-  for (int& r : P) r = pos[r];
-  for (int k = 0; k < n; ++k) Q[k] = k;
-  blk.klu = std::make_unique<KluLu>(n, std::move(ns), std::move(nc), P, Q);
+  setUpInPivotOrder(blk, start, col, source, std::move(P), Q);
   blk.klu->setSingularPivot(kInteriorPivot);
   return hinted;
 }
