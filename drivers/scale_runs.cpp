@@ -574,6 +574,7 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
     j.key("schur_moved_unknowns").value(static_cast<long>(sumOver(static_cast<double>(d.moved))));
     j.key("schur_interior_unknowns_max").value(static_cast<long>(maxOver(interior)));
     j.key("schur_interior_unknowns_min").value(static_cast<long>(-maxOver(-interior)));
+    j.key("cpu_schur_analysis_s_max").value(maxOver(d.analysis_seconds));
     j.key("cpu_interior_factorization_s_max").value(maxOver(d.interior_seconds));
     j.key("cpu_interior_factorization_s_min").value(-maxOver(-d.interior_seconds));
     j.key("schur_window_max").value(static_cast<long>(maxOver(static_cast<double>(d.window))));

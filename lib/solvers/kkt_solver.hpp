@@ -28,6 +28,7 @@ struct SchurStats {
   long boundary = 0;               ///< this rank's interface unknowns
   long interface_total = 0;        ///< size of S (all ranks)
   long window = 0;                 ///< most trailing pivots one interface column touched
+  double analysis_seconds = 0.0;   ///< analyses (pattern split, orderings), CPU s (cumulative)
   double interior_seconds = 0.0;   ///< KLU factorizations of the blocks, CPU s (cumulative)
   double schur_seconds = 0.0;      ///< this rank's parts of S, CPU s (cumulative)
   double interface_seconds = 0.0;  ///< MUMPS on S, wall s (cumulative)
@@ -48,6 +49,7 @@ inline void addSchurStats(SchurStats& total, const SchurStats& next) {
   if (next.parts == 0) return;
   const SchurStats sum = total;
   total = next;
+  total.analysis_seconds += sum.analysis_seconds;
   total.interior_seconds += sum.interior_seconds;
   total.schur_seconds += sum.schur_seconds;
   total.interface_seconds += sum.interface_seconds;

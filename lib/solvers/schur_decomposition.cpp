@@ -504,7 +504,9 @@ Status SchurDecomposition::factorNow(Mat K) {
   Status st;
   for (int attempt = 0;; ++attempt) {
     if (!m.analysed) {
+      const double a0 = cpuSeconds();
       m.analyse(K, stats_);
+      stats_.analysis_seconds += cpuSeconds() - a0;
       m.analysed = true;
     }
     const double c0 = cpuSeconds();
