@@ -95,10 +95,9 @@ const std::vector<Command>& commands() {
        "  --json PATH            JSON summary (default: OUT/STEM.statics.json)\n"
        "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
        "  --terse                print only machine-comparable lines (regression tests)\n"
-       "  --distributed-solver S under mpirun on several ranks: mumps (default) or schur\n"
-       "                         (Schur-complement decomposition, "
-       "docs/parallel-factorization.md);\n"
-       "                         one process always factors with KLU\n",
+       "  --distributed-solver S under mpirun on several ranks: schur (default: each rank\n"
+       "                         factors its own rows, docs/parallel-factorization.md) or\n"
+       "                         mumps; one process always factors with KLU\n",
        {{"--no-kc"},
         {"--json", true},
         {"--output-dir", true},
@@ -116,7 +115,7 @@ const std::vector<Command>& commands() {
        "  --json PATH            JSON summary (default: OUT/STEM.modal.json)\n"
        "  --output-dir OUT       folder of the outputs not named (default out, created)\n"
        "  --terse                print only machine-comparable lines (regression tests)\n"
-       "  --distributed-solver S under mpirun on several ranks: mumps (default) or schur\n"
+       "  --distributed-solver S under mpirun on several ranks: schur (default) or mumps\n"
        "                         (statics and shift-and-invert); one process always uses KLU\n",
        {{"--distributed-solver", true},
         {"--modes", true},
@@ -241,7 +240,7 @@ void printUsage(std::ostream& os, const Command& c) {
 
 struct Arguments {
   std::string command, file, json, vtk, csv;
-  std::string distributed_solver = "mumps";               ///< under mpirun: mumps or schur
+  std::string distributed_solver = "schur";               ///< under mpirun: schur or mumps
   std::string output_dir = catena::kDefaultOutputFolder;  ///< where outputs not named go
   bool terse = false, no_kc = false, damped = false, blockwise = false;
   int modes = 4;

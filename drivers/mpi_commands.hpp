@@ -22,7 +22,7 @@ struct DistributedCommand {
   int modes = 4;
   bool no_kc = false, damped = false;  ///< refused: not available distributed
   double target = 0.0;                 ///< Hz; refused unless 0
-  std::string solver = "mumps";        ///< mumps or schur (solvers/schur_decomposition.hpp)
+  std::string solver = "schur";        ///< schur (solvers/schur_decomposition.hpp) or mumps
 };
 
 /// Runs the command on every rank of MPI_COMM_WORLD (PETSc initialized): rank 0 prints the
