@@ -62,13 +62,14 @@ void setUpInPivotOrder(InteriorBlock& blk, const std::vector<int>& start,
 // 4 ranks densely (90 s instead of 0.04 s). Hand runs of catena-scale, not in committed output.
 bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
-                  int coordinates, std::vector<int> hint_P, std::vector<int> hint_Q,
-                  int max_window) {
+                  const std::vector<char>& ordered_last, int coordinates, std::vector<int> hint_P,
+                  std::vector<int> hint_Q, int max_window) {
   const int n = blk.size, e0 = blk.first;
   if (n == 0) return false;  // a part with no interior rows (all of them on the interface)
   std::vector<int> bs(n + 1), bc(col.begin() + start[e0], col.begin() + start[e0 + n]);
   for (int e = 0; e <= n; ++e) bs[e] = start[e0 + e] - start[e0];
   const std::vector<char> blast(last.begin() + e0, last.begin() + e0 + n);
+  const std::vector<char> olast(ordered_last.begin() + e0, ordered_last.begin() + e0 + n);
   // The trailing window of an order: from the first position holding a row pivoted last.
   const auto window = [&](const std::vector<int>& P, const std::vector<int>& Q) {
     int first = n;
@@ -85,9 +86,9 @@ bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
   if (!hinted) {
     P.clear();
     Q.clear();
-    if (!matchedOrder(n, bs.data(), bc.data(), blast, kMaxTransversalWork, P, Q) &&
-        !saddlePointPivotOrder(n, coordinates, bs.data(), bc.data(), P, Q, blast)) {
-      P = constrainedOrder(n, bs.data(), bc.data(), blast);
+    if (!matchedOrder(n, bs.data(), bc.data(), olast, kMaxTransversalWork, P, Q) &&
+        !saddlePointPivotOrder(n, coordinates, bs.data(), bc.data(), P, Q, olast)) {
+      P = constrainedOrder(n, bs.data(), bc.data(), olast);
       Q = P;
     }
   }

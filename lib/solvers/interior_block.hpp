@@ -52,7 +52,9 @@ std::vector<PetscInt> partSplits(PetscInt n, const PetscInt* start, const PetscI
 
 /// Orders block and sets up its KLU analysis. start, col: the compressed rows of all interior
 /// rows (block-local columns), source: each entry's position in the rank's values, last: the
-/// rows to pivot last (next to the boundary), coordinates: the block's rows with a diagonal
+/// rows next to the boundary (the trailing window starts at the first of them), ordered_last:
+/// those the order pivots after all others (last or fewer: oneSidedLast), coordinates: the
+/// block's rows with a diagonal
 /// entry, which come first. An empty block gets no factorization. Throws catena::Error if KLU
 /// cannot analyse the pattern. hint_P, hint_Q (empty, or an order of the block's rows as klu's
 /// givenRowOrder and columnOrder): taken instead of a new ordering when its trailing window is at
@@ -60,8 +62,8 @@ std::vector<PetscInt> partSplits(PetscInt n, const PetscInt* start, const PetscI
 /// rows come out renumbered in pivot order (InteriorBlock::renumbered).
 bool analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
-                  int coordinates, std::vector<int> hint_P = {}, std::vector<int> hint_Q = {},
-                  int max_window = 0);
+                  const std::vector<char>& ordered_last, int coordinates,
+                  std::vector<int> hint_P = {}, std::vector<int> hint_Q = {}, int max_window = 0);
 
 /// The block's part of S (before the minus sign) over its boundary indices, in their order:
 /// Sb(h, g) = k_h^T K_BB^-1 k_g with k_h row boundary[h] of K_GI and k_g column boundary[g] of

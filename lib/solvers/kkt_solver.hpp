@@ -28,6 +28,7 @@ struct SchurStats {
   long boundary = 0;               ///< this rank's interface unknowns
   long interface_total = 0;        ///< size of S (all ranks)
   long window = 0;                 ///< most trailing pivots one interface column touched
+  long factor_nonzeros = 0;        ///< nnz(L) + nnz(U) of the blocks' last factorizations
   double analysis_seconds = 0.0;   ///< analyses (pattern split, orderings), CPU s (cumulative)
   double interior_seconds = 0.0;   ///< KLU factorizations of the blocks, CPU s (cumulative)
   double schur_seconds = 0.0;      ///< this rank's parts of S, CPU s (cumulative)

@@ -143,6 +143,11 @@ double KluLu::upperDiagonal(int k) const {
   return static_cast<const double*>(klu_->numeric->Udiag)[k];
 }
 
+long KluLu::factorNonZeros() const {
+  const klu_numeric* num = klu_->numeric;
+  return num ? static_cast<long>(num->lnz) + static_cast<long>(num->unz) : 0;
+}
+
 const int* KluLu::rowPivots() const {
   return klu_->numeric->Pnum;
 }

@@ -102,6 +102,8 @@ class KluLu {
 
   /// Whether the analysis took the saddle-point order of solvers/kkt_ordering.hpp.
   bool saddlePointOrder() const { return saddle_point_order_; }
+  /// nnz(L) + nnz(U) of the last successful factorization (0 before one).
+  long factorNonZeros() const;
   int fullFactorizations() const { return full_; }
   int refactorizations() const { return refactor_; }
 

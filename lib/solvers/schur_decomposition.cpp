@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <exception>
+#include <map>
 #include <sstream>
 #include <vector>
 
@@ -116,6 +117,78 @@ struct Values {
   Values(const Values&) = delete;
   Values& operator=(const Values&) = delete;
 };
+
+/// The neighbour rank each boundary row faces: the lowest rank owning a column of its row, or
+/// for a row coupled within this rank only (moved rows, part cuts) the lowest such rank of a
+/// boundary row it couples to; -1 if neither.
+std::vector<int> boundarySides(Mat K, const LocalRows& L, const std::vector<PetscInt>& boundary_row,
+                               const std::vector<PetscInt>& boundary_of) {
+  const PetscInt* ranges = nullptr;
+  CATENA_PETSC(MatGetOwnershipRanges(K, &ranges));
+  int size = 1;
+  MPI_Comm_size(PetscObjectComm(reinterpret_cast<PetscObject>(K)), &size);
+  const auto nG = boundary_row.size();
+  std::vector<int> side(nG, -1);
+  for (std::size_t a = 0; a < nG; ++a) {
+    const PetscInt i = boundary_row[a];
+    for (PetscInt k = L.o_start ? L.o_start[i] : 0; L.o_start && k < L.o_start[i + 1]; ++k) {
+      const PetscInt g = L.garray[L.o_col[k]];
+      const int owner =
+          static_cast<int>(std::upper_bound(ranges, ranges + size + 1, g) - ranges) - 1;
+      side[a] = side[a] < 0 ? owner : std::min(side[a], owner);
+    }
+  }
+  std::vector<int> hop = side;
+  for (std::size_t a = 0; a < nG; ++a) {
+    if (side[a] >= 0) continue;
+    const PetscInt i = boundary_row[a];
+    for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k) {
+      const PetscInt b = boundary_of[L.d_col[k]];
+      if (b >= 0 && side[b] >= 0) hop[a] = hop[a] < 0 ? side[b] : std::min(hop[a], side[b]);
+    }
+  }
+  return hop;
+}
+
+/// The rows each block's order pivots after all others (analyseBlock's ordered_last): the rows
+/// next to the boundary (last), except in a block whose such rows face two or more neighbour
+/// ranks (a middle stretch of a chain). Pivoting both sides last there makes the elimination
+/// carry the first side's rows to the end: the 4-rank chain's middle blocks factored 3.8x
+/// slower than its end blocks. Such a block keeps only the rows facing one neighbour (the one
+/// most of them face; ties: the higher rank) last; the other side's interface columns then
+/// cost solves over the whole block in the Schur part instead. A row facing several
+/// neighbours, or no rank (boundarySides -1), stays last. touches: for each interior row, the
+/// boundary indices its couplings reach.
+std::vector<char> oneSidedLast(const std::vector<char>& last, const std::vector<int>& side,
+                               const BoundaryCouplings& c, const std::vector<InteriorBlock>& blocks,
+                               const std::vector<int>& block_of) {
+  constexpr int kNone = -2, kSeveral = -3;
+  std::vector<int> faces(last.size(), kNone);
+  const auto touch = [&](PetscInt e, int s) {
+    faces[e] = faces[e] == kNone || faces[e] == s ? s : kSeveral;
+  };
+  for (std::size_t a = 0; a + 1 < c.ig_start.size(); ++a)
+    for (PetscInt k = c.ig_start[a]; k < c.ig_start[a + 1]; ++k) touch(c.ig_row[k], side[a]);
+  for (std::size_t a = 0; a + 1 < c.gi_start.size(); ++a)
+    for (PetscInt k = c.gi_start[a]; k < c.gi_start[a + 1]; ++k) touch(c.gi_col[k], side[a]);
+  std::vector<std::map<int, long>> count(blocks.size());
+  for (std::size_t e = 0; e < last.size(); ++e)
+    if (last[e] && faces[e] >= 0) ++count[block_of[e]][faces[e]];
+  std::vector<char> out = last;
+  for (std::size_t e = 0; e < last.size(); ++e) {
+    const std::map<int, long>& n = count[block_of[e]];
+    if (!last[e] || faces[e] < 0 || n.size() < 2) continue;
+    int keep = -1;
+    long most = -1;
+    for (const auto& [s, k] : n)
+      if (k >= most) {
+        keep = s;
+        most = k;
+      }
+    out[e] = faces[e] == keep;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -322,6 +395,8 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
 
   // Each block ordered and analysed by its own thread (interior_block.hpp), from its last
   // order where it had one (see above).
+  const std::vector<char> ordered_last = oneSidedLast(
+      last, boundarySides(K, L, boundary_row, boundary_of), couplings, blocks, block_of);
   std::vector<char> ordered(blocks.size(), 0);
   forEachBlock(blocks.size(), [&](std::size_t b) {
     std::vector<int> hint_P, hint_Q;
@@ -337,8 +412,9 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
       keep(old_P[b], hint_P);
       keep(old_Q[b], hint_Q);
     }
-    const bool kept = analyseBlock(blocks[b], start, col, source, last, coordinates[b],
-                                   std::move(hint_P), std::move(hint_Q), max_window);
+    const bool kept =
+        analyseBlock(blocks[b], start, col, source, last, ordered_last, coordinates[b],
+                     std::move(hint_P), std::move(hint_Q), max_window);
     ordered[b] = blocks[b].size > 0 && !kept;
   });
   stats.orderings += std::count(ordered.begin(), ordered.end(), 1);
@@ -573,6 +649,9 @@ Status SchurDecomposition::factorNow(Mat K) {
                                           std::to_string(stats_.interface_total) +
                                           " unknowns) could not be factored: " + st.message);
   }
+  stats_.factor_nonzeros = 0;
+  for (const InteriorBlock& blk : m.blocks)
+    if (blk.klu) stats_.factor_nonzeros += blk.klu->factorNonZeros();
   m.factored = true;
   return Status::success();
 }
