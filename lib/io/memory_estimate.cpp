@@ -32,7 +32,7 @@ MemoryModel scalingMemoryModel(const std::string& family, const std::string& ana
     if (analysis == "modal")  // 433 MiB at 10^4, 3912 MiB at 10^5
       return {46 * kMiB, 40500, "link", "benchmarks/results/scaling_chain_modal.jsonl"};
     if (linear_solver == "schur")  // least squares over 3125 .. 50000 links per rank (B, C)
-      return {72 * kMiB, 19965, "link", "benchmarks/results/schur_memory.md"};
+      return {62 * kMiB, 19969, "link", "benchmarks/results/schur_memory.md"};
     if (linear_solver == "iterative")  // 1099 MiB at 2e4, 5320 MiB at 10^5
       return {44 * kMiB, 55300, "link", "benchmarks/results/saddle_point_solvers.jsonl"};
     return {41 * kMiB, 37500, "link",  // 398 MiB at 10^4, 3615 MiB at 10^5
