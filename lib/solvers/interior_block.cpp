@@ -103,9 +103,9 @@ bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
 }
 
 /// With F = K_BB^T factored as P F Q = L U (solvers/klu_lu.hpp), K_BB^-1 = P^T L^-T U^-T Q^T and
-/// Sb(h, g) = (L^-1 P k_h)^T (U^-T Q^T k_g). Both right-hand sides live on the pivots of the
-/// rows next to the boundary, which the order put last, so both triangular solves run over a
-/// trailing window of pivots only.
+/// Sb(h, g) = (L^-1 P k_h)^T (U^-T Q^T k_g). The right-hand sides live on the pivots of the
+/// rows next to the boundary; where the order put them last (ordered_last), their triangular
+/// solves run over a trailing window of pivots only, the others' from their first pivot on.
 void blockSchurPart(InteriorBlock& blk, const BoundaryCouplings& c, Eigen::MatrixXd& Sb,
                     long& window) {
   const int n = blk.size, e0 = blk.first;
@@ -143,44 +143,66 @@ void blockSchurPart(InteriorBlock& blk, const BoundaryCouplings& c, Eigen::Matri
   };
   for (Eigen::Index h = 0; h < m; ++h) {
     const PetscInt a = blk.boundary[h];
-    const int k0 = blk.upper_first[h] =
-        fromFirstPivot(c.ig_start, c.ig_row, c.ig_value, q_inv, a, blk.upper[h]);
-    std::vector<double>& y = blk.upper[h];
-    for (int k = k0; k < n; ++k) {  // U^T y = c, U^T lower triangular
-      const KluLu::FactorColumn u = klu.upperColumn(k);
+    blk.upper_first[h] = fromFirstPivot(c.ig_start, c.ig_row, c.ig_value, q_inv, a, blk.upper[h]);
+    blk.lower_first[h] = fromFirstPivot(c.gi_start, c.gi_col, c.gi_value, p_inv, a, blk.lower[h]);
+    window = std::max<long>(window, n - std::min(blk.upper_first[h], blk.lower_first[h]));
+  }
+  // All right-hand sides in one sweep through U and one through L, each column of the factors
+  // read once for all of them: a middle rank's interface columns on one side run over its
+  // whole block (oneSidedLast), and reading the factors once per column made the Schur part
+  // cost as much as the block's factorization.
+  std::vector<Eigen::Index> by_upper(m), by_lower(m);
+  std::iota(by_upper.begin(), by_upper.end(), 0);
+  std::iota(by_lower.begin(), by_lower.end(), 0);
+  std::sort(by_upper.begin(), by_upper.end(), [&](Eigen::Index x, Eigen::Index y) {
+    return blk.upper_first[x] < blk.upper_first[y];
+  });
+  std::sort(by_lower.begin(), by_lower.end(), [&](Eigen::Index x, Eigen::Index y) {
+    return blk.lower_first[x] < blk.lower_first[y];
+  });
+  std::size_t active = 0;
+  for (int k = blk.upper_first[by_upper[0]]; k < n; ++k) {  // U^T y = c, U^T lower triangular
+    while (active < by_upper.size() && blk.upper_first[by_upper[active]] <= k) ++active;
+    const KluLu::FactorColumn u = klu.upperColumn(k);
+    const double d = klu.upperDiagonal(k);
+    for (std::size_t j = 0; j < active; ++j) {
+      const Eigen::Index h = by_upper[j];
+      const int k0 = blk.upper_first[h];
+      double* y = blk.upper[h].data();  // y[k - k0]: pivot k
       double sum = y[k - k0];
       for (int r = 0; r < u.size; ++r)
         if (u.rows[r] >= k0) sum -= u.values[r] * y[u.rows[r] - k0];
-      y[k - k0] = sum / klu.upperDiagonal(k);
+      y[k - k0] = sum / d;
     }
-    window = std::max<long>(window, n - k0);
-    const int j0 = blk.lower_first[h] =
-        fromFirstPivot(c.gi_start, c.gi_col, c.gi_value, p_inv, a, blk.lower[h]);
-    std::vector<double>& z = blk.lower[h];
-    for (int k = j0; k < n; ++k) {  // L z = c, L unit lower triangular
+  }
+  active = 0;
+  for (int k = blk.lower_first[by_lower[0]]; k < n; ++k) {  // L z = c, L unit lower triangular
+    while (active < by_lower.size() && blk.lower_first[by_lower[active]] <= k) ++active;
+    const KluLu::FactorColumn l = klu.lowerColumn(k);
+    for (std::size_t j = 0; j < active; ++j) {
+      const Eigen::Index h = by_lower[j];
+      const int j0 = blk.lower_first[h];
+      double* z = blk.lower[h].data();  // z[k - j0]: pivot k
       const double zk = z[k - j0];
       if (zk == 0.0) continue;
-      const KluLu::FactorColumn l = klu.lowerColumn(k);
       for (int r = 0; r < l.size; ++r) z[l.rows[r] - j0] -= l.values[r] * zk;
     }
-    window = std::max<long>(window, n - j0);
   }
   for (Eigen::Index h = 0; h < m; ++h)
     for (Eigen::Index g = 0; g < m; ++g) {
       const int z0 = blk.lower_first[h], y0 = blk.upper_first[g];
       const int k0 = std::max(z0, y0);
-      double sum = 0.0;
-      for (int k = k0; k < n; ++k) sum += blk.lower[h][k - z0] * blk.upper[g][k - y0];
-      Sb(h, g) = sum;
+      Sb(h, g) =
+          Eigen::Map<const Eigen::VectorXd>(blk.lower[h].data() + (k0 - z0), n - k0)
+              .dot(Eigen::Map<const Eigen::VectorXd>(blk.upper[g].data() + (k0 - y0), n - k0));
     }
 }
 
 void blockInterfaceResidual(const InteriorBlock& blk, const double* y, double* r) {
   for (std::size_t h = 0; h < blk.lower.size(); ++h) {
     const int z0 = blk.lower_first[h];
-    double sum = 0.0;
-    for (int k = z0; k < blk.size; ++k) sum += blk.lower[h][k - z0] * y[k];
-    r[h] -= sum;
+    r[h] -= Eigen::Map<const Eigen::VectorXd>(blk.lower[h].data(), blk.size - z0)
+                .dot(Eigen::Map<const Eigen::VectorXd>(y + z0, blk.size - z0));
   }
 }
 
