@@ -157,8 +157,8 @@ std::vector<int> boundarySides(Mat K, const LocalRows& L, const std::vector<Pets
 /// slower than its end blocks. Such a block keeps only the rows facing one neighbour (the one
 /// most of them face; ties: the higher rank) last; the other side's interface columns then
 /// cost solves over the whole block in the Schur part instead. A row facing several
-/// neighbours, or no rank (boundarySides -1), stays last. touches: for each interior row, the
-/// boundary indices its couplings reach.
+/// neighbours, or no rank (boundarySides -1), stays last. side: boundarySides' answer per
+/// boundary index. The same on any thread count (the rule reads the pattern only).
 std::vector<char> oneSidedLast(const std::vector<char>& last, const std::vector<int>& side,
                                const BoundaryCouplings& c, const std::vector<InteriorBlock>& blocks,
                                const std::vector<int>& block_of) {
