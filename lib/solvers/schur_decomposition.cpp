@@ -118,11 +118,13 @@ struct Values {
   Values& operator=(const Values&) = delete;
 };
 
-/// The neighbour rank each boundary row faces: the lowest rank owning a column of its row, or
-/// for a row coupled within this rank only (moved rows, part cuts) the lowest such rank of a
-/// boundary row it couples to; -1 if neither.
+/// The neighbour each boundary row faces: the lowest rank owning a column of its row; for a row
+/// coupled within this rank only (moved rows, part cuts), the lowest such rank of a boundary row
+/// it couples to, else (with parts) the cut nearest it, numbered size + j for split[j]; -1 if
+/// none of these.
 std::vector<int> boundarySides(Mat K, const LocalRows& L, const std::vector<PetscInt>& boundary_row,
-                               const std::vector<PetscInt>& boundary_of) {
+                               const std::vector<PetscInt>& boundary_of,
+                               const std::vector<PetscInt>& split) {
   const PetscInt* ranges = nullptr;
   CATENA_PETSC(MatGetOwnershipRanges(K, &ranges));
   int size = 1;
@@ -146,16 +148,21 @@ std::vector<int> boundarySides(Mat K, const LocalRows& L, const std::vector<Pets
       const PetscInt b = boundary_of[L.d_col[k]];
       if (b >= 0 && side[b] >= 0) hop[a] = hop[a] < 0 ? side[b] : std::min(hop[a], side[b]);
     }
+    if (hop[a] >= 0 || split.empty()) continue;
+    const auto j =
+        static_cast<std::size_t>(std::lower_bound(split.begin(), split.end(), i) - split.begin());
+    const bool left = j == split.size() || (j > 0 && i - split[j - 1] < split[j] - i);
+    hop[a] = size + static_cast<int>(left ? j - 1 : j);
   }
   return hop;
 }
 
 /// The rows each block's order pivots after all others (analyseBlock's ordered_last): the rows
 /// next to the boundary (last), except in a block whose such rows face two or more neighbour
-/// ranks (a middle stretch of a chain). Pivoting both sides last there makes the elimination
-/// carry the first side's rows to the end: the 4-rank chain's middle blocks factored 3.8x
-/// slower than its end blocks. Such a block keeps only the rows facing one neighbour (the one
-/// most of them face; ties: the higher rank) last; the other side's interface columns then
+/// ranks or part cuts (a middle stretch of a chain). Pivoting both sides last there makes the
+/// elimination carry the first side's rows to the end: the 4-rank chain's middle blocks
+/// factored 3.8x slower than its end blocks. Such a block keeps only the rows facing one neighbour
+/// (the one most of them face; ties: the higher rank) last; the other side's interface columns then
 /// cost solves over the whole block in the Schur part instead. A row facing several
 /// neighbours, or no rank (boundarySides -1), stays last. side: boundarySides' answer per
 /// boundary index. The same on any thread count (the rule reads the pattern only).
@@ -396,7 +403,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   // Each block ordered and analysed by its own thread (interior_block.hpp), from its last
   // order where it had one (see above).
   const std::vector<char> ordered_last = oneSidedLast(
-      last, boundarySides(K, L, boundary_row, boundary_of), couplings, blocks, block_of);
+      last, boundarySides(K, L, boundary_row, boundary_of, split), couplings, blocks, block_of);
   std::vector<char> ordered(blocks.size(), 0);
   forEachBlock(blocks.size(), [&](std::size_t b) {
     std::vector<int> hint_P, hint_Q;

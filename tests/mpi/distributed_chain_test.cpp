@@ -421,6 +421,30 @@ BOOST_AUTO_TEST_CASE(schur_middle_blocks_fill_as_end_blocks) {
   BOOST_TEST(most <= 1.2 * least, "fill per unknown " << least << " .. " << most);
 }
 
+// The same inside a rank: with four parts per rank (-PREFIXdd_parts 4, threads' blocks) the
+// middle parts face two cuts, and their fill per unknown stays near that of one part per rank.
+BOOST_AUTO_TEST_CASE(schur_middle_parts_fill_as_whole_blocks) {
+  SaddlePointSolverOptions linear;
+  linear.method = SaddlePointSolverOptions::Method::kSchur;
+  const ModelPart part = chainPart(800);
+  const DistributedModel dm(part);
+  DistributedAssembly as(dm);
+  StaticsOptions o;
+  o.petsc_prefix = "fill_statics_";
+  double fill[2] = {0.0, 0.0};
+  for (int parts : {1, 4}) {
+    PetscOptionsSetValue(nullptr, "-fill_statics_dd_parts", std::to_string(parts).c_str());
+    const DistributedStaticsResult d = solveDistributedStatics(as, o, linear);
+    BOOST_TEST(d.status.ok(), d.status.message);
+    fill[parts == 4] = allSum(static_cast<double>(d.schur.factor_nonzeros)) /
+                       allSum(static_cast<double>(d.schur.interior));
+  }
+  PetscOptionsClearValue(nullptr, "-fill_statics_dd_parts");
+  BOOST_TEST_MESSAGE("nnz(L + U) per interior unknown: 1 part " << fill[0] << ", 4 parts "
+                                                                << fill[1]);
+  BOOST_TEST(fill[1] <= 1.1 * fill[0], "fill per unknown " << fill[0] << " -> " << fill[1]);
+}
+
 // The decomposition with two parts per rank (-PREFIXdd_parts 2: each rank's rows in two blocks,
 // one thread each) gives the same bits on 1 and 2 OpenMP threads, on any rank count, where
 // MUMPS' dynamic scheduling could not (statics_is_bitwise_identical_for_any_thread_count), and
