@@ -519,7 +519,9 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   MPI_Allreduce(&bad, &any_bad, 1, MPI_INT, MPI_MAX, comm);
   CATENA_CHECK(!any_bad,
                "SchurDecomposition: the matrix is not structurally symmetric (a row "
-               "couples to another rank's row that does not couple back)");
+               "couples to another rank's row that does not couple back); MUMPS factors such "
+               "matrices (catena: --distributed-solver mumps; catena-scale: --linear-solver "
+               "direct)");
   s_values.resize(rows.size());
   S = std::make_unique<CooMatrix>(nG, nG, std::move(rows), std::move(cols));
   CATENA_PETSC(MatCreateVecs(S->mat(), &s_sol, &s_rhs));

@@ -7,12 +7,13 @@
 /// - a rank's boundary rows are those coupled to another rank's rows (K's off-process block), the
 ///   other owned rows its interior I; interior rows couple only to the rank's own rows;
 /// - each rank factors its interior block K_II with KLU (KLU's kind of order with the rows next
-///   to the boundary pivoted last, solvers/interior_block.hpp) and forms its part of the
-///   interface matrix S = K_GG - sum over ranks of K_GI K_II^-1 K_IG from the trailing columns
-///   of its factors only (a right-hand side that lives on the last pivots touches only them);
+///   to the boundary pivoted last, those facing one neighbour only where they face several,
+///   solvers/interior_block.hpp) and forms its part of the interface matrix
+///   S = K_GG - sum over ranks of K_GI K_II^-1 K_IG in one sweep through its factors, each
+///   right-hand side from its first pivot on;
 /// - S, of the size of the interfaces (for a chain about 19 unknowns per rank boundary), is
 ///   factored by MUMPS across the ranks (options prefix PREFIXdd_);
-/// - a solve runs two interior solves per rank and one interface solve.
+/// - a solve is one sweep through each rank's factors around one interface solve.
 ///
 /// An interior block may be singular where K is not (its interface held fixed pins it: a
 /// straight stretch of chain pinned at both ends); the unknowns of its singular pivots then join
@@ -25,7 +26,8 @@
 ///
 /// Every rank works on its own rows only: no object of the whole problem exists anywhere. On
 /// one rank there is no interface and this is KLU on K. Failure: an interior block or S
-/// singular, a status naming the rank and the block. Collective.
+/// singular, a status naming the rank and the block; a pattern that is not structurally
+/// symmetric across the ranks throws catena::Error (MUMPS takes it). Collective.
 
 #include <petscksp.h>
 

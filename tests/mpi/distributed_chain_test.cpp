@@ -20,6 +20,7 @@
 #include "analysis/reactions.hpp"
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
+#include "core/check.hpp"
 #include "dense_kkt.hpp"
 #include "math/rotation.hpp"
 #include "model/generators.hpp"
@@ -27,7 +28,9 @@
 #include "mpi_support.hpp"
 #include "petsc_fixture.hpp"
 #include "solvers/distributed_saddle_point.hpp"
+#include "solvers/petsc_check.hpp"
 #include "solvers/redundant_klu.hpp"
+#include "solvers/schur_decomposition.hpp"
 #include "statics/distributed_statics.hpp"
 #include "statics/statics.hpp"
 
@@ -419,6 +422,34 @@ BOOST_AUTO_TEST_CASE(schur_middle_blocks_fill_as_end_blocks) {
   const double most = allMax(fill), least = -allMax(-fill);
   BOOST_TEST_MESSAGE("nnz(L + U) per interior unknown: " << least << " .. " << most);
   BOOST_TEST(most <= 1.2 * least, "fill per unknown " << least << " .. " << most);
+}
+
+// The decomposition needs a structurally symmetric pattern across the ranks; a matrix whose
+// row couples to another rank's row that does not couple back is refused on every rank, and
+// the message names the solver that takes it (the default of catena statics|modal under mpirun
+// is this decomposition).
+BOOST_AUTO_TEST_CASE(schur_refuses_an_unsymmetric_pattern_naming_mumps) {
+  if (worldSize() < 2) return;
+  const PetscInt n = 2, first = n * worldRank();
+  Mat K = nullptr;
+  CATENA_PETSC(MatCreateAIJ(PETSC_COMM_WORLD, n, n, PETSC_DETERMINE, PETSC_DETERMINE, 2, nullptr, 1,
+                            nullptr, &K));
+  for (PetscInt i = first; i < first + n; ++i)
+    CATENA_PETSC(MatSetValue(K, i, i, 1.0, INSERT_VALUES));
+  if (worldRank() == 0)  // row 1 couples to rank 1's row 2; row 2 does not couple back
+    CATENA_PETSC(MatSetValue(K, n - 1, n, 0.5, INSERT_VALUES));
+  CATENA_PETSC(MatAssemblyBegin(K, MAT_FINAL_ASSEMBLY));
+  CATENA_PETSC(MatAssemblyEnd(K, MAT_FINAL_ASSEMBLY));
+  SchurDecomposition dd("unsym_");
+  std::string message;
+  try {
+    dd.factor(K);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  MatDestroy(&K);
+  BOOST_TEST(message.find("not structurally symmetric") != std::string::npos, message);
+  BOOST_TEST(message.find("--distributed-solver mumps") != std::string::npos, message);
 }
 
 // The same inside a rank: with four parts per rank (-PREFIXdd_parts 4, threads' blocks) the
