@@ -70,7 +70,7 @@ bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
   for (int e = 0; e <= n; ++e) bs[e] = start[e0 + e] - start[e0];
   const std::vector<char> blast(last.begin() + e0, last.begin() + e0 + n);
   const std::vector<char> olast(ordered_last.begin() + e0, ordered_last.begin() + e0 + n);
-  // The trailing window of an order: from the first position holding a row pivoted last.
+  // The trailing window of an order: from the first position holding a row next to the boundary.
   const auto window = [&](const std::vector<int>& P, const std::vector<int>& Q) {
     int first = n;
     for (int k = 0; k < n; ++k)

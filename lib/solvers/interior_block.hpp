@@ -30,7 +30,7 @@ struct InteriorBlock {
   std::unique_ptr<KluLu> klu;      ///< its factorization (F = K_BB^T, solvers/klu_lu.hpp)
   std::vector<PetscInt> boundary;  ///< the boundary indices whose rows touch it
   /// The trailing pivots of the analysis' order (klu's givenRowOrder, columnOrder) from the
-  /// first row pivoted last to the end.
+  /// first row next to the boundary to the end.
   int window = 0;
   /// analyseBlock numbers the block's rows in their pivot order: row k of its factorization is
   /// the caller's block-local row renumbered[k] (the caller renumbers its own indices to match).
@@ -54,12 +54,11 @@ std::vector<PetscInt> partSplits(PetscInt n, const PetscInt* start, const PetscI
 /// rows (block-local columns), source: each entry's position in the rank's values, last: the
 /// rows next to the boundary (the trailing window starts at the first of them), ordered_last:
 /// those the order pivots after all others (last or fewer: oneSidedLast), coordinates: the
-/// block's rows with a diagonal
-/// entry, which come first. An empty block gets no factorization. Throws catena::Error if KLU
-/// cannot analyse the pattern. hint_P, hint_Q (empty, or an order of the block's rows as klu's
-/// givenRowOrder and columnOrder): taken instead of a new ordering when its trailing window is at
-/// most max_window; returns whether it was (false: the block was ordered anew). The block's
-/// rows come out renumbered in pivot order (InteriorBlock::renumbered).
+/// block's rows with a diagonal entry, which come first. An empty block gets no factorization.
+/// Throws catena::Error if KLU cannot analyse the pattern. hint_P, hint_Q (empty, or an order of
+/// the block's rows as klu's givenRowOrder and columnOrder): taken instead of a new ordering when
+/// its trailing window is at most max_window; returns whether it was (false: the block was ordered
+/// anew). The block's rows come out renumbered in pivot order (InteriorBlock::renumbered).
 bool analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
                   const std::vector<char>& ordered_last, int coordinates,

@@ -351,7 +351,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   const PetscInt nG = static_cast<PetscInt>(boundary_row.size());
 
   // The blocks' compressed rows (columns sorted per row, block-local), K_IG, K_GI; the rows next
-  // to the boundary are flagged to be pivoted last.
+  // to the boundary are flagged (last; oneSidedLast chooses those the order pivots last).
   std::vector<int> start(nI + 1, 0), col;
   std::vector<PetscInt> source;
   col.reserve(L.d_start[owned]);
