@@ -270,14 +270,25 @@ Status KluLu::factor() {
     const int ok = klu_refactor(k.row_start.data(), k.columns.data(), k.values.data(), k.symbolic,
                                 k.numeric, &k.common);
     if (ok && klu_rcond(k.symbolic, k.numeric, &k.common) &&
-        k.common.rcond * kMaxRcondDrop >= k.rcond_at_full &&
         smallestRelativePivot(*k.symbolic, *k.numeric, k.pattern()).first >= singular_pivot_) {
-      ++refactor_;
-      return Status::success();
+      // The crude estimate may drop where a column's entries all became small (a tangent
+      // stiffness that vanishes along the Newton path) with the pivots sound: the pivot growth
+      // decides then, for callers that check each solve's backward error.
+      bool sound = k.common.rcond * kMaxRcondDrop >= k.rcond_at_full;
+      if (!sound && max_refactor_growth_ > 0.0 &&
+          klu_rgrowth(k.row_start.data(), k.columns.data(), k.values.data(), k.symbolic, k.numeric,
+                      &k.common))
+        sound = k.common.rgrowth * max_refactor_growth_ >= 1.0;
+      if (sound) {
+        ++refactor_;
+        last_refactored_ = true;
+        return Status::success();
+      }
     }
   }
   if (k.numeric) klu_free_numeric(&k.numeric, &k.common);
   new_pivots_ = false;
+  last_refactored_ = false;
   k.numeric =
       klu_factor(k.row_start.data(), k.columns.data(), k.values.data(), k.symbolic, &k.common);
   ++full_;

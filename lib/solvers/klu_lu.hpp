@@ -67,6 +67,13 @@ class KluLu {
   void scaleByLargestEntries();
   /// The next factor() chooses new pivots (after a failed iteration that used this one).
   void forgetPivots() { new_pivots_ = true; }
+  /// A refactorization whose crude condition estimate dropped by more than kMaxRcondDrop is
+  /// kept if its pivot growth (klu_rgrowth: max |U| / max |A| over the columns) stays within
+  /// max_growth, for a caller that checks the backward error of every solve and calls
+  /// forgetPivots() when refinement cannot reach it. 0 (default): refused, as SUNDIALS does.
+  void acceptRefactorizationGrowth(double max_growth) { max_refactor_growth_ = max_growth; }
+  /// Whether the last successful factor() kept the previous pivots.
+  bool lastRefactored() const { return last_refactored_; }
   /// Overwrites b (n entries) with A^-1 b, using the last successful factor().
   Status solve(double* b);
 
@@ -113,6 +120,8 @@ class KluLu {
   int n_ = 0;
   int full_ = 0, refactor_ = 0;
   bool new_pivots_ = false;
+  bool last_refactored_ = false;
+  double max_refactor_growth_ = 0.0;
   bool saddle_point_order_ = false;
   std::vector<int> singular_columns_;
   double singular_pivot_ = 0.0;  // set by the constructors to kSingularPivot
