@@ -585,6 +585,14 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
     // Fill-reducing orderings of interior blocks (all ranks; one per block unless moved rows
     // made an order unusable).
     j.key("schur_orderings").value(static_cast<long>(sumOver(static_cast<double>(d.orderings))));
+    // Interior factorizations with new pivots (each about 4 refactorizations' work) and
+    // refactorizations, the largest rank's: KLU refuses a refactorization whose pivots went bad.
+    j.key("schur_full_factorizations_max")
+        .value(static_cast<long>(maxOver(static_cast<double>(d.full_factorizations))));
+    j.key("schur_refactorizations_max")
+        .value(static_cast<long>(maxOver(static_cast<double>(d.refactorizations))));
+    // Solves whose refinement failed with kept pivots and were factored anew (every rank).
+    j.key("schur_repivoted_solves").value(d.repivoted_solves);
   }
   writePeakMemory(j);
   // 4. Check values: the equilibrium against the weight (and the lattice's closed form).

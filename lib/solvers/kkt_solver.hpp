@@ -42,6 +42,13 @@ struct SchurStats {
   /// Fill-reducing orderings of interior blocks computed (cumulative; an analysis after moved
   /// rows that kept the blocks' last order computes none).
   long orderings = 0;
+  /// Interior-block factorizations with new pivots (partial pivoting) and refactorizations that
+  /// kept the last pivots, summed over this rank's blocks (cumulative).
+  long full_factorizations = 0;
+  long refactorizations = 0;
+  /// Solves whose refinement could not reach its bound with kept pivots, factored anew and
+  /// solved again (cumulative).
+  long repivoted_solves = 0;
 };
 
 /// total += next, for the solvers of one analysis one after the other: the sizes are next's
@@ -59,6 +66,9 @@ inline void addSchurStats(SchurStats& total, const SchurStats& next) {
   total.unrefined_backward_error =
       std::max(total.unrefined_backward_error, sum.unrefined_backward_error);
   total.orderings += sum.orderings;
+  total.full_factorizations += sum.full_factorizations;
+  total.refactorizations += sum.refactorizations;
+  total.repivoted_solves += sum.repivoted_solves;
 }
 
 /// Cost of the linear algebra of one solver object (wall seconds, steady clock).

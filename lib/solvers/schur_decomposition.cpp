@@ -24,9 +24,16 @@ namespace catena {
 namespace {
 
 /// Iterative refinement of a solve: while the backward error exceeds this, at most
-/// kMaxRefinements steps.
+/// kMaxRefinements steps (-PREFIXdd_max_refinements).
 constexpr double kRefinedBackwardError = 1e-14;
 constexpr int kMaxRefinements = 2;
+
+/// A block's refactorization with pivot growth up to this is kept where its crude condition
+/// estimate dropped (KluLu::acceptRefactorizationGrowth; -PREFIXdd_max_refactor_growth): the
+/// solves refine to kRefinedBackwardError and factor anew where they cannot. On the 2·10^5-link
+/// chain's statics from the 'V', 3 of 4 refusals on the slower rank had growth 4e3 .. 9e4 over
+/// the full factorization's and sound pivots (hand run, 2026-11-28).
+constexpr double kMaxRefactorGrowth = 1e5;
 
 /// How many times a factorization may move an interior block's singular unknowns to the
 /// interface and start again.
@@ -203,6 +210,9 @@ struct SchurDecomposition::Impl {
   std::string prefix;
   int parts = 1;  // interior blocks per rank (-PREFIXdd_parts), one thread each
   bool analysed = false, factored = false;
+  /// Some rank's block kept its last pivots in the last factorization (the same on every rank).
+  bool kept_pivots = false;
+  PetscInt max_refinements = kMaxRefinements;
   int rank = 0;
   PetscInt first_row = 0, owned = 0;
   // Owned rows: interior (index e, block by block) and boundary (index a, in local order).
@@ -288,6 +298,11 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
                                   &n_parts, &set));
   CATENA_CHECK(n_parts >= 1, "-" << prefix << "dd_parts: expected at least 1, got " << n_parts);
   parts = static_cast<int>(n_parts);
+  PetscReal max_growth = kMaxRefactorGrowth;
+  CATENA_PETSC(PetscOptionsGetReal(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
+                                   "-dd_max_refactor_growth", &max_growth, &set));
+  CATENA_CHECK(max_growth >= 0.0,
+               "-" << prefix << "dd_max_refactor_growth: expected at least 0, got " << max_growth);
   stats.parts = parts;
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(K));
   MPI_Comm_rank(comm, &rank);
@@ -425,6 +440,13 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     ordered[b] = blocks[b].size > 0 && !kept;
   });
   stats.orderings += std::count(ordered.begin(), ordered.end(), 1);
+  for (InteriorBlock& blk : blocks)
+    if (blk.klu) blk.klu->acceptRefactorizationGrowth(max_growth);
+  max_refinements = kMaxRefinements;
+  CATENA_PETSC(PetscOptionsGetInt(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
+                                  "-dd_max_refinements", &max_refinements, &set));
+  CATENA_CHECK(max_refinements >= 0,
+               "-" << prefix << "dd_max_refinements: expected at least 0, got " << max_refinements);
   // The interior indices follow the blocks' renumbering into pivot order.
   std::vector<PetscInt> renumbered(nI);
   for (const InteriorBlock& blk : blocks)
@@ -596,7 +618,16 @@ Status SchurDecomposition::factorNow(Mat K) {
     }
     const double c0 = cpuSeconds();
     std::vector<int> singular;
+    const auto counts = [&m](long sign, SchurStats& s) {
+      for (const InteriorBlock& blk : m.blocks)
+        if (blk.klu) {
+          s.full_factorizations += sign * blk.klu->fullFactorizations();
+          s.refactorizations += sign * blk.klu->refactorizations();
+        }
+    };
+    counts(-1, stats_);
     st = m.factorInterior(d.v, singular);
+    counts(1, stats_);
     stats_.interior_seconds += cpuSeconds() - c0;
     int retry = !st.ok() && !singular.empty() && attempt < kMaxReanalyses ? 1 : 0;
     int failed = st.ok() || retry ? 0 : 1;
@@ -659,8 +690,14 @@ Status SchurDecomposition::factorNow(Mat K) {
                                           " unknowns) could not be factored: " + st.message);
   }
   stats_.factor_nonzeros = 0;
+  int kept = 0;
   for (const InteriorBlock& blk : m.blocks)
-    if (blk.klu) stats_.factor_nonzeros += blk.klu->factorNonZeros();
+    if (blk.klu) {
+      stats_.factor_nonzeros += blk.klu->factorNonZeros();
+      kept = kept || blk.klu->lastRefactored();
+    }
+  MPI_Allreduce(MPI_IN_PLACE, &kept, 1, MPI_INT, MPI_MAX, comm);
+  m.kept_pivots = kept != 0;
   m.factored = true;
   return Status::success();
 }
@@ -723,32 +760,42 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
 Status SchurDecomposition::solve(Vec b, Vec x) {
   Impl& m = *impl_;
   CATENA_CHECK(m.factored, "SchurDecomposition::solve without a successful factor()");
-  Status st = m.applyOnce(b, x);
-  // Iterative refinement while the backward error |b - K x| / (|K| |x| + |b|) (max norms)
-  // exceeds kRefinedBackwardError: KLU's refactorizations keep their pivots while its crude
-  // condition estimate holds, and on IDA's Newton matrices stale pivots left backward errors
-  // that loosened the converged constraints 30-fold (a 40-link chain: |C| 2.3e-10 m against
-  // 8e-12 m with new pivots every time).
   if (!m.r) {
     CATENA_PETSC(VecDuplicate(b, &m.r));
     CATENA_PETSC(VecDuplicate(b, &m.dx));
   }
-  for (int k = 0; st.ok() && k <= kMaxRefinements; ++k) {
-    CATENA_PETSC(MatMult(m.K, x, m.r));
-    CATENA_PETSC(VecAYPX(m.r, -1.0, b));  // r = b - K x
-    PetscReal rn = 0.0, xn = 0.0, bn = 0.0;
-    CATENA_PETSC(VecNorm(m.r, NORM_INFINITY, &rn));
-    CATENA_PETSC(VecNorm(x, NORM_INFINITY, &xn));
-    CATENA_PETSC(VecNorm(b, NORM_INFINITY, &bn));
-    if (k == 0 && m.norm * xn + bn > 0.0)
-      stats_.unrefined_backward_error =
-          std::max(stats_.unrefined_backward_error, rn / (m.norm * xn + bn));
-    if (!(rn > kRefinedBackwardError * (m.norm * xn + bn)) || k == kMaxRefinements) break;
-    st = m.applyOnce(m.r, m.dx);
-    CATENA_PETSC(VecAXPY(x, 1.0, m.dx));
-    ++stats_.refinements;
+  // Iterative refinement while the backward error |b - K x| / (|K| |x| + |b|) (max norms)
+  // exceeds kRefinedBackwardError: on IDA's Newton matrices stale pivots left backward errors
+  // that loosened the converged constraints 30-fold (a 40-link chain: |C| 2.3e-10 m against
+  // 8e-12 m with new pivots every time). Refactorizations keep their pivots while the pivots
+  // stay sound (KluLu::acceptRefactorizationGrowth); where refinement cannot reach the bound
+  // with kept pivots, every block chooses new pivots and the solve starts again.
+  for (int pass = 0;; ++pass) {
+    Status st = m.applyOnce(b, x);
+    bool reached = false;
+    for (PetscInt k = 0; st.ok() && k <= m.max_refinements; ++k) {
+      CATENA_PETSC(MatMult(m.K, x, m.r));
+      CATENA_PETSC(VecAYPX(m.r, -1.0, b));  // r = b - K x
+      PetscReal rn = 0.0, xn = 0.0, bn = 0.0;
+      CATENA_PETSC(VecNorm(m.r, NORM_INFINITY, &rn));
+      CATENA_PETSC(VecNorm(x, NORM_INFINITY, &xn));
+      CATENA_PETSC(VecNorm(b, NORM_INFINITY, &bn));
+      if (k == 0 && m.norm * xn + bn > 0.0)
+        stats_.unrefined_backward_error =
+            std::max(stats_.unrefined_backward_error, rn / (m.norm * xn + bn));
+      reached = !(rn > kRefinedBackwardError * (m.norm * xn + bn));
+      if (reached || k == m.max_refinements) break;
+      st = m.applyOnce(m.r, m.dx);
+      CATENA_PETSC(VecAXPY(x, 1.0, m.dx));
+      ++stats_.refinements;
+    }
+    if (!st.ok() || reached || !m.kept_pivots || pass > 0) return st;
+    for (InteriorBlock& blk : m.blocks)
+      if (blk.klu) blk.klu->forgetPivots();
+    ++stats_.repivoted_solves;
+    st = factorNow(m.K);
+    if (!st.ok()) return st;
   }
-  return st;
 }
 
 namespace {

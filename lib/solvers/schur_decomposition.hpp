@@ -24,6 +24,11 @@
 /// join the interface like the ranks' (the same results for any thread count at a given T);
 /// the T interior blocks are factored and solved by OpenMP threads, one block each.
 ///
+/// Refactorizations keep a block's pivots while they stay sound (pivot growth within
+/// -PREFIXdd_max_refactor_growth, default 1e5); every solve refines to a backward error of
+/// 1e-14 (at most -PREFIXdd_max_refinements steps, default 2), and one that cannot with kept
+/// pivots is factored anew and solved again.
+///
 /// Every rank works on its own rows only: no object of the whole problem exists anywhere. On
 /// one rank there is no interface and this is KLU on K. Failure: an interior block or S
 /// singular, a status naming the rank and the block; a pattern that is not structurally

@@ -393,6 +393,25 @@ BOOST_AUTO_TEST_CASE(schur_solves_are_accurate_without_refinement) {
   }
 }
 
+// Refactorizations keep a block's pivots while their growth stays within
+// -PREFIXdd_max_refactor_growth; a solve whose refinement cannot reach its bound with kept
+// pivots is factored anew and solved again. Without refinement steps (-PREFIXdd_max_refinements
+// 0) every such solve takes that path, and the equilibrium is the serial one to the same 1e-10.
+// On 2 ranks one solve of the 400-link statics takes it (backward error 1.0e-14 with kept pivots);
+// on 4 ranks none needs to.
+BOOST_AUTO_TEST_CASE(schur_solves_that_cannot_refine_kept_pivots_factor_anew) {
+  SaddlePointSolverOptions linear;
+  linear.method = SaddlePointSolverOptions::Method::kSchur;
+  PetscOptionsSetValue(nullptr, "-statics_dd_max_refinements", "0");
+  const StaticsComparison c = compareStatics(400, linear);
+  PetscOptionsClearValue(nullptr, "-statics_dd_max_refinements");
+  BOOST_TEST(c.q <= 1e-10);
+  BOOST_TEST(c.lambda <= 1e-10);
+  BOOST_TEST_MESSAGE("repivoted solves " << c.schur.repivoted_solves << ", refactorizations "
+                                         << allMax(static_cast<double>(c.schur.refactorizations)));
+  if (worldSize() == 2) BOOST_TEST(c.schur.repivoted_solves > 0, "the path was not taken");
+}
+
 // The rows moved to the interface are found among each block's last pivots on the chain, so the
 // analysis that follows keeps the blocks' orders (those rows dropped) instead of ordering them
 // anew: one ordering per rank over the whole statics, with the same equilibrium as above.
