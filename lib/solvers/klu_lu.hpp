@@ -68,9 +68,10 @@ class KluLu {
   /// The next factor() chooses new pivots (after a failed iteration that used this one).
   void forgetPivots() { new_pivots_ = true; }
   /// A refactorization whose crude condition estimate dropped by more than kMaxRcondDrop is
-  /// kept if its pivot growth (klu_rgrowth: max |U| / max |A| over the columns) stays within
-  /// max_growth, for a caller that checks the backward error of every solve and calls
-  /// forgetPivots() when refinement cannot reach it. 0 (default): refused, as SUNDIALS does.
+  /// kept if its pivot growth, the largest over the columns of max |U_j| / max |A_j| (1 /
+  /// klu_rgrowth), stays within max_growth: for a caller that checks the backward error of every
+  /// solve and calls forgetPivots() when refinement cannot reach it. 0 (default): refused, as
+  /// SUNDIALS does.
   void acceptRefactorizationGrowth(double max_growth) { max_refactor_growth_ = max_growth; }
   /// Whether the last successful factor() kept the previous pivots.
   bool lastRefactored() const { return last_refactored_; }
