@@ -9,6 +9,7 @@
 
 #include "core/check.hpp"
 #include "solvers/petsc_check.hpp"
+#include "solvers/suitesparse_memory.hpp"
 
 namespace catena {
 
@@ -50,6 +51,7 @@ void restoreMallocDefaults() {
 
 PetscSession::PetscSession(int* argc, char*** argv) {
   restoreMallocDefaults();
+  installSuiteSparseBlockCache();
   // SlepcInitialize initializes PETSc (and MPI) too; "help" is the -help banner.
   const PetscErrorCode ierr =
       SlepcInitialize(argc, argv, nullptr, "catena: constrained multibody solver\n");
