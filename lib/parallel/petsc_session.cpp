@@ -9,7 +9,6 @@
 
 #include "core/check.hpp"
 #include "solvers/petsc_check.hpp"
-#include "solvers/suitesparse_memory.hpp"
 
 namespace catena {
 
@@ -51,7 +50,6 @@ void restoreMallocDefaults() {
 
 PetscSession::PetscSession(int* argc, char*** argv) {
   restoreMallocDefaults();
-  installSuiteSparseBlockCache();
   // SlepcInitialize initializes PETSc (and MPI) too; "help" is the -help banner.
   const PetscErrorCode ierr =
       SlepcInitialize(argc, argv, nullptr, "catena: constrained multibody solver\n");
