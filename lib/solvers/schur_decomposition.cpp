@@ -262,6 +262,13 @@ struct SchurDecomposition::Impl {
   void schurPart(Eigen::MatrixXd& Sp, SchurStats& stats);
   Status factorInterior(const double* ad, std::vector<int>& singular);
   Status applyOnce(Vec b, Vec x);
+  /// x = K^-1 b refined (see solve); whether the backward error reached kRefinedBackwardError.
+  bool refinedSolve(Vec b, Vec x, SchurStats& stats, Status& st);
+  /// The next factorization of every block chooses new pivots.
+  void forgetBlockPivots() {
+    for (InteriorBlock& blk : blocks)
+      if (blk.klu) blk.klu->forgetPivots();
+  }
 };
 
 SchurDecomposition::SchurDecomposition(const std::string& prefix,
@@ -303,6 +310,11 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
                                    "-dd_max_refactor_growth", &max_growth, &set));
   CATENA_CHECK(max_growth >= 0.0,
                "-" << prefix << "dd_max_refactor_growth: expected at least 0, got " << max_growth);
+  max_refinements = kMaxRefinements;
+  CATENA_PETSC(PetscOptionsGetInt(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
+                                  "-dd_max_refinements", &max_refinements, &set));
+  CATENA_CHECK(max_refinements >= 0,
+               "-" << prefix << "dd_max_refinements: expected at least 0, got " << max_refinements);
   stats.parts = parts;
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(K));
   MPI_Comm_rank(comm, &rank);
@@ -442,11 +454,6 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   stats.orderings += std::count(ordered.begin(), ordered.end(), 1);
   for (InteriorBlock& blk : blocks)
     if (blk.klu) blk.klu->acceptRefactorizationGrowth(max_growth);
-  max_refinements = kMaxRefinements;
-  CATENA_PETSC(PetscOptionsGetInt(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
-                                  "-dd_max_refinements", &max_refinements, &set));
-  CATENA_CHECK(max_refinements >= 0,
-               "-" << prefix << "dd_max_refinements: expected at least 0, got " << max_refinements);
   // The interior indices follow the blocks' renumbering into pivot order.
   std::vector<PetscInt> renumbered(nI);
   for (const InteriorBlock& blk : blocks)
@@ -705,8 +712,7 @@ Status SchurDecomposition::factorNow(Mat K) {
 void SchurDecomposition::forgetAnalysis() {
   Impl& m = *impl_;
   m.factored = false;
-  for (InteriorBlock& blk : m.blocks)
-    if (blk.klu) blk.klu->forgetPivots();
+  m.forgetBlockPivots();
   if (m.ksp) forgetDirectLu(m.ksp, m.S->mat(), kSaddlePointWorkspacePercent);
 }
 
@@ -757,6 +763,32 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   return Status::success();
 }
 
+/// Iterative refinement while the backward error |b - K x| / (|K| |x| + |b|) (max norms)
+/// exceeds kRefinedBackwardError, at most max_refinements steps: on IDA's Newton matrices stale
+/// pivots left backward errors that loosened the converged constraints 30-fold (a 40-link
+/// chain: |C| 2.3e-10 m against 8e-12 m with new pivots every time).
+bool SchurDecomposition::Impl::refinedSolve(Vec b, Vec x, SchurStats& stats, Status& st) {
+  st = applyOnce(b, x);
+  PetscReal bn = 0.0;
+  CATENA_PETSC(VecNorm(b, NORM_INFINITY, &bn));
+  for (PetscInt k = 0; st.ok(); ++k) {
+    CATENA_PETSC(MatMult(K, x, r));
+    CATENA_PETSC(VecAYPX(r, -1.0, b));  // r = b - K x
+    PetscReal rn = 0.0, xn = 0.0;
+    CATENA_PETSC(VecNorm(r, NORM_INFINITY, &rn));
+    CATENA_PETSC(VecNorm(x, NORM_INFINITY, &xn));
+    const double scale = norm * xn + bn;
+    if (k == 0 && scale > 0.0)
+      stats.unrefined_backward_error = std::max(stats.unrefined_backward_error, rn / scale);
+    if (!(rn > kRefinedBackwardError * scale)) return true;
+    if (k == max_refinements) return false;
+    st = applyOnce(r, dx);
+    CATENA_PETSC(VecAXPY(x, 1.0, dx));
+    ++stats.refinements;
+  }
+  return false;
+}
+
 Status SchurDecomposition::solve(Vec b, Vec x) {
   Impl& m = *impl_;
   CATENA_CHECK(m.factored, "SchurDecomposition::solve without a successful factor()");
@@ -764,38 +796,16 @@ Status SchurDecomposition::solve(Vec b, Vec x) {
     CATENA_PETSC(VecDuplicate(b, &m.r));
     CATENA_PETSC(VecDuplicate(b, &m.dx));
   }
-  // Iterative refinement while the backward error |b - K x| / (|K| |x| + |b|) (max norms)
-  // exceeds kRefinedBackwardError: on IDA's Newton matrices stale pivots left backward errors
-  // that loosened the converged constraints 30-fold (a 40-link chain: |C| 2.3e-10 m against
-  // 8e-12 m with new pivots every time). Refactorizations keep their pivots while the pivots
-  // stay sound (KluLu::acceptRefactorizationGrowth); where refinement cannot reach the bound
-  // with kept pivots, every block chooses new pivots and the solve starts again.
-  for (int pass = 0;; ++pass) {
-    Status st = m.applyOnce(b, x);
-    bool reached = false;
-    for (PetscInt k = 0; st.ok() && k <= m.max_refinements; ++k) {
-      CATENA_PETSC(MatMult(m.K, x, m.r));
-      CATENA_PETSC(VecAYPX(m.r, -1.0, b));  // r = b - K x
-      PetscReal rn = 0.0, xn = 0.0, bn = 0.0;
-      CATENA_PETSC(VecNorm(m.r, NORM_INFINITY, &rn));
-      CATENA_PETSC(VecNorm(x, NORM_INFINITY, &xn));
-      CATENA_PETSC(VecNorm(b, NORM_INFINITY, &bn));
-      if (k == 0 && m.norm * xn + bn > 0.0)
-        stats_.unrefined_backward_error =
-            std::max(stats_.unrefined_backward_error, rn / (m.norm * xn + bn));
-      reached = !(rn > kRefinedBackwardError * (m.norm * xn + bn));
-      if (reached || k == m.max_refinements) break;
-      st = m.applyOnce(m.r, m.dx);
-      CATENA_PETSC(VecAXPY(x, 1.0, m.dx));
-      ++stats_.refinements;
-    }
-    if (!st.ok() || reached || !m.kept_pivots || pass > 0) return st;
-    for (InteriorBlock& blk : m.blocks)
-      if (blk.klu) blk.klu->forgetPivots();
-    ++stats_.repivoted_solves;
-    st = factorNow(m.K);
-    if (!st.ok()) return st;
-  }
+  // Refactorizations keep their pivots while they stay sound (KluLu::acceptRefactorizationGrowth);
+  // where refinement cannot reach its bound with kept pivots, every block chooses new pivots and
+  // the solve starts again (collective: the norms and kept_pivots are the same on every rank).
+  Status st;
+  if (m.refinedSolve(b, x, stats_, st) || !st.ok() || !m.kept_pivots) return st;
+  m.forgetBlockPivots();
+  ++stats_.repivoted_solves;
+  st = factorNow(m.K);
+  if (st.ok()) m.refinedSolve(b, x, stats_, st);
+  return st;
 }
 
 namespace {
