@@ -214,22 +214,38 @@ def model(runs):
     a1 = sum(work(r) / r["size"] for r in one) / len(one)
     a2 = sum(work(r) / (r["size"] / 2) for r in two) / len(two) if two else a1
     am = sum(work(r) / (r["size"] / r["ranks"]) for r in many) / len(many)
-    # Interface factorization, linear in its size (about 20 unknowns per rank boundary; MUMPS'
-    # tree on S is a path, so no parallel speed-up is assumed): c1 P from the 2-rank runs, whose
-    # ranks had a core each. The least-squares fit over the oversubscribed runs is printed as
-    # an upper bound (ranks waiting for a core inflate MUMPS' wall time).
+    # Interface factorization. Gathered on every rank and factored there by KLU (the default
+    # since -dd_interface klu; cpu_interface_factorization_s_max > 0): its local CPU work, linear
+    # in P (S of a chain is block-tridiagonal, about 19 unknowns per rank), fitted through the
+    # origin over every run with P >= 2 (CPU seconds are a rank's own work, also where ranks
+    # wait for cores), plus the gather of S's entries on a network of 1/beta bytes per second.
+    # With MUMPS on S (older records): c1 P from the 2-rank runs, whose ranks had a core each;
+    # the least-squares fit over the oversubscribed runs is printed as an upper bound (ranks
+    # waiting for a core inflate MUMPS' wall time).
     c0 = 0.0
-    c1 = (sum(r["time_interface_factorization_s_max"] / r["ranks"] for r in two) / len(two)
-          if two else 0.0)
-    pts = [(r["ranks"], r["time_interface_factorization_s_max"]) for r in b if r["ranks"] >= 2]
-    n = len(pts)
-    sx = sum(p for p, _ in pts)
-    sy = sum(t for _, t in pts)
-    sxx = sum(p * p for p, _ in pts)
-    sxy = sum(p * t for p, t in pts)
-    c1_upper = (n * sxy - sx * sy) / (n * sxx - sx * sx) if n > 1 and n * sxx != sx * sx else c1
-    # Latency: about 20 collectives per factorization (status, moved rows, MUMPS on S), 8
-    # factorizations per statics, 5 us per tree level of an allreduce across nodes.
+    beta, factorizations = 1e-10, 8
+    gathered = [r for r in b if r["ranks"] >= 2 and r.get("cpu_interface_factorization_s_max", 0) > 0]
+    per_rank = (sum(r["schur_interface_unknowns"] / r["ranks"] for r in gathered) / len(gathered)
+                if gathered else 0.0)
+    if gathered:
+        c1 = (sum(r["ranks"] * r["cpu_interface_factorization_s_max"] for r in gathered)
+              / sum(r["ranks"] ** 2 for r in gathered))
+        # Each factorization gathers S's entries: a rank's dense block and its couplings to
+        # its neighbours' rows, about 3 u^2 doubles for u interface unknowns per rank.
+        c1 += beta * factorizations * 8 * 3 * per_rank ** 2
+        c1_upper = c1
+    else:
+        c1 = (sum(r["time_interface_factorization_s_max"] / r["ranks"] for r in two) / len(two)
+              if two else 0.0)
+        pts = [(r["ranks"], r["time_interface_factorization_s_max"]) for r in b if r["ranks"] >= 2]
+        n = len(pts)
+        sx = sum(p for p, _ in pts)
+        sy = sum(t for _, t in pts)
+        sxx = sum(p * p for p, _ in pts)
+        sxy = sum(p * t for p, t in pts)
+        c1_upper = (n * sxy - sx * sy) / (n * sxx - sx * sx) if n > 1 and n * sxx != sx * sx else c1
+    # Latency: about 20 collectives per factorization (status, moved rows, the interface's
+    # gathers), 8 factorizations per statics, 5 us per tree level of an allreduce across nodes.
     alpha, collectives = 5e-6, 20 * 8
 
     def t(N, P):
@@ -245,9 +261,16 @@ def model(runs):
           f" (two ranks, both blocks one-sided), a_P = {am:.3g} for P >= 3 (the slowest rank, a"
           f" block with an interface at both ends: {am / a1:.2f} a_1); each the interior"
           " factorizations plus the Schur part;")
-    print(f"- interface: MUMPS on S, c1 P with c1 = {fmt(c1)} s per rank over the statics, from"
-          f" the 2-rank runs (the fit over the oversubscribed runs, {fmt(c1_upper)} s per rank,"
-          " bounds it from above: their ranks waited for cores);")
+    if gathered:
+        print(f"- interface: S gathered on every rank and factored there by KLU, c1 P with c1 ="
+              f" {fmt(c1)} s per rank over the statics: KLU's CPU seconds fitted through the origin"
+              f" over {len(gathered)} runs on 2-{max(r['ranks'] for r in gathered)} ranks, plus"
+              f" the gather of S's entries ({per_rank:.1f} interface unknowns per rank, about 3 u^2"
+              f" doubles each, {factorizations} factorizations) at {1 / beta / 1e9:.0f} GB/s;")
+    else:
+        print(f"- interface: MUMPS on S, c1 P with c1 = {fmt(c1)} s per rank over the statics,"
+              f" from the 2-rank runs (the fit over the oversubscribed runs, {fmt(c1_upper)} s"
+              " per rank, bounds it from above: their ranks waited for cores);")
     print(f"- latency: {collectives} collectives per statics at {alpha * 1e6:.0f} us per tree"
           " level (an InfiniBand-class network); one rank per core, one thread per rank;")
     print("- the other phases (assembly, residuals, solves) are left out: assembly scaled at"

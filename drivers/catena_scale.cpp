@@ -113,7 +113,7 @@ constexpr const char* kUsage =
     "                             MUMPS (default), by FGMRES + PCFIELDSPLIT on the augmented\n"
     "                             Lagrangian (no global factor; PETSc options -statics_...),\n"
     "                             or by a Schur-complement domain decomposition (KLU per rank,\n"
-    "                             MUMPS on the rank interfaces; -statics_dd_...)\n"
+    "                             KLU on the gathered interfaces; -statics_dd_...)\n"
     "  --repeats K                runs per size (default 1)\n"
     "  --json FILE                JSON lines, rewritten atomically after every run (default:\n"
     "                             stdout at the end)\n"

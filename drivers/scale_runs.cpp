@@ -580,6 +580,9 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
     j.key("schur_window_max").value(static_cast<long>(maxOver(static_cast<double>(d.window))));
     j.key("cpu_schur_part_s_max").value(maxOver(d.schur_seconds));
     j.key("time_interface_factorization_s_max").value(maxOver(d.interface_seconds));
+    // S factored by KLU on every rank (-dd_interface klu): that local work alone, without the
+    // gather (0 with MUMPS on S).
+    j.key("cpu_interface_factorization_s_max").value(maxOver(d.interface_cpu_seconds));
     // Iterative-refinement steps over the statics' solves (the same on every rank).
     j.key("schur_refinements").value(d.refinements);
     // Fill-reducing orderings of interior blocks (all ranks; one per block unless moved rows

@@ -34,8 +34,8 @@ struct ModalOptions {
   double tolerance = 1e-10;
   std::string petsc_prefix = "modal_";
   /// Distributed runs: shift-and-invert through the Schur-complement domain decomposition
-  /// (solvers/schur_decomposition.hpp: KLU per rank, MUMPS on the interfaces) instead of MUMPS
-  /// on the whole pencil.
+  /// (solvers/schur_decomposition.hpp: KLU per rank and on the gathered interfaces) instead of
+  /// MUMPS on the whole pencil.
   bool schur_decomposition = false;
   /// Ask the eigensolver for at most dof modes. false: for `modes` whatever the DOF, so that
   /// the rejection of eigenpairs that are not modes can be tested.

@@ -19,7 +19,8 @@
 ///   K's own residual: gamma's large entries never enter it, so the Newton iteration reaches the
 ///   tolerances the direct solver reaches. gamma = augmentation / max|A|. No factor of the whole
 ///   system exists anywhere;
-/// - Schur-complement domain decomposition: KLU on each rank's interior, MUMPS on the interface
+/// - Schur-complement domain decomposition: KLU on each rank's interior and on the gathered
+/// interface
 ///   (solvers/schur_decomposition.hpp).
 ///
 /// Collective.

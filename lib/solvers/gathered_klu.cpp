@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <ctime>
 #include <numeric>
 #include <utility>
 
@@ -15,39 +16,45 @@ namespace catena {
 namespace {
 
 /// counts[r]: rank r's n; displs: their running sums.
-void gatherCounts(int n, std::vector<int>& counts, std::vector<int>& displs) {
+void gatherCounts(MPI_Comm comm, int n, std::vector<int>& counts, std::vector<int>& displs) {
   int ranks = 1;
-  MPI_Comm_size(PETSC_COMM_WORLD, &ranks);
+  MPI_Comm_size(comm, &ranks);
   counts.assign(ranks, 0);
-  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, PETSC_COMM_WORLD);
+  MPI_Allgather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, comm);
   displs.assign(ranks + 1, 0);
   std::partial_sum(counts.begin(), counts.end(), displs.begin() + 1);
 }
 
-std::vector<int> gatherInts(const std::vector<int>& mine, const std::vector<int>& counts,
-                            const std::vector<int>& displs) {
+std::vector<int> gatherInts(MPI_Comm comm, const std::vector<int>& mine,
+                            const std::vector<int>& counts, const std::vector<int>& displs) {
   std::vector<int> all(displs.back());
   MPI_Allgatherv(mine.data(), static_cast<int>(mine.size()), MPI_INT, all.data(), counts.data(),
-                 displs.data(), MPI_INT, PETSC_COMM_WORLD);
+                 displs.data(), MPI_INT, comm);
   return all;
 }
 
 }  // namespace
 
 GatheredKlu::GatheredKlu(Index local_rows, const std::vector<int>& rows,
-                         const std::vector<int>& cols, const std::vector<int>& groups)
-    : local_rows_(local_rows) {
-  CATENA_CHECK(rows.size() == cols.size() && groups.size() == static_cast<std::size_t>(local_rows),
+                         const std::vector<int>& cols, const std::vector<int>& groups,
+                         MPI_Comm comm)
+    : comm_(comm == MPI_COMM_NULL ? PETSC_COMM_WORLD : comm), local_rows_(local_rows) {
+  const bool general = groups.empty();
+  CATENA_CHECK(rows.size() == cols.size() &&
+                   (general || groups.size() == static_cast<std::size_t>(local_rows)),
                "gathered KLU: " << rows.size() << " rows, " << cols.size() << " columns, "
                                 << groups.size() << " groups for " << local_rows << " rows");
-  MPI_Comm_rank(PETSC_COMM_WORLD, &rank_);
-  gatherCounts(static_cast<int>(local_rows), row_counts_, row_displs_);
-  gatherCounts(static_cast<int>(rows.size()), entry_counts_, entry_displs_);
+  MPI_Comm_rank(comm_, &rank_);
+  gatherCounts(comm_, static_cast<int>(local_rows), row_counts_, row_displs_);
+  gatherCounts(comm_, static_cast<int>(rows.size()), entry_counts_, entry_displs_);
   first_ = row_displs_[rank_];
   size_ = row_displs_.back();
-  const std::vector<int> all_rows = gatherInts(rows, entry_counts_, entry_displs_);
-  const std::vector<int> all_cols = gatherInts(cols, entry_counts_, entry_displs_);
-  const std::vector<int> all_groups = gatherInts(groups, row_counts_, row_displs_);
+  const std::vector<int> all_rows = gatherInts(comm_, rows, entry_counts_, entry_displs_);
+  const std::vector<int> all_cols = gatherInts(comm_, cols, entry_counts_, entry_displs_);
+  // A general matrix: every row in one group of the first kind, so the factored order is the
+  // global one (no pair order).
+  const std::vector<int> all_groups =
+      general ? std::vector<int>(size_, 0) : gatherInts(comm_, groups, row_counts_, row_displs_);
 
   // The factored order: the coordinates, then the multipliers, each in global order; the
   // coordinates' groups numbered densely in order of appearance.
@@ -98,8 +105,13 @@ GatheredKlu::GatheredKlu(Index local_rows, const std::vector<int>& rows,
   }
   std::partial_sum(row_start.begin(), row_start.end(), row_start.begin());
   nonzeros_ = static_cast<Index>(columns.size());
-  klu_.emplace(static_cast<int>(size_), std::move(row_start), std::move(columns),
-               static_cast<int>(coordinate_groups.size()), coordinate_groups);
+  if (general) {
+    klu_.emplace(static_cast<int>(size_), std::move(row_start), std::move(columns));
+    klu_->setSingularPivot(0.0);
+  } else {
+    klu_.emplace(static_cast<int>(size_), std::move(row_start), std::move(columns),
+                 static_cast<int>(coordinate_groups.size()), coordinate_groups);
+  }
   // Unknowns of unrelated units (positions, velocities, multipliers): KLU scales them.
   klu_->scaleByLargestEntries();
   gathered_.resize(entries);
@@ -109,16 +121,22 @@ GatheredKlu::GatheredKlu(Index local_rows, const std::vector<int>& rows,
 
 Status GatheredKlu::factor(const double* values) {
   MPI_Allgatherv(values, entry_counts_[rank_], MPI_DOUBLE, gathered_.data(), entry_counts_.data(),
-                 entry_displs_.data(), MPI_DOUBLE, PETSC_COMM_WORLD);
+                 entry_displs_.data(), MPI_DOUBLE, comm_);
+  timespec t0{}, t1{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
   double* v = klu_->values();
   std::fill(v, v + nonzeros_, 0.0);
   for (std::size_t k = 0; k < gathered_.size(); ++k) v[slot_[k]] += gathered_[k];
-  return agreedStatus(klu_->factor());
+  const Status st = klu_->factor();
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+  factor_seconds_ = static_cast<double>(t1.tv_sec - t0.tv_sec) +
+                    1e-9 * static_cast<double>(t1.tv_nsec - t0.tv_nsec);
+  return agreedStatus(st, comm_);
 }
 
 Status GatheredKlu::solve(const double* b, double* x) {
   MPI_Allgatherv(b, static_cast<int>(local_rows_), MPI_DOUBLE, whole_.data(), row_counts_.data(),
-                 row_displs_.data(), MPI_DOUBLE, PETSC_COMM_WORLD);
+                 row_displs_.data(), MPI_DOUBLE, comm_);
   for (Index i = 0; i < size_; ++i) factored_[i] = whole_[order_[i]];
   Status st = klu_->solve(factored_.data());
   for (Index i = 0; i < size_; ++i) whole_[order_[i]] = factored_[i];
@@ -130,7 +148,7 @@ Status GatheredKlu::solve(const double* b, double* x) {
   if (st.ok() && !finite)
     st = Status::failure(Status::Code::kSingular,
                          "the linear solve returned non-finite values (singular matrix)");
-  return agreedStatus(st);
+  return agreedStatus(st, comm_);
 }
 
 }  // namespace catena

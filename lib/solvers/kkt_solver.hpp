@@ -32,10 +32,13 @@ struct SchurStats {
   double analysis_seconds = 0.0;   ///< analyses (pattern split, orderings), CPU s (cumulative)
   double interior_seconds = 0.0;   ///< KLU factorizations of the blocks, CPU s (cumulative)
   double schur_seconds = 0.0;      ///< this rank's parts of S, CPU s (cumulative)
-  double interface_seconds = 0.0;  ///< MUMPS on S, wall s (cumulative)
-  int parts = 0;                   ///< interior blocks per rank (-PREFIXdd_parts); 0: none ran
-  long moved = 0;                  ///< interior unknowns moved to the interface (singular blocks)
-  long refinements = 0;            ///< iterative-refinement steps of solves (cumulative)
+  double interface_seconds = 0.0;  ///< S's factorizations (gather included), wall s (cumulative)
+  /// S's factorizations on this rank, CPU s (cumulative; the gathered KLU's only, -dd_interface
+  /// klu: its local work, the gather left out).
+  double interface_cpu_seconds = 0.0;
+  int parts = 0;         ///< interior blocks per rank (-PREFIXdd_parts); 0: none ran
+  long moved = 0;        ///< interior unknowns moved to the interface (singular blocks)
+  long refinements = 0;  ///< iterative-refinement steps of solves (cumulative)
   /// The largest backward error |b - K x| / (|K| |x| + |b|) (max norms) of a solve before its
   /// refinement: the direct solve's own accuracy, which refinement would hide.
   double unrefined_backward_error = 0.0;
@@ -61,6 +64,7 @@ inline void addSchurStats(SchurStats& total, const SchurStats& next) {
   total.interior_seconds += sum.interior_seconds;
   total.schur_seconds += sum.schur_seconds;
   total.interface_seconds += sum.interface_seconds;
+  total.interface_cpu_seconds += sum.interface_cpu_seconds;
   total.moved += sum.moved;
   total.refinements += sum.refinements;
   total.unrefined_backward_error =

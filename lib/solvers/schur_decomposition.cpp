@@ -7,6 +7,7 @@
 #include <cmath>
 #include <ctime>
 #include <exception>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "core/wall_clock.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "solvers/direct_lu.hpp"
+#include "solvers/gathered_klu.hpp"
 #include "solvers/interior_block.hpp"
 #include "solvers/klu_lu.hpp"
 #include "solvers/petsc_check.hpp"
@@ -226,10 +228,16 @@ struct SchurDecomposition::Impl {
   // S: the dense block of this rank's boundary (row-major, nG x nG; Ad position or -1 per
   // slot), then the off-process entries of the boundary rows (Ao positions).
   std::vector<PetscInt> gg_source, go_source;
-  std::unique_ptr<CooMatrix> S;
   std::vector<double> s_values;
+  // S's factorization: gathered on every rank and factored there by KLU (-PREFIXdd_interface
+  // klu, the default), or distributed and factored by MUMPS (mumps).
+  bool gathered_interface = true;
+  std::unique_ptr<GatheredKlu> s_klu;
+  std::vector<double> s_b, s_x;
+  std::unique_ptr<CooMatrix> S;
   KSP ksp = nullptr;
   Vec s_rhs = nullptr, s_sol = nullptr;
+  bool hasInterface() const { return s_klu || S; }
   std::vector<double> w, t;  // interior work vectors
   // Per block, over its boundary indices: its terms of the interface's right-hand side, and
   // the interface's values (applyOnce; no allocation per solve).
@@ -248,6 +256,7 @@ struct SchurDecomposition::Impl {
     VecDestroy(&s_sol);
     KSPDestroy(&ksp);
     S.reset();
+    s_klu.reset();
     blocks.clear();
     block_of.clear();
     for (auto* v :
@@ -315,6 +324,14 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
                                   "-dd_max_refinements", &max_refinements, &set));
   CATENA_CHECK(max_refinements >= 0,
                "-" << prefix << "dd_max_refinements: expected at least 0, got " << max_refinements);
+  char interface_solver[16] = "klu";
+  CATENA_PETSC(PetscOptionsGetString(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
+                                     "-dd_interface", interface_solver, sizeof interface_solver,
+                                     &set));
+  const std::string chosen = interface_solver;
+  CATENA_CHECK(chosen == "klu" || chosen == "mumps",
+               "-" << prefix << "dd_interface: expected klu or mumps, got '" << chosen << "'");
+  gathered_interface = chosen == "klu";
   stats.parts = parts;
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(K));
   MPI_Comm_rank(comm, &rank);
@@ -552,6 +569,19 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
                "matrices (catena: --distributed-solver mumps; catena-scale: --linear-solver "
                "direct)");
   s_values.resize(rows.size());
+  if (gathered_interface) {
+    CATENA_CHECK(g_total <= std::numeric_limits<int>::max() &&
+                     rows.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
+                 "SchurDecomposition: an interface of " << g_total
+                                                        << " unknowns is too large for KLU; "
+                                                           "-dd_interface mumps factors it");
+    s_klu = std::make_unique<GatheredKlu>(nG, std::vector<int>(rows.begin(), rows.end()),
+                                          std::vector<int>(cols.begin(), cols.end()),
+                                          std::vector<int>{}, comm);
+    s_b.resize(nG);
+    s_x.resize(nG);
+    return;
+  }
   S = std::make_unique<CooMatrix>(nG, nG, std::move(rows), std::move(cols));
   CATENA_PETSC(MatCreateVecs(S->mat(), &s_sol, &s_rhs));
   CATENA_PETSC(KSPCreate(comm, &ksp));
@@ -669,7 +699,7 @@ Status SchurDecomposition::factorNow(Mat K) {
          << (singular ? "is singular" : "could not be factored") << " (that rank says why)";
     return Status::failure(code, os.str());
   }
-  if (m.S) {
+  if (m.hasInterface()) {
     BoundaryCouplings& c = m.couplings;
     c.ig_value.resize(m.ig_source.size());
     for (std::size_t s = 0; s < m.ig_source.size(); ++s) c.ig_value[s] = d.v[m.ig_source[s]];
@@ -686,10 +716,18 @@ Status SchurDecomposition::factorNow(Mat K) {
       }
     for (std::size_t k = 0; k < m.go_source.size(); ++k)
       m.s_values[static_cast<std::size_t>(nG) * nG + k] = o.v[m.go_source[k]];
-    m.S->set(m.s_values.data());
     stats_.schur_seconds += cpuSeconds() - c0;
     const auto t0 = WallClock::now();
-    st = factorDirectLu(m.ksp, m.S->mat());
+    if (m.s_klu) {
+      // New pivots every time: S is small (about 19 unknowns per rank of a chain), and its
+      // values change with every interior factorization.
+      m.s_klu->forgetPivots();
+      st = m.s_klu->factor(m.s_values.data());
+      stats_.interface_cpu_seconds += m.s_klu->lastFactorSeconds();
+    } else {
+      m.S->set(m.s_values.data());
+      st = factorDirectLu(m.ksp, m.S->mat());
+    }
     stats_.interface_seconds += secondsSince(t0);
     if (!st.ok())
       return Status::failure(st.code, "the interface matrix of the domain decomposition (" +
@@ -733,7 +771,17 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   });
   const auto nG = static_cast<PetscInt>(boundary_row.size());
   const PetscScalar* xg = nullptr;
-  if (S) {
+  if (s_klu) {
+    for (PetscInt a = 0; a < nG; ++a) s_b[a] = bb[boundary_row[a]];
+    for (std::size_t k = 0; k < blocks.size(); ++k)
+      for (std::size_t h = 0; h < blocks[k].boundary.size(); ++h)
+        s_b[blocks[k].boundary[h]] += block_r[k][h];
+    const Status st = s_klu->solve(s_b.data(), s_x.data());
+    if (!st.ok()) {
+      CATENA_PETSC(VecRestoreArrayRead(b, &bb));
+      return st;
+    }
+  } else if (S) {
     PetscScalar* r = nullptr;
     CATENA_PETSC(VecGetArray(s_rhs, &r));
     for (PetscInt a = 0; a < nG; ++a) r[a] = bb[boundary_row[a]];
@@ -745,6 +793,7 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
     CATENA_PETSC(VecGetArrayRead(s_sol, &xg));
   }
   CATENA_PETSC(VecRestoreArrayRead(b, &bb));
+  if (s_klu) xg = s_x.data();
   forEachBlock(blocks.size(), [&](std::size_t k) {
     const InteriorBlock& blk = blocks[k];
     if (blk.size == 0) return;
@@ -759,7 +808,7 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   for (PetscInt e = 0; e < nI; ++e) xx[interior_row[e]] = t[e];
   for (PetscInt a = 0; a < nG && xg; ++a) xx[boundary_row[a]] = xg[a];
   CATENA_PETSC(VecRestoreArray(x, &xx));
-  if (xg) CATENA_PETSC(VecRestoreArrayRead(s_sol, &xg));
+  if (xg && !s_klu) CATENA_PETSC(VecRestoreArrayRead(s_sol, &xg));
   return Status::success();
 }
 

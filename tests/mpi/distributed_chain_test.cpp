@@ -363,8 +363,8 @@ BOOST_AUTO_TEST_CASE(iterative_statics_equals_the_serial_statics) {
   for (int N : {40, 400}) checkEqualsSerialStatics(N, augmentedLagrangian());
 }
 
-// The Schur-complement domain decomposition (KLU per rank, MUMPS on the interfaces) reaches the
-// same equilibrium to the same 1e-10. The chain starts on its 'V': every rank's stretch is
+// The Schur-complement domain decomposition (KLU per rank and on the gathered interfaces) reaches
+// the same equilibrium to the same 1e-10. The chain starts on its 'V': every rank's stretch is
 // straight, so with its interface held fixed its block is singular and the decomposition moves
 // those unknowns to the interface (SchurDecomposition); 400 links put several hundred unknowns
 // in each interior.
@@ -372,6 +372,51 @@ BOOST_AUTO_TEST_CASE(schur_statics_equals_the_serial_statics) {
   SaddlePointSolverOptions linear;
   linear.method = SaddlePointSolverOptions::Method::kSchur;
   for (int N : {40, 42, 400}) checkEqualsSerialStatics(N, linear);
+}
+
+// S is factored by KLU on every rank from its gathered entries (-PREFIXdd_interface klu, the
+// default) or by MUMPS across the ranks (mumps): the same equilibrium to the same 1e-10 either
+// way, and the option takes effect (only the gathered factorization reports its own CPU time).
+BOOST_AUTO_TEST_CASE(schur_interface_by_gathered_klu_or_by_mumps_equals_the_serial_statics) {
+  SaddlePointSolverOptions linear;
+  linear.method = SaddlePointSolverOptions::Method::kSchur;
+  for (const char* solver : {"klu", "mumps"}) {
+    PetscOptionsSetValue(nullptr, "-statics_dd_interface", solver);
+    const StaticsComparison c = compareStatics(400, linear);
+    PetscOptionsClearValue(nullptr, "-statics_dd_interface");
+    BOOST_TEST(c.q <= 1e-10, solver << ": positions " << c.q);
+    BOOST_TEST(c.lambda <= 1e-10, solver << ": multipliers " << c.lambda);
+    BOOST_TEST(c.sag <= 1e-10, solver << ": sag " << c.sag);
+    if (worldSize() < 2) continue;  // no interface
+    const double cpu = allMax(c.schur.interface_cpu_seconds);
+    BOOST_TEST((std::string(solver) == "klu" ? cpu > 0.0 : cpu == 0.0),
+               solver << ": interface CPU " << cpu << " s");
+  }
+}
+
+// An unknown interface solver is refused with the option's name and the choices.
+BOOST_AUTO_TEST_CASE(schur_refuses_an_unknown_interface_solver) {
+  Mat K = nullptr;
+  const PetscInt n = 2;
+  CATENA_PETSC(MatCreateAIJ(PETSC_COMM_WORLD, n, n, PETSC_DETERMINE, PETSC_DETERMINE, 1, nullptr, 0,
+                            nullptr, &K));
+  for (PetscInt i = n * worldRank(); i < n * (worldRank() + 1); ++i)
+    CATENA_PETSC(MatSetValue(K, i, i, 1.0, INSERT_VALUES));
+  CATENA_PETSC(MatAssemblyBegin(K, MAT_FINAL_ASSEMBLY));
+  CATENA_PETSC(MatAssemblyEnd(K, MAT_FINAL_ASSEMBLY));
+  PetscOptionsSetValue(nullptr, "-bad_dd_interface", "lu");
+  SchurDecomposition dd("bad_");
+  std::string message;
+  try {
+    dd.factor(K);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  PetscOptionsClearValue(nullptr, "-bad_dd_interface");
+  MatDestroy(&K);
+  BOOST_TEST(
+      message.find("-bad_dd_interface: expected klu or mumps, got 'lu'") != std::string::npos,
+      message);
 }
 
 // Each solve of the decomposition is direct (one sweep per interior block around the interface
@@ -397,14 +442,17 @@ BOOST_AUTO_TEST_CASE(schur_solves_are_accurate_without_refinement) {
 // -PREFIXdd_max_refactor_growth; a solve whose refinement cannot reach its bound with kept
 // pivots is factored anew and solved again. Without refinement steps (-PREFIXdd_max_refinements
 // 0) every such solve takes that path, and the equilibrium is the serial one to the same 1e-10.
-// On 2 ranks one solve of the 400-link statics takes it (backward error 1.0e-14 with kept pivots);
-// on 4 ranks none needs to.
+// With MUMPS on the interface, one solve of the 400-link statics takes it on 2 ranks (backward
+// error 1.0e-14 with kept pivots); on 4 ranks none needs to, nor with KLU on the gathered
+// interface, whose solves stay below the bound.
 BOOST_AUTO_TEST_CASE(schur_solves_that_cannot_refine_kept_pivots_factor_anew) {
   SaddlePointSolverOptions linear;
   linear.method = SaddlePointSolverOptions::Method::kSchur;
   PetscOptionsSetValue(nullptr, "-statics_dd_max_refinements", "0");
+  PetscOptionsSetValue(nullptr, "-statics_dd_interface", "mumps");
   const StaticsComparison c = compareStatics(400, linear);
   PetscOptionsClearValue(nullptr, "-statics_dd_max_refinements");
+  PetscOptionsClearValue(nullptr, "-statics_dd_interface");
   BOOST_TEST(c.q <= 1e-10);
   BOOST_TEST(c.lambda <= 1e-10);
   BOOST_TEST_MESSAGE("repivoted solves " << c.schur.repivoted_solves << ", refactorizations "
