@@ -93,23 +93,25 @@ def part_b(runs):
     print()
     print("CPU seconds of each rank's own interior factorizations over the whole statics"
           " (multiplier estimate included); max is a middle rank (an interface at both ends),"
-          " min an end rank. The interface factorization is MUMPS' wall time on S, an upper"
-          " bound where ranks share cores.")
+          " min an end rank. The interface factorization is the wall time of S's factorizations"
+          " (MUMPS', or since -dd_interface klu the gathered KLU's with its gather), waiting for"
+          " the slowest rank included: an upper bound where ranks share cores; its KLU CPU s is"
+          " the gathered KLU's own work on the slowest rank (- with MUMPS).")
     print()
     print("| ranks | links | links per rank | interior unknowns max | interface unknowns |"
           " moved | interior CPU s max | min | max / min | Schur part CPU s max |"
-          " interface factorization s | status |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|")
+          " interface factorization s | its KLU CPU s | status |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|:---|")
     for r in rows:
         if "cpu_interior_factorization_s_max" not in r:
-            print(f"| {r['ranks']} | {r.get('size')} | | | | | | | | | | {r.get('status')} |")
+            print(f"| {r['ranks']} | {r.get('size')} | | | | | | | | | | | {r.get('status')} |")
             continue
         mx, mn = r["cpu_interior_factorization_s_max"], r["cpu_interior_factorization_s_min"]
         print(f"| {r['ranks']} | {r['size']} | {r['size'] // r['ranks']} |"
               f" {r['schur_interior_unknowns_max']} | {r['schur_interface_unknowns']} |"
               f" {r['schur_moved_unknowns']} | {mx:.3g} | {mn:.3g} | {mx / mn:.2f} |"
               f" {r['cpu_schur_part_s_max']:.3g} | {r['time_interface_factorization_s_max']:.3g} |"
-              f" {r['status']} |")
+              f" {fmt(r.get('cpu_interface_factorization_s_max') or None)} | {r['status']} |")
     print()
 
 
@@ -218,21 +220,23 @@ def model(runs):
     # since -dd_interface klu; cpu_interface_factorization_s_max > 0): its local CPU work, linear
     # in P (S of a chain is block-tridiagonal, about 19 unknowns per rank), fitted through the
     # origin over every run with P >= 2 (CPU seconds are a rank's own work, also where ranks
-    # wait for cores), plus the gather of S's entries on a network of 1/beta bytes per second.
+    # wait for cores), plus the gather of S's entries on a network of 1/beta bytes per second
+    # with a ring's P - 1 message latencies alpha (Open MPI's allgatherv for large messages).
     # With MUMPS on S (older records): c1 P from the 2-rank runs, whose ranks had a core each;
     # the least-squares fit over the oversubscribed runs is printed as an upper bound (ranks
     # waiting for a core inflate MUMPS' wall time).
     c0 = 0.0
     beta, factorizations = 1e-10, 8
     gathered = [r for r in b if r["ranks"] >= 2 and r.get("cpu_interface_factorization_s_max", 0) > 0]
-    per_rank = (sum(r["schur_interface_unknowns"] / r["ranks"] for r in gathered) / len(gathered)
-                if gathered else 0.0)
+    # Interface unknowns per rank where the most ranks ran (middle ranks dominate there).
+    widest = max(gathered, key=lambda r: r["ranks"]) if gathered else None
+    per_rank = widest["schur_interface_unknowns"] / widest["ranks"] if widest else 0.0
     if gathered:
         c1 = (sum(r["ranks"] * r["cpu_interface_factorization_s_max"] for r in gathered)
               / sum(r["ranks"] ** 2 for r in gathered))
         # Each factorization gathers S's entries: a rank's dense block and its couplings to
         # its neighbours' rows, about 3 u^2 doubles for u interface unknowns per rank.
-        c1 += beta * factorizations * 8 * 3 * per_rank ** 2
+        c1 += factorizations * (beta * 8 * 3 * per_rank ** 2 + 5e-6)
         c1_upper = c1
     else:
         c1 = (sum(r["time_interface_factorization_s_max"] / r["ranks"] for r in two) / len(two)
@@ -266,7 +270,8 @@ def model(runs):
               f" {fmt(c1)} s per rank over the statics: KLU's CPU seconds fitted through the origin"
               f" over {len(gathered)} runs on 2-{max(r['ranks'] for r in gathered)} ranks, plus"
               f" the gather of S's entries ({per_rank:.1f} interface unknowns per rank, about 3 u^2"
-              f" doubles each, {factorizations} factorizations) at {1 / beta / 1e9:.0f} GB/s;")
+              f" doubles each, {factorizations} factorizations) at {1 / beta / 1e9:.0f} GB/s"
+              " with a ring's P - 1 latencies of 5 us;")
     else:
         print(f"- interface: MUMPS on S, c1 P with c1 = {fmt(c1)} s per rank over the statics,"
               f" from the 2-rank runs (the fit over the oversubscribed runs, {fmt(c1_upper)} s"
