@@ -37,6 +37,13 @@ constexpr int kMaxRefinements = 2;
 /// the full factorization's and sound pivots (hand run, 2026-11-28).
 constexpr double kMaxRefactorGrowth = 1e5;
 
+/// The largest interface matrix S that -PREFIXdd_interface auto gathers on every rank and
+/// factors there by KLU (-PREFIXdd_gathered_max); MUMPS across the ranks factors larger ones. A
+/// chain's S has about 19 unknowns per rank, so this is about 1000 ranks of a chain: KLU on S
+/// then costs about 0.17 s per statics on every rank (0.17 ms per rank of S, fitted in
+/// benchmarks/results/schur_interface.md), a third of the blocks' work at 10^7 links.
+constexpr PetscInt kMaxGatheredInterface = 20000;
+
 /// How many times a factorization may move an interior block's singular unknowns to the
 /// interface and start again.
 constexpr int kMaxReanalyses = 8;
@@ -230,8 +237,10 @@ struct SchurDecomposition::Impl {
   std::vector<PetscInt> gg_source, go_source;
   std::vector<double> s_values;
   // S's factorization: gathered on every rank and factored there by KLU (-PREFIXdd_interface
-  // klu, the default), or distributed and factored by MUMPS (mumps).
-  bool gathered_interface = true;
+  // klu), or distributed and factored by MUMPS (mumps); auto (the default): KLU while S has at
+  // most -PREFIXdd_gathered_max unknowns.
+  std::string interface_choice = "auto";
+  PetscInt gathered_max = kMaxGatheredInterface;
   std::unique_ptr<GatheredKlu> s_klu;
   std::vector<double> s_b, s_x;
   std::unique_ptr<CooMatrix> S;
@@ -324,14 +333,18 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
                                   "-dd_max_refinements", &max_refinements, &set));
   CATENA_CHECK(max_refinements >= 0,
                "-" << prefix << "dd_max_refinements: expected at least 0, got " << max_refinements);
-  char interface_solver[16] = "klu";
+  char interface_solver[16] = "auto";
   CATENA_PETSC(PetscOptionsGetString(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
                                      "-dd_interface", interface_solver, sizeof interface_solver,
                                      &set));
-  const std::string chosen = interface_solver;
-  CATENA_CHECK(chosen == "klu" || chosen == "mumps",
-               "-" << prefix << "dd_interface: expected klu or mumps, got '" << chosen << "'");
-  gathered_interface = chosen == "klu";
+  interface_choice = interface_solver;
+  CATENA_CHECK(
+      interface_choice == "auto" || interface_choice == "klu" || interface_choice == "mumps",
+      "-" << prefix << "dd_interface: expected auto, klu or mumps, got '" << interface_choice
+          << "'");
+  gathered_max = kMaxGatheredInterface;
+  CATENA_PETSC(PetscOptionsGetInt(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
+                                  "-dd_gathered_max", &gathered_max, &set));
   stats.parts = parts;
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(K));
   MPI_Comm_rank(comm, &rank);
@@ -569,7 +582,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
                "matrices (catena: --distributed-solver mumps; catena-scale: --linear-solver "
                "direct)");
   s_values.resize(rows.size());
-  if (gathered_interface) {
+  if (interface_choice == "klu" || (interface_choice == "auto" && g_total <= gathered_max)) {
     CATENA_CHECK(g_total <= std::numeric_limits<int>::max() &&
                      rows.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
                  "SchurDecomposition: an interface of " << g_total

@@ -12,9 +12,10 @@
 ///   S = K_GG - sum over ranks of K_GI K_II^-1 K_IG in one sweep through its factors, each
 ///   right-hand side from its first pivot on;
 /// - S, of the size of the interfaces (for a chain about 19 unknowns per rank boundary), is
-///   gathered on every rank and factored there by KLU (-PREFIXdd_interface klu, the default:
-///   one gather per factorization and one per solve, the same bits on every rank), or factored
-///   by MUMPS across the ranks (-PREFIXdd_interface mumps, options prefix PREFIXdd_);
+///   gathered on every rank and factored there by KLU (-PREFIXdd_interface klu: one gather per
+///   factorization and one per solve, the same bits on every rank), or factored by MUMPS across
+///   the ranks (mumps, options prefix PREFIXdd_); by default (auto) KLU while S has at most
+///   -PREFIXdd_gathered_max unknowns (20000, about 1000 ranks of a chain), MUMPS beyond;
 /// - a solve is one sweep through each rank's factors around one interface solve.
 ///
 /// An interior block may be singular where K is not (its interface held fixed pins it: a

@@ -374,23 +374,35 @@ BOOST_AUTO_TEST_CASE(schur_statics_equals_the_serial_statics) {
   for (int N : {40, 42, 400}) checkEqualsSerialStatics(N, linear);
 }
 
-// S is factored by KLU on every rank from its gathered entries (-PREFIXdd_interface klu, the
-// default) or by MUMPS across the ranks (mumps): the same equilibrium to the same 1e-10 either
-// way, and the option takes effect (only the gathered factorization reports its own CPU time).
+// S is factored by KLU on every rank from its gathered entries (-PREFIXdd_interface klu) or by
+// MUMPS across the ranks (mumps); auto (the default) gathers S up to -PREFIXdd_gathered_max
+// unknowns. The same equilibrium to the same 1e-10 every way, and each choice takes effect
+// (only the gathered factorization reports its own CPU time): the chain's small S is gathered
+// by default, and factored by MUMPS when the bound is below its size.
 BOOST_AUTO_TEST_CASE(schur_interface_by_gathered_klu_or_by_mumps_equals_the_serial_statics) {
   SaddlePointSolverOptions linear;
   linear.method = SaddlePointSolverOptions::Method::kSchur;
-  for (const char* solver : {"klu", "mumps"}) {
-    PetscOptionsSetValue(nullptr, "-statics_dd_interface", solver);
+  struct Choice {
+    const char *interface, *gathered_max;
+    bool gathered;
+  };
+  for (const Choice& choice : {Choice{"klu", nullptr, true}, Choice{"mumps", nullptr, false},
+                               Choice{nullptr, nullptr, true}, Choice{nullptr, "1", false}}) {
+    if (choice.interface) PetscOptionsSetValue(nullptr, "-statics_dd_interface", choice.interface);
+    if (choice.gathered_max)
+      PetscOptionsSetValue(nullptr, "-statics_dd_gathered_max", choice.gathered_max);
     const StaticsComparison c = compareStatics(400, linear);
     PetscOptionsClearValue(nullptr, "-statics_dd_interface");
-    BOOST_TEST(c.q <= 1e-10, solver << ": positions " << c.q);
-    BOOST_TEST(c.lambda <= 1e-10, solver << ": multipliers " << c.lambda);
-    BOOST_TEST(c.sag <= 1e-10, solver << ": sag " << c.sag);
+    PetscOptionsClearValue(nullptr, "-statics_dd_gathered_max");
+    const std::string name = std::string(choice.interface ? choice.interface : "auto") +
+                             (choice.gathered_max ? " up to 1 unknown" : "");
+    BOOST_TEST(c.q <= 1e-10, name << ": positions " << c.q);
+    BOOST_TEST(c.lambda <= 1e-10, name << ": multipliers " << c.lambda);
+    BOOST_TEST(c.sag <= 1e-10, name << ": sag " << c.sag);
     if (worldSize() < 2) continue;  // no interface
     const double cpu = allMax(c.schur.interface_cpu_seconds);
-    BOOST_TEST((std::string(solver) == "klu" ? cpu > 0.0 : cpu == 0.0),
-               solver << ": interface CPU " << cpu << " s");
+    BOOST_TEST((choice.gathered ? cpu > 0.0 : cpu == 0.0),
+               name << ": interface CPU " << cpu << " s");
   }
 }
 
@@ -415,7 +427,7 @@ BOOST_AUTO_TEST_CASE(schur_refuses_an_unknown_interface_solver) {
   PetscOptionsClearValue(nullptr, "-bad_dd_interface");
   MatDestroy(&K);
   BOOST_TEST(
-      message.find("-bad_dd_interface: expected klu or mumps, got 'lu'") != std::string::npos,
+      message.find("-bad_dd_interface: expected auto, klu or mumps, got 'lu'") != std::string::npos,
       message);
 }
 
