@@ -44,15 +44,22 @@ void classify(const ModalSystem& sys, const Vec3& normal, Mode& mode) {
   const Model& m = *sys.model;
   const int nvb = m.nv_body, nt = m.dimension;  // translation entries per body
   const Index nb = sys.owned_bodies;
-  auto translation = [&](Index b) {
+  // A damped mode's shape is complex, in the phase the eigensolver chose: the classification
+  // reads both parts (the real part alone was round-off for a pendulum's mode whose phase put
+  // its motion in the imaginary part, and named it after the wrong axis).
+  const bool complex = mode.shape_im.size() == mode.shape_re.size();
+  auto translation = [&](const VecX& shape, Index b) {
     Vec3 t = Vec3::Zero();
-    for (int k = 0; k < nt; ++k) t(k) = mode.shape_re(b * nvb + k);
+    for (int k = 0; k < nt; ++k) t(k) = shape(b * nvb + k);
     return t;
   };
-  Mat3 energy = Mat3::Zero();
+  Mat3 energy = Mat3::Zero();  // the real part of sum m t t^H
   for (Index b = 0; b < nb; ++b) {
-    const Vec3 t = translation(b);
+    const Vec3 t = translation(mode.shape_re, b);
     energy += m.bodies[b].mass * t * t.transpose();
+    if (!complex) continue;
+    const Vec3 u = translation(mode.shape_im, b);
+    energy += m.bodies[b].mass * u * u.transpose();
   }
   sumAll(sys.comm, energy.data(), 9);
   const double total = energy.trace();
@@ -80,14 +87,31 @@ void classify(const ModalSystem& sys, const Vec3& normal, Mode& mode) {
     axis.cwiseAbs().maxCoeff(&k);
     mode.direction = std::string(1, "xyz"[k]);
   }
-  // Sign changes of the component along the axis, ignoring bodies that barely move: within
-  // this process's bodies, then across the boundaries between processes, in rank order.
+  // The component along the axis at the phase where it is largest (theta = arg(sum a_b^2) / 2
+  // for the complex components a_b; a real mode keeps its own), and its sign changes, ignoring
+  // bodies that barely move: within this process's bodies, then across the boundaries between
+  // processes, in rank order.
+  double phase[2] = {0.0, 0.0};  // sum a_b^2, real and imaginary parts
+  for (Index b = 0; b < nb && complex; ++b) {
+    const double re = axis.dot(translation(mode.shape_re, b)),
+                 im = axis.dot(translation(mode.shape_im, b));
+    phase[0] += re * re - im * im;
+    phase[1] += 2.0 * re * im;
+  }
+  sumAll(sys.comm, phase, 2);
+  const double theta = 0.5 * std::atan2(phase[1], phase[0]);
+  auto along = [&](Index b) {
+    const double re = axis.dot(translation(mode.shape_re, b));
+    return complex
+               ? std::cos(theta) * re + std::sin(theta) * axis.dot(translation(mode.shape_im, b))
+               : re;
+  };
   double largest = 0.0;
-  for (Index b = 0; b < nb; ++b) largest = std::max(largest, std::abs(axis.dot(translation(b))));
+  for (Index b = 0; b < nb; ++b) largest = std::max(largest, std::abs(along(b)));
   MPI_Allreduce(MPI_IN_PLACE, &largest, 1, MPI_DOUBLE, MPI_MAX, sys.comm);
   int local[3] = {0, 0, 0};  // first sign, last sign, sign changes
   for (Index b = 0; b < nb; ++b) {
-    const double c = axis.dot(translation(b));
+    const double c = along(b);
     if (std::abs(c) < 0.05 * largest) continue;
     const int sc = c > 0.0 ? 1 : -1;
     if (local[1] != 0 && sc != local[1]) ++local[2];

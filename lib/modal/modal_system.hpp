@@ -50,8 +50,9 @@ using VecC = Eigen::VectorXcd;
 /// planar, else zero; e_z in 2D. Collective.
 Vec3 planeNormal(const ModalSystem& system);
 
-/// Dominant direction of mode.shape_re (mass-weighted translations of the body origins, against
-/// the plane's normal) and its sign changes along the bodies in global order. Collective.
+/// Dominant direction of the mode's shape (mass-weighted translations of the body origins, real
+/// and imaginary parts, against the plane's normal) and its sign changes along the bodies in
+/// global order, at the phase where that component is largest. Collective.
 void classify(const ModalSystem& system, const Vec3& normal, Mode& mode);
 
 /// The check values of `mode` (eigenvalue set) from phi and M phi (owned coordinates) and the

@@ -2,8 +2,11 @@
 // Modes at static equilibria: the paper's pendulum (eigenvalues +-i sqrt(g/L) below the hinge,
 // +-sqrt(g/L) above it), against closed forms.
 #include "modal/modal.hpp"
+#include "modal/modal_system.hpp"
 
 #include <cmath>
+#include <complex>
+#include <numbers>
 
 #include "assembly/assemble.hpp"
 #include "io/yaml_loader.hpp"
@@ -334,4 +337,43 @@ BOOST_AUTO_TEST_CASE(planar_pendulum_mode_is_classified_in_2d) {
   BOOST_TEST(r.modes[0].direction == "x");
   BOOST_TEST(r.modes[0].nodes == 0);
   BOOST_TEST(r.modes[0].s.imag() == std::sqrt(g / L), boost::test_tools::tolerance(1e-9));
+}
+
+// A damped mode's shape comes in whatever complex phase the eigensolver chose; its direction and
+// node count must not depend on it. The catenary chain's four lowest modes, each turned by
+// phases that put its motion partly or wholly into the imaginary part, with round-off of 1e-10
+// of its size added to both parts, classify as the real modes do. (The real part alone named
+// the damped pendulum's swing after the wrong axis on one machine: the eigensolver's phase had
+// put its motion into the imaginary part, and the real part was round-off.)
+BOOST_AUTO_TEST_CASE(mode_classification_does_not_depend_on_the_phase) {
+  const Model m = buildCatenaryChain({});
+  const AssemblyPlan plan = buildAssemblyPlan(m);
+  const StaticsResult eq = solveStatics(m, plan, initialState(m));
+  BOOST_REQUIRE_MESSAGE(eq.status.ok(), eq.status.message);
+  ModalOptions o;
+  o.modes = 4;
+  const ModalResult r = solveModal(m, plan, eq.state, o);
+  BOOST_REQUIRE_MESSAGE(r.status.ok(), r.status.message);
+  ModalSystem sys;
+  sys.model = &m;
+  sys.owned_bodies = static_cast<Index>(m.bodies.size());
+  sys.q = &eq.state.q;
+  const Vec3 normal = planeNormal(sys);
+  for (const Mode& real : r.modes)
+    for (const double phase : {0.3, 1.2, 0.5 * std::numbers::pi, 2.9}) {
+      const Index n = real.shape_re.size();
+      const double noise = 1e-10 * real.shape_re.cwiseAbs().maxCoeff();
+      Eigen::VectorXcd shape = std::polar(1.0, phase) * real.shape_re.cast<std::complex<double>>();
+      for (Index k = 0; k < n; ++k)
+        shape(k) += noise * std::complex<double>(std::sin(1.7 * static_cast<double>(k) + 0.4),
+                                                 std::cos(2.3 * static_cast<double>(k)));
+      Mode turned = real;
+      turned.shape_re = shape.real();
+      turned.shape_im = shape.imag();
+      turned.direction.clear();
+      turned.nodes = -1;
+      classify(sys, normal, turned);
+      BOOST_TEST(turned.direction == real.direction, "phase " << phase);
+      BOOST_TEST(turned.nodes == real.nodes, "phase " << phase);
+    }
 }
