@@ -332,6 +332,18 @@ StaticsComparison compareStatics(int N, const SaddlePointSolverOptions& linear =
   return out;
 }
 
+/// The message of the catena::Error that factoring K with a decomposition of options prefix
+/// `prefix` throws (empty if none).
+std::string factorError(const std::string& prefix, Mat K) {
+  SchurDecomposition dd(prefix);
+  try {
+    dd.factor(K);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return {};
+}
+
 SaddlePointSolverOptions augmentedLagrangian() {
   SaddlePointSolverOptions o;
   o.method = SaddlePointSolverOptions::Method::kAugmentedLagrangian;
@@ -417,13 +429,7 @@ BOOST_AUTO_TEST_CASE(schur_refuses_an_unknown_interface_solver) {
   CATENA_PETSC(MatAssemblyBegin(K, MAT_FINAL_ASSEMBLY));
   CATENA_PETSC(MatAssemblyEnd(K, MAT_FINAL_ASSEMBLY));
   PetscOptionsSetValue(nullptr, "-bad_dd_interface", "lu");
-  SchurDecomposition dd("bad_");
-  std::string message;
-  try {
-    dd.factor(K);
-  } catch (const Error& e) {
-    message = e.what();
-  }
+  const std::string message = factorError("bad_", K);
   PetscOptionsClearValue(nullptr, "-bad_dd_interface");
   MatDestroy(&K);
   BOOST_TEST(
@@ -519,13 +525,7 @@ BOOST_AUTO_TEST_CASE(schur_refuses_an_unsymmetric_pattern_naming_mumps) {
     CATENA_PETSC(MatSetValue(K, n - 1, n, 0.5, INSERT_VALUES));
   CATENA_PETSC(MatAssemblyBegin(K, MAT_FINAL_ASSEMBLY));
   CATENA_PETSC(MatAssemblyEnd(K, MAT_FINAL_ASSEMBLY));
-  SchurDecomposition dd("unsym_");
-  std::string message;
-  try {
-    dd.factor(K);
-  } catch (const Error& e) {
-    message = e.what();
-  }
+  const std::string message = factorError("unsym_", K);
   MatDestroy(&K);
   BOOST_TEST(message.find("not structurally symmetric") != std::string::npos, message);
   BOOST_TEST(message.find("--distributed-solver mumps") != std::string::npos, message);
