@@ -242,7 +242,7 @@ struct SchurDecomposition::Impl {
   std::string interface_choice = "auto";
   PetscInt gathered_max = kMaxGatheredInterface;
   std::unique_ptr<GatheredKlu> s_klu;
-  std::vector<double> s_b, s_x;
+  std::vector<double> s_b, s_x;  // the interface's right-hand side and values (gathered: x)
   std::unique_ptr<CooMatrix> S;
   KSP ksp = nullptr;
   Vec s_rhs = nullptr, s_sol = nullptr;
@@ -582,6 +582,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
                "matrices (catena: --distributed-solver mumps; catena-scale: --linear-solver "
                "direct)");
   s_values.resize(rows.size());
+  s_b.resize(nG);
   if (interface_choice == "klu" || (interface_choice == "auto" && g_total <= gathered_max)) {
     CATENA_CHECK(g_total <= std::numeric_limits<int>::max() &&
                      rows.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
@@ -591,7 +592,6 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     s_klu = std::make_unique<GatheredKlu>(nG, std::vector<int>(rows.begin(), rows.end()),
                                           std::vector<int>(cols.begin(), cols.end()),
                                           std::vector<int>{}, comm);
-    s_b.resize(nG);
     s_x.resize(nG);
     return;
   }
@@ -784,11 +784,13 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   });
   const auto nG = static_cast<PetscInt>(boundary_row.size());
   const PetscScalar* xg = nullptr;
-  if (s_klu) {
+  if (hasInterface()) {  // its right-hand side b_G - K_GI K_II^-1 b_I
     for (PetscInt a = 0; a < nG; ++a) s_b[a] = bb[boundary_row[a]];
     for (std::size_t k = 0; k < blocks.size(); ++k)
       for (std::size_t h = 0; h < blocks[k].boundary.size(); ++h)
         s_b[blocks[k].boundary[h]] += block_r[k][h];
+  }
+  if (s_klu) {
     const Status st = s_klu->solve(s_b.data(), s_x.data());
     if (!st.ok()) {
       CATENA_PETSC(VecRestoreArrayRead(b, &bb));
@@ -797,10 +799,7 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   } else if (S) {
     PetscScalar* r = nullptr;
     CATENA_PETSC(VecGetArray(s_rhs, &r));
-    for (PetscInt a = 0; a < nG; ++a) r[a] = bb[boundary_row[a]];
-    for (std::size_t k = 0; k < blocks.size(); ++k)
-      for (std::size_t h = 0; h < blocks[k].boundary.size(); ++h)
-        r[blocks[k].boundary[h]] += block_r[k][h];
+    std::copy(s_b.begin(), s_b.end(), r);
     CATENA_PETSC(VecRestoreArray(s_rhs, &r));
     CATENA_PETSC(KSPSolve(ksp, s_rhs, s_sol));
     CATENA_PETSC(VecGetArrayRead(s_sol, &xg));
