@@ -5,11 +5,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <numeric>
 #include <utility>
 
 #include "core/check.hpp"
+#include "core/wall_clock.hpp"
 #include "parallel/agreed_status.hpp"
 
 namespace catena {
@@ -122,15 +122,12 @@ GatheredKlu::GatheredKlu(Index local_rows, const std::vector<int>& rows,
 Status GatheredKlu::factor(const double* values) {
   MPI_Allgatherv(values, entry_counts_[rank_], MPI_DOUBLE, gathered_.data(), entry_counts_.data(),
                  entry_displs_.data(), MPI_DOUBLE, comm_);
-  timespec t0{}, t1{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+  const double t0 = processCpuSeconds();
   double* v = klu_->values();
   std::fill(v, v + nonzeros_, 0.0);
   for (std::size_t k = 0; k < gathered_.size(); ++k) v[slot_[k]] += gathered_[k];
   const Status st = klu_->factor();
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
-  factor_seconds_ = static_cast<double>(t1.tv_sec - t0.tv_sec) +
-                    1e-9 * static_cast<double>(t1.tv_nsec - t0.tv_nsec);
+  factor_seconds_ = processCpuSeconds() - t0;
   return agreedStatus(st, comm_);
 }
 

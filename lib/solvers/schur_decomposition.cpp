@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <ctime>
 #include <exception>
 #include <limits>
 #include <map>
@@ -72,13 +71,6 @@ void forEachBlock(std::size_t n, F&& f) {
   }
   for (const std::exception_ptr& e : errors)
     if (e) std::rethrow_exception(e);
-}
-
-/// CPU seconds of this process: a rank's own work, also where ranks share cores.
-double cpuSeconds() {
-  timespec t{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
 /// A rank's owned block of K as compressed rows: the diagonal block (owned columns, local
@@ -661,12 +653,12 @@ Status SchurDecomposition::factorNow(Mat K) {
   Status st;
   for (int attempt = 0;; ++attempt) {
     if (!m.analysed) {
-      const double a0 = cpuSeconds();
+      const double a0 = processCpuSeconds();
       m.analyse(K, stats_);
-      stats_.analysis_seconds += cpuSeconds() - a0;
+      stats_.analysis_seconds += processCpuSeconds() - a0;
       m.analysed = true;
     }
-    const double c0 = cpuSeconds();
+    const double c0 = processCpuSeconds();
     std::vector<int> singular;
     const auto counts = [&m](long sign, SchurStats& s) {
       for (const InteriorBlock& blk : m.blocks)
@@ -678,7 +670,7 @@ Status SchurDecomposition::factorNow(Mat K) {
     counts(-1, stats_);
     st = m.factorInterior(d.v, singular);
     counts(1, stats_);
-    stats_.interior_seconds += cpuSeconds() - c0;
+    stats_.interior_seconds += processCpuSeconds() - c0;
     int retry = !st.ok() && !singular.empty() && attempt < kMaxReanalyses ? 1 : 0;
     int failed = st.ok() || retry ? 0 : 1;
     MPI_Allreduce(MPI_IN_PLACE, &retry, 1, MPI_INT, MPI_MAX, comm);
@@ -718,7 +710,7 @@ Status SchurDecomposition::factorNow(Mat K) {
     for (std::size_t s = 0; s < m.ig_source.size(); ++s) c.ig_value[s] = d.v[m.ig_source[s]];
     c.gi_value.resize(m.gi_source.size());
     for (std::size_t s = 0; s < m.gi_source.size(); ++s) c.gi_value[s] = d.v[m.gi_source[s]];
-    const double c0 = cpuSeconds();
+    const double c0 = processCpuSeconds();
     Eigen::MatrixXd Sp;
     m.schurPart(Sp, stats_);
     const auto nG = static_cast<PetscInt>(m.boundary_row.size());
@@ -729,7 +721,7 @@ Status SchurDecomposition::factorNow(Mat K) {
       }
     for (std::size_t k = 0; k < m.go_source.size(); ++k)
       m.s_values[static_cast<std::size_t>(nG) * nG + k] = o.v[m.go_source[k]];
-    stats_.schur_seconds += cpuSeconds() - c0;
+    stats_.schur_seconds += processCpuSeconds() - c0;
     const auto t0 = WallClock::now();
     if (m.s_klu) {
       // New pivots every time: S is small (about 19 unknowns per rank of a chain), and its
