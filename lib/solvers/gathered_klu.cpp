@@ -105,13 +105,11 @@ GatheredKlu::GatheredKlu(Index local_rows, const std::vector<int>& rows,
   }
   std::partial_sum(row_start.begin(), row_start.end(), row_start.begin());
   nonzeros_ = static_cast<Index>(columns.size());
-  if (general) {
+  if (general)
     klu_.emplace(static_cast<int>(size_), std::move(row_start), std::move(columns));
-    klu_->setSingularPivot(0.0);
-  } else {
+  else
     klu_.emplace(static_cast<int>(size_), std::move(row_start), std::move(columns),
                  static_cast<int>(coordinate_groups.size()), coordinate_groups);
-  }
   // Unknowns of unrelated units (positions, velocities, multipliers): KLU scales them.
   klu_->scaleByLargestEntries();
   gathered_.resize(entries);

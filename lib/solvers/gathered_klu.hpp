@@ -26,10 +26,9 @@ class GatheredKlu {
   /// the global (row, column) of this rank's entries, every row among its own; repeated pairs are
   /// summed in the order given. groups: per owned row, a group >= 0 for a coordinate (its body:
   /// a body's coordinates are pivoted together) or -1 for a multiplier, whose equations hold
-  /// coordinates only (an empty (2,2) block); empty: a general matrix (KLU's own order), whose
-  /// factorization fails on an exactly zero pivot only (as MUMPS' without null-pivot detection:
-  /// the caller judges its solves). Collective over comm (MPI_COMM_NULL: PETSC_COMM_WORLD);
-  /// throws catena::Error if KLU cannot analyse the pattern.
+  /// coordinates only (an empty (2,2) block); empty: a general matrix (KLU's own order).
+  /// Collective over comm (MPI_COMM_NULL: PETSC_COMM_WORLD); throws catena::Error if KLU cannot
+  /// analyse the pattern.
   GatheredKlu(Index local_rows, const std::vector<int>& rows, const std::vector<int>& cols,
               const std::vector<int>& groups, MPI_Comm comm = MPI_COMM_NULL);
 
@@ -42,6 +41,9 @@ class GatheredKlu {
   Status solve(const double* b, double* x);
   /// The next factor() chooses new pivots (KluLu::forgetPivots).
   void forgetPivots() { klu_->forgetPivots(); }
+  /// A pivot below `ratio` of its column's largest entry makes factor() fail as singular
+  /// (KluLu::setSingularPivot; 0: an exactly zero pivot only).
+  void setSingularPivot(double ratio) { klu_->setSingularPivot(ratio); }
   /// CPU seconds of this rank's last factorization, the gather excluded.
   double lastFactorSeconds() const { return factor_seconds_; }
 

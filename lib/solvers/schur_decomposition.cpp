@@ -228,11 +228,8 @@ struct SchurDecomposition::Impl {
   // slot), then the off-process entries of the boundary rows (Ao positions).
   std::vector<PetscInt> gg_source, go_source;
   std::vector<double> s_values;
-  // S's factorization: gathered on every rank and factored there by KLU (-PREFIXdd_interface
-  // klu), or distributed and factored by MUMPS (mumps); auto (the default): KLU while S has at
-  // most -PREFIXdd_gathered_max unknowns.
-  std::string interface_choice = "auto";
-  PetscInt gathered_max = kMaxGatheredInterface;
+  // S's factorization: gathered on every rank and factored there by KLU (s_klu), or
+  // distributed and factored by MUMPS (S, ksp); analyse chooses (-PREFIXdd_interface).
   std::unique_ptr<GatheredKlu> s_klu;
   std::vector<double> s_b, s_x;  // the interface's right-hand side and values (gathered: x)
   std::unique_ptr<CooMatrix> S;
@@ -309,34 +306,32 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     old_window[b] = blk.window;
   }
   clear();
+  const char* pre = prefix.empty() ? nullptr : prefix.c_str();
   PetscInt n_parts = 1;
   PetscBool set = PETSC_FALSE;
-  CATENA_PETSC(PetscOptionsGetInt(nullptr, prefix.empty() ? nullptr : prefix.c_str(), "-dd_parts",
-                                  &n_parts, &set));
+  CATENA_PETSC(PetscOptionsGetInt(nullptr, pre, "-dd_parts", &n_parts, &set));
   CATENA_CHECK(n_parts >= 1, "-" << prefix << "dd_parts: expected at least 1, got " << n_parts);
   parts = static_cast<int>(n_parts);
   PetscReal max_growth = kMaxRefactorGrowth;
-  CATENA_PETSC(PetscOptionsGetReal(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
-                                   "-dd_max_refactor_growth", &max_growth, &set));
+  CATENA_PETSC(PetscOptionsGetReal(nullptr, pre, "-dd_max_refactor_growth", &max_growth, &set));
   CATENA_CHECK(max_growth >= 0.0,
                "-" << prefix << "dd_max_refactor_growth: expected at least 0, got " << max_growth);
   max_refinements = kMaxRefinements;
-  CATENA_PETSC(PetscOptionsGetInt(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
-                                  "-dd_max_refinements", &max_refinements, &set));
+  CATENA_PETSC(PetscOptionsGetInt(nullptr, pre, "-dd_max_refinements", &max_refinements, &set));
   CATENA_CHECK(max_refinements >= 0,
                "-" << prefix << "dd_max_refinements: expected at least 0, got " << max_refinements);
+  // S gathered and factored by KLU on every rank (klu), by MUMPS across the ranks (mumps), or
+  // (auto, the default) gathered up to -PREFIXdd_gathered_max unknowns.
   char interface_solver[16] = "auto";
-  CATENA_PETSC(PetscOptionsGetString(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
-                                     "-dd_interface", interface_solver, sizeof interface_solver,
-                                     &set));
-  interface_choice = interface_solver;
+  CATENA_PETSC(PetscOptionsGetString(nullptr, pre, "-dd_interface", interface_solver,
+                                     sizeof interface_solver, &set));
+  const std::string interface_choice = interface_solver;
   CATENA_CHECK(
       interface_choice == "auto" || interface_choice == "klu" || interface_choice == "mumps",
       "-" << prefix << "dd_interface: expected auto, klu or mumps, got '" << interface_choice
           << "'");
-  gathered_max = kMaxGatheredInterface;
-  CATENA_PETSC(PetscOptionsGetInt(nullptr, prefix.empty() ? nullptr : prefix.c_str(),
-                                  "-dd_gathered_max", &gathered_max, &set));
+  PetscInt gathered_max = kMaxGatheredInterface;
+  CATENA_PETSC(PetscOptionsGetInt(nullptr, pre, "-dd_gathered_max", &gathered_max, &set));
   stats.parts = parts;
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(K));
   MPI_Comm_rank(comm, &rank);
@@ -584,6 +579,11 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     s_klu = std::make_unique<GatheredKlu>(nG, std::vector<int>(rows.begin(), rows.end()),
                                           std::vector<int>(cols.begin(), cols.end()),
                                           std::vector<int>{}, comm);
+    // Only an exactly zero pivot makes S singular, as for MUMPS without null-pivot detection:
+    // S carries the scale of the interior blocks' smallest pivots (entries of 1e18 in the
+    // 6-level lattice's S on 2 ranks at one Newton iteration, whose relative pivots then fell
+    // below KLU's 1e-13), and the refinement against K judges every solve.
+    s_klu->setSingularPivot(0.0);
     s_x.resize(nG);
     return;
   }
