@@ -10,6 +10,7 @@
 
 #include "core/check.hpp"
 #include "solvers/kkt_ordering.hpp"
+#include "solvers/suitesparse_memory.hpp"
 
 namespace catena {
 
@@ -286,6 +287,8 @@ Status KluLu::factor() {
       }
     }
   }
+  // The previous factors' pages go to the new ones (solvers/suitesparse_memory.hpp).
+  const SuiteSparseBlockReuse reuse;
   if (k.numeric) klu_free_numeric(&k.numeric, &k.common);
   new_pivots_ = false;
   last_refactored_ = false;

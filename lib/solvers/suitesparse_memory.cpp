@@ -1,0 +1,153 @@
+#include "solvers/suitesparse_memory.hpp"
+
+#include <SuiteSparse_config.h>
+#include <malloc.h>
+#include <sys/mman.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <mutex>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace catena {
+namespace {
+
+constexpr std::size_t kPage = 4096;
+
+std::size_t pages(std::size_t bytes) {
+  return (bytes + kPage - 1) / kPage * kPage;
+}
+
+/// The mapped blocks handed out, by address: their capacity (bytes). Shared by all threads (a
+/// block may be freed on another thread than the one that allocated it); never destroyed, since
+/// SuiteSparse objects may be freed during static destruction.
+struct Mapped {
+  std::mutex mutex;
+  std::unordered_map<void*, std::size_t> capacity;
+};
+Mapped& mapped() {
+  static Mapped* m = new Mapped;
+  return *m;
+}
+
+/// This thread's scope: its depth and the blocks freed in it, kept (address, capacity).
+struct Kept {
+  int depth = 0;
+  std::vector<std::pair<void*, std::size_t>> blocks;
+};
+thread_local Kept kept;
+
+void unmapKept() {
+  for (const auto& [p, cap] : kept.blocks) munmap(p, cap);
+  kept.blocks.clear();
+}
+
+/// A mapped block of at least n bytes: a kept one that fits (the smallest of those within an
+/// eighth above n: a larger one would keep more pages resident than the request touches) unless
+/// `zeroed` (a kept block would have to be cleared, touching all of it), else a new mapping (the
+/// kept ones unmapped first, so that they never add to a peak).
+void* mapBlock(std::size_t n, bool zeroed) {
+  auto best = kept.blocks.end();
+  for (auto it = kept.blocks.begin(); it != kept.blocks.end() && !zeroed; ++it)
+    if (it->second >= n && it->second - n <= n / 8 &&
+        (best == kept.blocks.end() || it->second < best->second))
+      best = it;
+  void* p = nullptr;
+  std::size_t cap = 0;
+  if (best != kept.blocks.end()) {
+    std::tie(p, cap) = *best;
+    kept.blocks.erase(best);
+  } else {
+    unmapKept();
+    cap = pages(n);
+    p = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return nullptr;
+  }
+  Mapped& m = mapped();
+  const std::lock_guard<std::mutex> lock(m.mutex);
+  m.capacity[p] = cap;
+  return p;
+}
+
+/// The capacity of a mapped block that p starts (0: not one of ours), taken out of the table
+/// when `remove`.
+std::size_t mappedCapacity(void* p, bool remove) {
+  Mapped& m = mapped();
+  const std::lock_guard<std::mutex> lock(m.mutex);
+  const auto it = m.capacity.find(p);
+  if (it == m.capacity.end()) return 0;
+  const std::size_t cap = it->second;
+  if (remove) m.capacity.erase(it);
+  return cap;
+}
+
+void* allocate(std::size_t n) {
+  return n < kLargeBlock ? std::malloc(n) : mapBlock(n, false);
+}
+
+void* allocateZeroed(std::size_t count, std::size_t size) {
+  if (size != 0 && count > static_cast<std::size_t>(-1) / size) return nullptr;
+  const std::size_t n = count * size;
+  return n < kLargeBlock ? std::calloc(count, size) : mapBlock(n, true);  // fresh pages are zero
+}
+
+void release(void* p) {
+  if (!p) return;
+  const std::size_t cap = mappedCapacity(p, true);
+  if (cap == 0) {
+    std::free(p);
+  } else if (kept.depth > 0) {
+    kept.blocks.emplace_back(p, cap);
+  } else {
+    munmap(p, cap);
+  }
+}
+
+void* reallocate(void* p, std::size_t n) {
+  if (!p) return allocate(n);
+  const std::size_t cap = mappedCapacity(p, false);
+  if (cap == 0) {
+    if (n < kLargeBlock) return std::realloc(p, n);
+    void* q = allocate(n);
+    if (q) {
+      std::memcpy(q, p, malloc_usable_size(p));  // less than kLargeBlock <= n
+      std::free(p);
+    }
+    return q;
+  }
+  if (n <= cap) return p;  // shrinking keeps the block (only touched pages are resident)
+  const std::size_t grown = pages(n);
+  void* q = mremap(p, cap, grown, MREMAP_MAYMOVE);  // moves page tables, copies nothing
+  if (q == MAP_FAILED) return nullptr;              // p stays valid, as realloc's contract
+  Mapped& m = mapped();
+  const std::lock_guard<std::mutex> lock(m.mutex);
+  m.capacity.erase(p);
+  m.capacity[q] = grown;
+  return q;
+}
+
+}  // namespace
+
+void installSuiteSparseAllocator() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    SuiteSparse_config.malloc_func = allocate;
+    SuiteSparse_config.calloc_func = allocateZeroed;
+    SuiteSparse_config.realloc_func = reallocate;
+    SuiteSparse_config.free_func = release;
+  });
+}
+
+SuiteSparseBlockReuse::SuiteSparseBlockReuse() {
+  installSuiteSparseAllocator();
+  ++kept.depth;
+}
+
+SuiteSparseBlockReuse::~SuiteSparseBlockReuse() {
+  if (--kept.depth == 0) unmapKept();
+}
+
+}  // namespace catena
