@@ -10,7 +10,6 @@
 #include <tuple>
 #include <unordered_map>
 #include <utility>
-#include <vector>
 
 namespace catena {
 namespace {
@@ -33,16 +32,20 @@ Mapped& mapped() {
   return *m;
 }
 
-/// This thread's scope: its depth and the blocks freed in it, kept (address, capacity).
+/// This thread's scope: its depth and the blocks freed in it, kept (address, capacity; at most
+/// kMaxKept, beyond which freed blocks are unmapped at once). Trivially destructible, so that a
+/// free during the thread's or the program's end finds it intact.
+constexpr int kMaxKept = 32;
 struct Kept {
-  int depth = 0;
-  std::vector<std::pair<void*, std::size_t>> blocks;
+  int depth;
+  int count;
+  std::pair<void*, std::size_t> blocks[kMaxKept];
 };
-thread_local Kept kept;
+thread_local Kept kept{};
 
 void unmapKept() {
-  for (const auto& [p, cap] : kept.blocks) munmap(p, cap);
-  kept.blocks.clear();
+  for (int k = 0; k < kept.count; ++k) munmap(kept.blocks[k].first, kept.blocks[k].second);
+  kept.count = 0;
 }
 
 /// A mapped block of at least n bytes: a kept one that fits (the smallest of those within an
@@ -50,16 +53,16 @@ void unmapKept() {
 /// `zeroed` (a kept block would have to be cleared, touching all of it), else a new mapping (the
 /// kept ones unmapped first, so that they never add to a peak).
 void* mapBlock(std::size_t n, bool zeroed) {
-  auto best = kept.blocks.end();
-  for (auto it = kept.blocks.begin(); it != kept.blocks.end() && !zeroed; ++it)
-    if (it->second >= n && it->second - n <= n / 8 &&
-        (best == kept.blocks.end() || it->second < best->second))
-      best = it;
+  int best = -1;
+  for (int k = 0; k < kept.count && !zeroed; ++k) {
+    const std::size_t c = kept.blocks[k].second;
+    if (c >= n && c - n <= n / 8 && (best < 0 || c < kept.blocks[best].second)) best = k;
+  }
   void* p = nullptr;
   std::size_t cap = 0;
-  if (best != kept.blocks.end()) {
-    std::tie(p, cap) = *best;
-    kept.blocks.erase(best);
+  if (best >= 0) {
+    std::tie(p, cap) = kept.blocks[best];
+    kept.blocks[best] = kept.blocks[--kept.count];
   } else {
     unmapKept();
     cap = pages(n);
@@ -99,8 +102,8 @@ void release(void* p) {
   const std::size_t cap = mappedCapacity(p, true);
   if (cap == 0) {
     std::free(p);
-  } else if (kept.depth > 0) {
-    kept.blocks.emplace_back(p, cap);
+  } else if (kept.depth > 0 && kept.count < kMaxKept) {
+    kept.blocks[kept.count++] = {p, cap};
   } else {
     munmap(p, cap);
   }
