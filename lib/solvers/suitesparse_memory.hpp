@@ -5,7 +5,7 @@
 /// pivoting (klu_factor) frees the previous one's factors and allocates as much again; glibc
 /// maps blocks above 32 MiB and returns them when freed, so each new factorization wrote its
 /// factors into pages the kernel had to zero and fault in again (measured cost:
-/// docs/parallel-factorization.md, "Memory"). While a SuiteSparseBlockReuse lives on a thread,
+/// docs/parallel-factorization.md, "Cost"). While a SuiteSparseBlockReuse lives on a thread,
 /// the blocks of at least kLargeBlock bytes that SuiteSparse frees there stay mapped and go to
 /// that thread's next requests they fit (at least the request, at most an eighth more; never a
 /// zeroed request); the scope's end unmaps those not taken, so kept blocks never outlive the
@@ -24,7 +24,8 @@ inline constexpr std::size_t kLargeBlock = std::size_t{16} << 20;
 void installSuiteSparseAllocator();
 
 /// While alive: large blocks that SuiteSparse frees on this thread are kept for its next
-/// requests (see above). Installs the allocator. Scopes may nest (the outermost releases).
+/// requests (see above; at most 32 at a time). Installs the allocator. Scopes may nest (the
+/// outermost releases).
 class SuiteSparseBlockReuse {
  public:
   SuiteSparseBlockReuse();
