@@ -20,8 +20,7 @@
 ///   tolerances the direct solver reaches. gamma = augmentation / max|A|. No factor of the whole
 ///   system exists anywhere;
 /// - Schur-complement domain decomposition: KLU on each rank's interior and on the gathered
-/// interface
-///   (solvers/schur_decomposition.hpp).
+///   interface (solvers/schur_decomposition.hpp).
 ///
 /// Collective.
 

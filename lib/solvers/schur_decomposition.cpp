@@ -231,7 +231,7 @@ struct SchurDecomposition::Impl {
   // S's factorization: gathered on every rank and factored there by KLU (s_klu), or
   // distributed and factored by MUMPS (S, ksp); analyse chooses (-PREFIXdd_interface).
   std::unique_ptr<GatheredKlu> s_klu;
-  std::vector<double> s_b, s_x;  // the interface's right-hand side and values (gathered: x)
+  std::vector<double> s_b, s_x;  // this rank's rows of the interface's right-hand side, values
   std::unique_ptr<CooMatrix> S;
   KSP ksp = nullptr;
   Vec s_rhs = nullptr, s_sol = nullptr;
@@ -570,6 +570,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
                "direct)");
   s_values.resize(rows.size());
   s_b.resize(nG);
+  s_x.resize(nG);
   if (interface_choice == "klu" || (interface_choice == "auto" && g_total <= gathered_max)) {
     CATENA_CHECK(g_total <= std::numeric_limits<int>::max() &&
                      rows.size() <= static_cast<std::size_t>(std::numeric_limits<int>::max()),
@@ -584,7 +585,6 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     // 6-level lattice's S on 2 ranks at one Newton iteration, whose relative pivots then fell
     // below KLU's 1e-13), and the refinement against K judges every solve.
     s_klu->setSingularPivot(0.0);
-    s_x.resize(nG);
     return;
   }
   S = std::make_unique<CooMatrix>(nG, nG, std::move(rows), std::move(cols));
@@ -775,34 +775,34 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
     blockInterfaceResidual(blk, w.data() + blk.first, block_r[k].data());
   });
   const auto nG = static_cast<PetscInt>(boundary_row.size());
-  const PetscScalar* xg = nullptr;
-  if (hasInterface()) {  // its right-hand side b_G - K_GI K_II^-1 b_I
+  // The interface values x_G (s_x) from its right-hand side b_G - K_GI K_II^-1 b_I (s_b).
+  const bool interface = hasInterface();
+  if (interface) {
     for (PetscInt a = 0; a < nG; ++a) s_b[a] = bb[boundary_row[a]];
     for (std::size_t k = 0; k < blocks.size(); ++k)
       for (std::size_t h = 0; h < blocks[k].boundary.size(); ++h)
         s_b[blocks[k].boundary[h]] += block_r[k][h];
   }
+  CATENA_PETSC(VecRestoreArrayRead(b, &bb));
   if (s_klu) {
     const Status st = s_klu->solve(s_b.data(), s_x.data());
-    if (!st.ok()) {
-      CATENA_PETSC(VecRestoreArrayRead(b, &bb));
-      return st;
-    }
+    if (!st.ok()) return st;
   } else if (S) {
     PetscScalar* r = nullptr;
     CATENA_PETSC(VecGetArray(s_rhs, &r));
     std::copy(s_b.begin(), s_b.end(), r);
     CATENA_PETSC(VecRestoreArray(s_rhs, &r));
     CATENA_PETSC(KSPSolve(ksp, s_rhs, s_sol));
-    CATENA_PETSC(VecGetArrayRead(s_sol, &xg));
+    const PetscScalar* xs = nullptr;
+    CATENA_PETSC(VecGetArrayRead(s_sol, &xs));
+    std::copy(xs, xs + nG, s_x.begin());
+    CATENA_PETSC(VecRestoreArrayRead(s_sol, &xs));
   }
-  CATENA_PETSC(VecRestoreArrayRead(b, &bb));
-  if (s_klu) xg = s_x.data();
   forEachBlock(blocks.size(), [&](std::size_t k) {
     const InteriorBlock& blk = blocks[k];
     if (blk.size == 0) return;
-    if (xg) {
-      for (std::size_t g = 0; g < blk.boundary.size(); ++g) block_x[k][g] = xg[blk.boundary[g]];
+    if (interface) {
+      for (std::size_t g = 0; g < blk.boundary.size(); ++g) block_x[k][g] = s_x[blk.boundary[g]];
       blockInterfaceCorrection(blk, block_x[k].data(), w.data() + blk.first);
     }
     blk.klu->lowerTransposedSolve(w.data() + blk.first, t.data() + blk.first);
@@ -810,9 +810,8 @@ Status SchurDecomposition::Impl::applyOnce(Vec b, Vec x) {
   PetscScalar* xx = nullptr;
   CATENA_PETSC(VecGetArray(x, &xx));
   for (PetscInt e = 0; e < nI; ++e) xx[interior_row[e]] = t[e];
-  for (PetscInt a = 0; a < nG && xg; ++a) xx[boundary_row[a]] = xg[a];
+  for (PetscInt a = 0; a < nG && interface; ++a) xx[boundary_row[a]] = s_x[a];
   CATENA_PETSC(VecRestoreArray(x, &xx));
-  if (xg && !s_klu) CATENA_PETSC(VecRestoreArrayRead(s_sol, &xg));
   return Status::success();
 }
 
