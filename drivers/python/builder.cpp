@@ -36,7 +36,7 @@ std::string jsonText(const py::object& element, const std::string& where) {
 }
 
 /// 'name', as the calls are named in messages (at most 40 characters, one line).
-std::string quoted(const std::string& name) {
+std::string quotedName(const std::string& name) {
   std::string out = "'";
   for (std::size_t i = 0; i < name.size() && i < 40; ++i)
     out += static_cast<unsigned char>(name[i]) < 0x20 ? '?' : name[i];
@@ -63,7 +63,8 @@ struct PyBuilder {
     }
     for (const auto& [key, value] : more)
       if (!value.is_none()) element[key] = value;
-    const std::string where = "Builder." + call + (name.empty() ? "" : "(" + quoted(name) + ")");
+    const std::string where =
+        "Builder." + call + (name.empty() ? "" : "(" + quotedName(name) + ")");
     const std::string text = jsonText(element, where);
     py::gil_scoped_release release;
     loader.add(kind, where, text);
