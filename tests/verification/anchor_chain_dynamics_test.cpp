@@ -62,7 +62,7 @@ Spectrum spectrum(std::vector<double> x, double dt) {
 }  // namespace
 
 BOOST_AUTO_TEST_CASE(free_vibration_peaks_at_the_modal_frequencies) {
-  Model m = loadMechanismFile(std::string(CATENA_SOURCE_DIR) + "/inputs/anchor_chain.yaml").model;
+  Model m = loadMechanismFile(CATENA_SOURCE_DIR "/inputs/anchor_chain.yaml").model;
   const AssemblyPlan plan0 = buildAssemblyPlan(m);
   const StaticsResult st = solveStatics(m, plan0, initialState(m), {});
   BOOST_REQUIRE_MESSAGE(st.status.ok(), st.status.message);

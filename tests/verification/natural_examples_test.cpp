@@ -65,8 +65,10 @@ Run run(NaturalInput in, const std::string& stem, double interval, double rtol =
 }
 
 Run run(const std::string& stem, double interval, double rtol = 1e-9) {
-  return run(loadNaturalInput(std::string(CATENA_SOURCE_DIR) + "/inputs/natural/" + stem + ".yaml"),
-             stem, interval, rtol);
+  std::string path = CATENA_SOURCE_DIR "/inputs/natural/";
+  path += stem;
+  path += ".yaml";
+  return run(loadNaturalInput(path), stem, interval, rtol);
 }
 
 Vec3 seg(const VecX& x, Index i) {

@@ -474,8 +474,9 @@ BOOST_AUTO_TEST_CASE(yaml_syntax_errors) {
   // yaml-cpp 0.7's LoadAll loops forever on these (found by the fuzzer).
   checkError(", 0\n", 1, "YAML syntax error: unexpected token");
   checkError("name: a\n...\n, 0\n", 3, "YAML syntax error: unexpected token");
-  checkError("a: " + std::string(600, '[') + std::string(600, ']') + "\n", 1,
-             "the YAML text nests more than");
+  std::string nested = "a: ";
+  nested.append(600, '[').append(600, ']') += "\n";
+  checkError(nested, 1, "the YAML text nests more than");
 }
 
 BOOST_AUTO_TEST_CASE(empty_file_and_top_level_that_is_not_a_mapping) {
