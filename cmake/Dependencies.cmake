@@ -55,6 +55,16 @@ pkg_check_modules(SLEPC QUIET IMPORTED_TARGET SLEPc>=3.18)
 if(NOT SLEPC_FOUND)
   catena_missing("SLEPc 3.18" slepc-dev)
 endif()
+# Debian's .pc files carry the packages' own build flags (-Wdate-time -D_FORTIFY_SOURCE=2), not
+# requirements of their interfaces: dropped, so that every catena target compiles with the same
+# flags and shares one precompiled header (cmake/PrecompiledHeaders.cmake).
+foreach(target PkgConfig::PETSC PkgConfig::SLEPC)
+  get_target_property(options ${target} INTERFACE_COMPILE_OPTIONS)
+  if(options)
+    list(REMOVE_ITEM options -Wdate-time -D_FORTIFY_SOURCE=2)
+    set_target_properties(${target} PROPERTIES INTERFACE_COMPILE_OPTIONS "${options}")
+  endif()
+endforeach()
 
 # SuiteSparse 5.12 has neither a CMake config nor pkg-config files.
 find_path(SUITESPARSE_INCLUDE_DIR SuiteSparseQR.hpp PATH_SUFFIXES suitesparse)
