@@ -1,9 +1,10 @@
 # Eigen and the standard library, parsed once per build instead of once per file: about 3 s of
-# every file's compile on the 2-core CI machine (docs/ci.md). Every target compiled by GCC takes
-# the precompiled header of one of two owner targets, so that its flags match: position
-# independent code (libraries linked by the Python module) or not. A precompiled header whose
-# flags differ is ignored by GCC, which then warns (-Winvalid-pch) and reads the text: slower,
-# never different. The fuzz build (clang) compiles without it, which keeps the includes honest.
+# every file's compile on the 2-core CI machine (docs/ci.md). Every target compiled by GCC that
+# links Eigen and OpenMP takes the precompiled header of one of two owner targets, so that its
+# flags match: position independent code (libraries linked by the Python module) or not. A
+# precompiled header whose flags differ is ignored by GCC, which then warns (-Winvalid-pch) and
+# reads the text: slower, never different. The fuzz build (clang) compiles without it, which
+# keeps the includes honest.
 option(CATENA_PRECOMPILE_HEADERS "Precompile Eigen and standard headers (GCC)" ON)
 
 set(CATENA_PCH_HEADERS
