@@ -3,8 +3,9 @@
 # links Eigen and OpenMP takes the precompiled header of one of two owner targets, so that its
 # flags match: position independent code (libraries linked by the Python module) or not. A
 # precompiled header whose flags differ is ignored by GCC, which then warns (-Winvalid-pch) and
-# reads the text: slower, never different. The fuzz build (clang) compiles without it, which
-# keeps the includes honest.
+# reads the text: slower, never different. A file that forgets an #include it needs compiles
+# here all the same: the fuzz build (clang, core library and loader) and
+# -DCATENA_PRECOMPILE_HEADERS=OFF find it.
 option(CATENA_PRECOMPILE_HEADERS "Precompile Eigen and standard headers (GCC)" ON)
 
 set(CATENA_PCH_HEADERS
