@@ -6,9 +6,8 @@
 # passive OpenMP waiting: the thread tests run 2 threads per rank, 8 threads at 4 ranks on the
 # 2-core machine, where spinning barriers cost 30x in assembly (and passive waiting changes no
 # result); ranks waiting in MPI yield the core (Open MPI does so by itself only when one job
-# oversubscribes: under ctest -j2 a 2-rank job's polling ranks slowed the 4-rank job beside it,
-# mpi_distributed_chain_np4 9 s alone, 68 s in the suite; docs/ci.md); LeakSanitizer off (Open
-# MPI leaks).
+# oversubscribes, not when ctest -j2 runs two jobs side by side; docs/ci.md); LeakSanitizer off
+# (Open MPI leaks).
 set(CATENA_MPI_ENVIRONMENT "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OMPI_MCA_pml=ob1;OMPI_MCA_mpi_yield_when_idle=1;OMP_WAIT_POLICY=passive;ASAN_OPTIONS=detect_leaks=0")
 
 # mpi/NAME_test.cpp as ctest tests mpi_NAME_np{1,2,4}, each under mpiexec with that many ranks.
