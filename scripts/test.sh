@@ -38,7 +38,7 @@ if [ "${1:-}" = "--quick" ]; then exit 0; fi
 
 step "2/3 sanitizer build (ASan + UBSan) and unit tests"
 # -g1: line tables for the sanitizers' reports. Variable tracking computes locations of the
-# variables that -g1 does not describe: off, a third of the compile time (docs/ci.md).
+# variables that -g1 does not describe: off, 19-39 % of a heavy file's compile time (docs/ci.md).
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DCATENA_SANITIZE=ON \
   -DCMAKE_CXX_FLAGS_DEBUG="-Og -g1 -fno-var-tracking -fno-var-tracking-assignments" > /dev/null
 cmake --build build-asan -j"$jobs" --target catena_unit_tests  # only what -L unit runs
