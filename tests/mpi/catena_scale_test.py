@@ -29,9 +29,10 @@
            with multiplier_atol = 1e-2 N), the step counts to 15 % (docs/parallel.md)
   dynamics_restart
            a dynamics run in restartable segments (--segment) on 2 ranks, stopped by SIGTERM
-           after 2 of 4 segments (--stop-after-segments) and restarted, ends bitwise where the
+           after 2 of 4 segments (--stop-after-segments) and restarted, ends where the
            uninterrupted run with the same segments ends (every field but the timings, memory
-           and the restart's own counters); so does a restart after one rank's newest file was
+           and the restart's own counters; to 1e-12 with MUMPS on 2 ranks, see same_run); so
+           does a restart after one rank's newest file was
            lost (a kill between its rename and its write: the ranks fall back to the segment
            before); the segments change the result by no more than the integration error
            (midpoint within 10 rtol of the span of the run without segments); a one-rank run
@@ -56,9 +57,9 @@
            the checkpoint holds K runs, and --restart gives the lines of an uninterrupted
            study; kill -9 of rank 1 during the first run of a dynamics study in segments (the
            study checkpoint exists from the start): --restart resumes from the last segment
-           that both ranks have and ends bitwise where the uninterrupted run ends; a newest
+           that both ranks have and ends where the uninterrupted run ends (same_run); a newest
            segment file with a flipped digit or truncated is rejected with a warning naming it
-           and the run falls back to its .prev, bitwise the same again; PATH.tmp.<pid> files of
+           and the run falls back to its .prev, the same again; PATH.tmp.<pid> files of
            dead processes next to the study's files are removed at a restart, other files
            (live pids, other names) are left alone
   input    --input FILE.yaml (family "model"): catenary_chain.yaml and anchor_chain.yaml on 1 and
@@ -458,12 +459,16 @@ def test_dynamics(args):
 
 
 def same_run(whole, restarted, what):
-    """Every field of two JSON lines equal but the timings, memory and the restart's own."""
+    """Every field of two JSON lines equal but the timings, memory and the restart's own:
+    bitwise, or to round-off where MUMPS ran on several ranks (it assembles its parallel fronts
+    in the order its messages arrive, see test_restart)."""
     own = TIMING | {"segments_run", "resumed_at_s"}
+    exact = whole.get("ranks", 1) == 1 or "mumps" not in str(whole.get("linear_solver", ""))
     for k in whole:
         if k not in own:
-            check(whole[k] == restarted.get(k),
-                  f"{what}: {k} = {whole[k]} uninterrupted, {restarted.get(k)} restarted")
+            same = whole[k] == restarted.get(k) if exact else roundoff_equal(whole[k],
+                                                                             restarted.get(k))
+            check(same, f"{what}: {k} = {whole[k]} uninterrupted, {restarted.get(k)} restarted")
 
 
 def test_dynamics_restart(args):
@@ -674,6 +679,8 @@ def dead_pid():
 
 def roundoff_equal(a, b):
     """Equal, or numbers (lists of numbers) within 1e-12 of max(1, |a|, |b|)."""
+    if a is None or b is None:
+        return a == b
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(roundoff_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, float) or isinstance(b, float):
