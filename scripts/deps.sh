@@ -7,7 +7,7 @@
 # eigensolver's orthogonalization runs 1.4x faster at 10^4 links
 # (benchmarks/results/chain_statics_modal.md). Its own threads ignore OMP_NUM_THREADS, so
 # results stay independent of the OpenMP thread count.
-CATENA_PACKAGES=(cmake g++ make ninja-build pkg-config libeigen3-dev libboost-test-dev libopenmpi-dev
+CATENA_PACKAGES=(cmake g++ make pkg-config libeigen3-dev libboost-test-dev libopenmpi-dev
   openmpi-bin petsc-dev slepc-dev libsundials-dev libyaml-cpp-dev libsuitesparse-dev
   libopenblas0-pthread
   pybind11-dev python3-dev python3-numpy python3-scipy python3-matplotlib python3-mpi4py)
@@ -19,18 +19,14 @@ catena_install_deps() {
   done
   if [ ${#missing[@]} -eq 0 ]; then
     echo "[catena] all Debian packages present"
-  else
-    echo "[catena] installing missing Debian packages: ${missing[*]}"
-    local sudo=""
-    [ "$(id -u)" -eq 0 ] || sudo="sudo"
-    $sudo apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
-      -o DPkg::Lock::Timeout=600 "${missing[@]}"
+    return 0
   fi
-  # New build folders use Ninja, which keeps both cores compiling across targets where Make
-  # waits for a library before compiling what links it (docs/ci.md). A folder keeps the
-  # generator it was configured with; CMAKE_GENERATOR set by the caller wins.
-  if command -v ninja > /dev/null; then export CMAKE_GENERATOR="${CMAKE_GENERATOR:-Ninja}"; fi
+  echo "[catena] installing missing Debian packages: ${missing[*]}"
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    -o DPkg::Lock::Timeout=600 "${missing[@]}"
 }
 
 # Open MPI refuses root and a 2-core machine has 2 slots; these make local runs work (TOOLCHAIN.md).
