@@ -593,9 +593,10 @@ BOOST_AUTO_TEST_CASE(schur_statics_with_parts_is_bitwise_identical_for_any_threa
 
 // One KKT solver serves the multipliers' estimate and Newton (statics.cpp): after
 // forgetAnalysis, a solver that first factored [I C_q^T; C_q 0] factors and solves the tangent's
-// system to the same bits as a new solver, with MUMPS and with the Schur decomposition. Leaving
-// out the entries the plan flags as always zero (AssemblyPlan::body_nonzero: a third of a 3D
-// chain's tangent) changes the solution by round-off only.
+// system as a new solver: to the same bits with the Schur decomposition and with MUMPS on one
+// rank, to round-off with MUMPS on several. Leaving out the entries the plan flags as always
+// zero (AssemblyPlan::body_nonzero: a third of a 3D chain's tangent) changes the solution by
+// round-off only.
 BOOST_AUTO_TEST_CASE(a_solver_that_forgets_its_analysis_solves_as_a_new_one) {
   const ModelPart part = chainPart(40);
   const DistributedModel dm(part);
@@ -648,20 +649,28 @@ BOOST_AUTO_TEST_CASE(a_solver_that_forgets_its_analysis_solves_as_a_new_one) {
       v.insert(v.end(), y.data(), y.data() + y.size());
       return v;
     };
-    BOOST_TEST(allBitwiseEqual(bits(x_used, y_used), bits(x_new, y_new)),
-               "method " << static_cast<int>(method));
     // Two backward-stable solves of one system differ by at most about cond(K) eps (relative).
-    const double dx = allMax((x_new - x_all).cwiseAbs().maxCoeff()),
-                 dy = allMax((y_new - y_all).cwiseAbs().maxCoeff() * 10.0);
+    const auto difference = [](const VecX& xa, const VecX& ya, const VecX& xb, const VecX& yb) {
+      return std::max(allMax((xa - xb).cwiseAbs().maxCoeff()),
+                      allMax((ya - yb).cwiseAbs().maxCoeff() * 10.0));
+    };
     const double size =
         allMax(std::max(x_all.cwiseAbs().maxCoeff(), y_all.cwiseAbs().maxCoeff() * 10.0));
     const double bound = 10.0 * condition * std::numeric_limits<double>::epsilon();
+    // The same bits where the solver is deterministic: the decomposition, and MUMPS on one rank.
+    // On several, MUMPS assembles its fronts in the order its messages arrive (docs/scaling.md).
+    if (method == SaddlePointSolverOptions::Method::kSchur || worldSize() == 1)
+      BOOST_TEST(allBitwiseEqual(bits(x_used, y_used), bits(x_new, y_new)),
+                 "method " << static_cast<int>(method));
+    else
+      BOOST_TEST(difference(x_used, y_used, x_new, y_new) <= bound * size);
+    const double change = difference(x_new, y_new, x_all, y_all);
     if (worldRank() == 0)
       BOOST_TEST_MESSAGE(worldSize() << " ranks, method " << static_cast<int>(method)
                                      << ": always-zero entries left out changed the solution by "
-                                     << std::max(dx, dy) / size << " of its size (bound " << bound
+                                     << change / size << " of its size (bound " << bound
                                      << ", cond(K) " << condition << ")");
-    BOOST_TEST(std::max(dx, dy) <= bound * size);
+    BOOST_TEST(change <= bound * size);
   }
 }
 
