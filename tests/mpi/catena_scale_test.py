@@ -4,8 +4,8 @@
   ranks    the same study on 1 and 2 ranks: every line parses and passes its check, the check
            values (sag, support reactions, weight, Newton iterations) agree to 1e-10 relative
   restart  a study (the decomposition's statics, deterministic) stopped by SIGTERM after one
-           run (--stop-after 1 raises it in every rank) and
-           continued with --restart gives the lines of an uninterrupted run: the restarted
+           run (--stop-after 1 raises it in every rank) and continued with --restart gives
+           the lines of an uninterrupted run, bitwise: the restarted
            study keeps the first run's line as it was and equals the uninterrupted one in every
            field but the timings and memory; a one-rank study sent SIGTERM from outside
            stops with status 3 and its restart finishes it
@@ -32,8 +32,7 @@
            after 2 of 4 segments (--stop-after-segments) and restarted, ends where the
            uninterrupted run with the same segments ends (every field but the timings, memory
            and the restart's own counters; to 1e-12 with MUMPS on 2 ranks, see same_run); so
-           does a restart after one rank's newest file was
-           lost (a kill between its rename and its write: the ranks fall back to the segment
+           does a restart after one rank's newest file was lost (a kill between its rename and its write: the ranks fall back to the segment
            before); the segments change the result by no more than the integration error
            (midpoint within 10 rtol of the span of the run without segments); a one-rank run
            sent SIGTERM from outside stops at a segment's end with status 3, and its restart
@@ -464,11 +463,11 @@ def same_run(whole, restarted, what):
     in the order its messages arrive, see test_restart)."""
     own = TIMING | {"segments_run", "resumed_at_s"}
     exact = whole.get("ranks", 1) == 1 or "mumps" not in str(whole.get("linear_solver", ""))
+    equal = (lambda a, b: a == b) if exact else roundoff_equal
     for k in whole:
         if k not in own:
-            same = whole[k] == restarted.get(k) if exact else roundoff_equal(whole[k],
-                                                                             restarted.get(k))
-            check(same, f"{what}: {k} = {whole[k]} uninterrupted, {restarted.get(k)} restarted")
+            check(equal(whole[k], restarted.get(k)),
+                  f"{what}: {k} = {whole[k]} uninterrupted, {restarted.get(k)} restarted")
 
 
 def test_dynamics_restart(args):
