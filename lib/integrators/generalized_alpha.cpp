@@ -31,7 +31,7 @@ struct Parameters {
 };
 
 /// Everything a step needs, allocated once.
-struct Workspace {
+struct AlphaWorkspace {
   SparseMatrixCSR Cq, M, K, D, Kc, S;
   VecX C, f, r, minus_c, dx, dl, dq;
   VecX inertial, reaction;  ///< M vdot and C_q^T lambda
@@ -39,7 +39,7 @@ struct Workspace {
   VecX change;              ///< a_{n+1} - a_start of the step being tested
   VecX previous_change;     ///< the same of the last accepted step (of length x.h)
   VecX weights;             ///< displacementWeights: the norm of corrections and local errors
-  Workspace(const Model& m, const AssemblyPlan& plan)
+  AlphaWorkspace(const Model& m, const AssemblyPlan& plan)
       : Cq(makeConstraintMatrix(plan)),
         M(makeBodyMatrix(plan)),
         K(makeBodyMatrix(plan)),
@@ -175,7 +175,7 @@ Status initialAccelerations(const Model& m, const AssemblyPlan& plan, KktSolves&
 /// O(h^2). When the step changes, a is rescaled to the new h (w.a_start); used as it is, the
 /// shift error of every change is O(h) and an adaptive run falls to first order (the
 /// slider-crank's distance to IDA stalled at 5e-6 m while its steps quadrupled).
-void predict(const Model& m, const Parameters& p, const StepState& x, double h, Workspace& w,
+void predict(const Model& m, const Parameters& p, const StepState& x, double h, AlphaWorkspace& w,
              StepState& y) {
   const double ratio = x.h > 0.0 ? h / x.h : 1.0;
   w.a_start = x.vdot + ratio * (x.a - x.vdot);
@@ -258,7 +258,7 @@ struct Correction {
 /// moves them, not the configuration, so a small configuration correction alone does not show
 /// that they converged.
 Correction correctStep(const Model& m, const AssemblyPlan& plan, const GeneralizedAlphaOptions& o,
-                       double h, double beta_p, double gamma_p, double ls, Workspace& w,
+                       double h, double beta_p, double gamma_p, double ls, AlphaWorkspace& w,
                        SaddlePointSolver& kkt, IterationMatrix& matrix, StepState& y,
                        DynamicsStats& stats) {
   Correction c;
@@ -376,7 +376,7 @@ DynamicsResult integrate(const Model& m, const AssemblyPlan& plan, const State& 
     if (!o.reuse_iteration_matrix) os << ", full Newton";
     out.method = os.str();
   }
-  Workspace w(m, plan);
+  AlphaWorkspace w(m, plan);
   StepState x{initial, VecX::Zero(m.nv), VecX::Zero(m.nv), 0.0};
   if (x.s.lambda.size() != m.nc) x.s.lambda = VecX::Zero(m.nc);
   // The KKT solves of the start and of the outputs' multipliers.

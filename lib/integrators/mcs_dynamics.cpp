@@ -154,7 +154,7 @@ Status computeMcsRates(const Model& model, const AssemblyPlan& plan, const McsCh
 namespace {
 
 /// A step end kept for the singular-configuration search, with the basis there.
-struct StepRecord {
+struct McsStepRecord {
   PathSample sample;
   MatX T;
 };
@@ -178,7 +178,7 @@ struct Run {
   long flips_since_output = 0;
   McsStats stats;
   DynamicsStats steps;
-  std::deque<StepRecord> records;
+  std::deque<McsStepRecord> records;
   std::vector<SingularEvent> events;
   sundials::ErrorLog log;  ///< ARKODE's last error; log.callback: a callback's failure
   // Buffers of the callbacks.
@@ -311,8 +311,8 @@ void Run::searchSingular() {
     e.vanished.push_back(i);
     e.rows.push_back(F.pivot_rows[i]);
   }
-  const StepRecord& s0 = ts <= b.t ? records[0] : records[1];
-  const StepRecord& s1 = ts <= b.t ? records[1] : records[2];
+  const McsStepRecord& s0 = ts <= b.t ? records[0] : records[1];
+  const McsStepRecord& s1 = ts <= b.t ? records[1] : records[2];
   const double w = (ts - s0.sample.t) / (s1.sample.t - s0.sample.t);
   const VecX vs = (1.0 - w) * s0.sample.v + w * s1.sample.v;
   if (o.continuation) {
@@ -333,7 +333,7 @@ void Run::searchSingular() {
 }
 
 // Callbacks catch everything (STYLE.md rule 6): 0 ok, -1 fatal (the reason kept in run.log).
-int rhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
+int mcsRhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
   auto* run = static_cast<Run*>(user);
   return sundials::guarded(run->log.callback, "the RHS", [&] {
     const auto c0 = Clock::now();
@@ -355,7 +355,7 @@ int rhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
   });
 }
 
-int postprocessCallback(sunrealtype t, N_Vector y, void* user) {
+int mcsPostprocessCallback(sunrealtype t, N_Vector y, void* user) {
   auto* run = static_cast<Run*>(user);
   return sundials::guarded(run->log.callback, "a step's completion", [&] {
     if (sundials::interruptedAt(run->log.callback, "MCS", t)) return -1;
@@ -490,7 +490,7 @@ McsResult integrateMcs(const Model& model, const AssemblyPlan& plan, const State
   y.head(model.nq) = s.q;
   y.tail(run.f) = run.u_k;
   const sundials::SetupGuard g =
-      sundials::startErk(ark, run, rhsCallback, postprocessCallback, s.t,
+      sundials::startErk(ark, run, mcsRhsCallback, mcsPostprocessCallback, s.t,
                          {ARKODE_DORMAND_PRINCE_7_4_5, o.rtol, o.atol, o.max_steps, o.fixed_step});
   if (!g.ok()) {
     const Status st = g.status("MCS", sundials::arkodeFlagName, run.log);

@@ -123,7 +123,7 @@ struct RkRun {
   VecX cached_vdot;
 };
 
-int rhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
+int rkRhsCallback(sunrealtype t, N_Vector y, N_Vector ydot, void* user) {
   auto& run = *static_cast<RkRun*>(user);
   return sundials::guarded(run.log.callback, "the right-hand side", [&] {
     const double* yd = N_VGetArrayPointer(y);
@@ -153,7 +153,7 @@ bool approachesSingular(RkRun& run, double h) {
   return pivot < PassageOptions{}.margin * run.start_pivot;
 }
 
-int postprocessCallback(sunrealtype t, N_Vector y, void* user) {
+int rkPostprocessCallback(sunrealtype t, N_Vector y, void* user) {
   auto& run = *static_cast<RkRun*>(user);
   return sundials::guarded(run.log.callback, "the projection", [&] {
     if (sundials::interruptedAt(run.log.callback, "Runge-Kutta", t)) return -1;
@@ -237,7 +237,7 @@ RkResult runRk(const Model& model, const AssemblyPlan& plan, const State& initia
   y.head(model.nq) = s.q;
   y.tail(model.nv) = s.v;
   const sundials::SetupGuard g =
-      sundials::startErk(ark, run, rhsCallback, postprocessCallback, s.t,
+      sundials::startErk(ark, run, rkRhsCallback, rkPostprocessCallback, s.t,
                          {arkodeTable(o.table), o.rtol, o.atol, o.max_steps, 0.0});
   if (!g.ok()) return fail(g.status("Runge-Kutta", sundials::arkodeFlagName, run.log), s);
   void* mem = ark.mem.get();

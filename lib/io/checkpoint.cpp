@@ -55,7 +55,7 @@ extern "C" void onTerminationSignal(int sig) {
   errno = saved;
 }
 
-[[noreturn]] void fail(const std::filesystem::path& path, const std::string& what) {
+[[noreturn]] void failCheckpoint(const std::filesystem::path& path, const std::string& what) {
   throw Error("checkpoint '" + path.string() + "': " + what);
 }
 
@@ -125,29 +125,31 @@ void writeCheckpoint(const std::filesystem::path& path, const Checkpoint& c) {
 
 Checkpoint readCheckpoint(const std::filesystem::path& path, const std::string& format) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) fail(path, "cannot be read (" + std::string(std::strerror(errno)) + ")");
+  if (!in) failCheckpoint(path, "cannot be read (" + std::string(std::strerror(errno)) + ")");
   std::ostringstream all;
   all << in.rdbuf();
-  if (in.bad()) fail(path, "cannot be read (" + std::string(std::strerror(errno)) + ")");
+  if (in.bad()) failCheckpoint(path, "cannot be read (" + std::string(std::strerror(errno)) + ")");
   const std::string text = all.str();
   const std::string header = "# checkpoint " + format;
   const std::string first = text.substr(0, text.find('\n'));
-  if (first != header) fail(path, "expected the header '" + header + "', found '" + first + "'");
+  if (first != header)
+    failCheckpoint(path, "expected the header '" + header + "', found '" + first + "'");
   // The last line holds the length and checksum of everything before it.
   const std::size_t end = text.size() > 1 ? text.rfind('\n', text.size() - 2) : std::string::npos;
   if (end == std::string::npos || text.back() != '\n' ||
       text.compare(end + 1, std::strlen(kEnd), kEnd) != 0)
-    fail(path, "no end record (the file is truncated or was not written by catena)");
+    failCheckpoint(path, "no end record (the file is truncated or was not written by catena)");
   const std::string_view body(text.data(), end + 1);
   std::istringstream trailer(text.substr(end + 1 + std::strlen(kEnd)));
   std::size_t length = 0;
   std::string sum;
   trailer >> length >> sum;
   if (!trailer || length != body.size())
-    fail(path, "its length is " + std::to_string(body.size()) + " bytes, the end record says " +
-                   std::to_string(length) + " (truncated or edited)");
+    failCheckpoint(path, "its length is " + std::to_string(body.size()) +
+                             " bytes, the end record says " + std::to_string(length) +
+                             " (truncated or edited)");
   if (sum != hex(fnv1a(body)))
-    fail(path, "checksum mismatch (the contents were damaged or edited)");
+    failCheckpoint(path, "checksum mismatch (the contents were damaged or edited)");
   std::istringstream lines{std::string(body)};
   Checkpoint c;
   std::string line;
@@ -158,7 +160,7 @@ Checkpoint readCheckpoint(const std::filesystem::path& path, const std::string& 
     ++number;
     if (line.empty()) continue;
     const std::size_t space = line.find(' ');
-    if (space == 0) fail(path, "line " + std::to_string(number) + " has no key");
+    if (space == 0) failCheckpoint(path, "line " + std::to_string(number) + " has no key");
     if (space == std::string::npos)
       c.records.emplace_back(line, "");
     else

@@ -70,13 +70,13 @@ constexpr std::size_t kMaxLoopBodies = 64;
 constexpr int kMaxEars = 8;
 
 /// The body-joint graph over the joints with kept rows: node nb is the ground.
-struct JointGraph {
+struct RowJointGraph {
   Index nb = 0;
   std::vector<std::vector<std::pair<Index, Index>>> adjacent;  ///< per node: (joint, other node)
   std::vector<std::vector<Index>> kept_rows;                   ///< per joint, ascending
   std::vector<std::pair<Index, Index>> ends;                   ///< per joint: its two nodes
 
-  JointGraph(const Model& model, const std::vector<Index>& kept)
+  RowJointGraph(const Model& model, const std::vector<Index>& kept)
       : nb(static_cast<Index>(model.bodies.size())),
         adjacent(model.bodies.size() + 1),
         kept_rows(model.joints.size()),
@@ -108,7 +108,7 @@ struct EarSearch {
 
 /// The shortest path outside `in_loop` between two different nodes of the loop (an ear), its
 /// inner nodes appended to loop; false if there is none.
-bool addEar(const JointGraph& g, std::vector<char>& in_loop, std::vector<Index>& loop,
+bool addEar(const RowJointGraph& g, std::vector<char>& in_loop, std::vector<Index>& loop,
             EarSearch& w) {
   std::vector<Index> queue;
   for (Index u : loop) {
@@ -156,7 +156,7 @@ bool addEar(const JointGraph& g, std::vector<char>& in_loop, std::vector<Index>&
 }
 
 /// The kept rows of every joint between two nodes of the loop, ascending.
-std::vector<Index> rowsOfLoop(const JointGraph& g, const std::vector<char>& in_loop,
+std::vector<Index> rowsOfLoop(const RowJointGraph& g, const std::vector<char>& in_loop,
                               const std::vector<Index>& loop, Index joint) {
   std::vector<Index> rows = g.kept_rows[joint];
   for (Index u : loop)
@@ -172,7 +172,7 @@ std::vector<Index> rowsOfLoop(const JointGraph& g, const std::vector<char>& in_l
 
 RowSupports supportsOnLoops(const Model& model, const SparseMatrixCSR& Cq,
                             const std::vector<Index>& kept, const std::vector<Index>& dropped) {
-  const JointGraph g(model, kept);
+  const RowJointGraph g(model, kept);
   RowSupports out(dropped.size());
   const Index nd = static_cast<Index>(dropped.size());
 #pragma omp parallel

@@ -18,13 +18,6 @@
 namespace catena {
 namespace {
 
-double maxAbs(const SparseMatrixCSR& A, long rows) {
-  const long n = A.outerIndexPtr()[rows];
-  double a = 0.0;
-  for (long k = 0; k < n; ++k) a = std::max(a, std::abs(A.valuePtr()[k]));
-  return a;
-}
-
 /// The rows of C (local columns) reduced to the shared columns (shared[j] != 0): a rank-revealing
 /// QR keeps a basis I of the rows on the private columns, and every other row, less its
 /// least-squares combination of those on the private columns, leaves a row of Y over the shared
@@ -229,9 +222,9 @@ DistributedModalResult solveDistributedModal(DistributedAssembly& as, const VecX
   sys.Cq = &Cq;
   const Index nvo = dm.ownedVelocities();
   sys.max_k = as.maxAbsTangent();
-  sys.max_d = dm.max(maxAbs(D, nvo));
-  sys.max_m = dm.max(maxAbs(M, nvo));
-  sys.max_cq = dm.max(maxAbs(Cq, m.nc));
+  sys.max_d = dm.max(maxAbsEntry(D, nvo));
+  sys.max_m = dm.max(maxAbsEntry(M, nvo));
+  sys.max_cq = dm.max(maxAbsEntry(Cq, m.nc));
   // 2. The pencils' layouts: the saddle-point numbering; damped, s phi after each rank's block.
   const double t0 = MPI_Wtime();
   const SaddleNumbering n = saddleNumbering(dm);

@@ -7,14 +7,6 @@
 #include "modal/modal_system.hpp"
 
 namespace catena {
-namespace {
-
-double maxAbs(const SparseMatrixCSR& A) {
-  return A.nonZeros() ? values(A).cwiseAbs().maxCoeff() : 0.0;
-}
-
-}  // namespace
-
 ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq,
                        const ModalOptions& o) {
   const double start = MPI_Wtime();
@@ -38,10 +30,10 @@ ModalResult solveModal(const Model& m, const AssemblyPlan& plan, const State& eq
   sys.D = &D;
   sys.M = &M;
   sys.Cq = &Cq;
-  sys.max_k = maxAbs(K);
-  sys.max_d = maxAbs(D);
-  sys.max_m = maxAbs(M);
-  sys.max_cq = maxAbs(Cq);
+  sys.max_k = maxAbsEntry(K, K.rows());
+  sys.max_d = maxAbsEntry(D, D.rows());
+  sys.max_m = maxAbsEntry(M, M.rows());
+  sys.max_cq = maxAbsEntry(Cq, Cq.rows());
   // Undamped: (phi, lambda); damped: (phi, s phi, lambda).
   const Index nv = m.nv, nc = m.nc;
   PencilLayout& u = sys.undamped;

@@ -21,9 +21,6 @@
 namespace catena {
 namespace {
 
-void sumAll(MPI_Comm comm, double* x, int n) {
-  MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, comm);
-}
 int commSize(MPI_Comm comm) {
   int size = 1;
   MPI_Comm_size(comm, &size);

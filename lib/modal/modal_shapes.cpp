@@ -10,13 +10,6 @@
 #include "modal/modal_system.hpp"
 
 namespace catena {
-namespace {
-
-void sumAll(MPI_Comm comm, double* x, int n) {
-  MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, comm);
-}
-
-}  // namespace
 
 Vec3 planeNormal(const ModalSystem& sys) {
   const Model& m = *sys.model;

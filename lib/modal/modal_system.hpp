@@ -8,6 +8,8 @@
 
 #include <mpi.h>
 
+#include <algorithm>
+#include <cmath>
 #include <functional>
 #include <vector>
 
@@ -45,6 +47,19 @@ struct ModalSystem {
 ModalResult computeModes(const ModalSystem& system, const ModalOptions& options, double start);
 
 using VecC = Eigen::VectorXcd;
+
+/// The largest |entry| in the first `rows` rows of the compressed matrix A; 0 if none.
+inline double maxAbsEntry(const SparseMatrixCSR& A, Index rows) {
+  const Index n = A.outerIndexPtr()[rows];
+  double a = 0.0;
+  for (Index k = 0; k < n; ++k) a = std::max(a, std::abs(A.valuePtr()[k]));
+  return a;
+}
+
+/// x[0..n) summed over the processes of `comm`, in place. Collective.
+inline void sumAll(MPI_Comm comm, double* x, int n) {
+  MPI_Allreduce(MPI_IN_PLACE, x, n, MPI_DOUBLE, MPI_SUM, comm);
+}
 
 /// Normal of the best-fitting plane through the bodies' positions if they are (nearly)
 /// planar, else zero; e_z in 2D. Collective.
