@@ -10,7 +10,7 @@ source scripts/deps.sh
 catena_install_deps
 
 jobs=$(nproc 2>/dev/null || echo 2)
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DCATENA_UNITY_BUILD=ON > /dev/null
 cmake --build build -j"$jobs" --target catena_cli catena_python
 # `import catena` for Debian's python3 from anywhere: a .pth file in the user's site-packages
 # names build/python (docs/python.md), so a rebuild is picked up without reinstalling.
