@@ -347,8 +347,12 @@ def test_signal(args):
            "simulate", os.path.join(args.inputs, "anchor_chain.yaml"), "--t-end", "1e5",
            "--output-interval", "1e5"]
     print("$ " + " ".join(cmd), flush=True)
+    # Open MPI forwards the SIGTERM after odls_base_sigkill_timeout seconds and kills as many
+    # seconds later (docs/reliability.md): its default, 1 s, was once too short under ctest -j2
+    # for the ranks to reach their safe point and write (only the .tmp files were left).
+    env = dict(os.environ, OMPI_MCA_odls_base_sigkill_timeout="3")
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         cwd=folder)
+                         cwd=folder, env=env)
     time.sleep(3.0)  # well into the integration (its set-up takes about 0.3 s)
     check(p.poll() is None, "the run ended before the signal")
     p.send_signal(signal.SIGTERM)
