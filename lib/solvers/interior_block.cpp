@@ -60,14 +60,14 @@ void setUpInPivotOrder(InteriorBlock& blk, const std::vector<int>& start,
 // order factored a 10^5-link chain's blocks 2x slower than the transversal; the plain graph
 // without a transversal let KLU's pivoting fill one 5000-unknown block of a 2000-link chain on
 // 4 ranks densely (90 s instead of 0.04 s). Hand runs of catena-scale, not in committed output.
-bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::vector<int>& col,
+void analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
-                  const std::vector<char>& ordered_last, int coordinates, std::vector<int> hint_P,
-                  std::vector<int> hint_Q, int max_window) {
+                  const std::vector<char>& ordered_last, int coordinates) {
   const int n = blk.size, e0 = blk.first;
-  if (n == 0) return false;  // a part with no interior rows (all of them on the interface)
-  std::vector<int> bs(n + 1), bc(col.begin() + start[e0], col.begin() + start[e0 + n]);
+  if (n == 0) return;  // a part with no interior rows (all of them on the interface)
+  std::vector<int> bs(n + 1);
   for (int e = 0; e <= n; ++e) bs[e] = start[e0 + e] - start[e0];
+  const int* bc = col.data() + start[e0];  // the block's columns, in place
   const std::vector<char> blast(last.begin() + e0, last.begin() + e0 + n);
   const std::vector<char> olast(ordered_last.begin() + e0, ordered_last.begin() + e0 + n);
   // The trailing window of an order: from the first position holding a row next to the boundary.
@@ -80,26 +80,39 @@ bool analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
       }
     return n - first;
   };
-  std::vector<int> P = std::move(hint_P), Q = std::move(hint_Q);
-  const bool hinted = static_cast<int>(P.size()) == n && static_cast<int>(Q.size()) == n &&
-                      window(P, Q) <= max_window;
-  if (!hinted) {
-    P.clear();
-    Q.clear();
-    if (!matchedOrder(n, bs.data(), bc.data(), olast, kMaxTransversalWork, P, Q) &&
-        !saddlePointPivotOrder(n, coordinates, bs.data(), bc.data(), P, Q, olast)) {
-      P = constrainedOrder(n, bs.data(), bc.data(), olast);
-      Q = P;
-    }
+  std::vector<int> P, Q;
+  if (!matchedOrder(n, bs.data(), bc, olast, kMaxTransversalWork, P, Q) &&
+      !saddlePointPivotOrder(n, coordinates, bs.data(), bc, P, Q, olast)) {
+    P = constrainedOrder(n, bs.data(), bc, olast);
+    Q = P;
   }
   blk.window = window(P, Q);
-  bs.clear();  // the ordering's copy; the factorization's is built in pivot order
-  bc.clear();
+  bs.clear();  // the ordering's row starts; the factorization's are built in pivot order
   bs.shrink_to_fit();
-  bc.shrink_to_fit();
   setUpInPivotOrder(blk, start, col, source, std::move(P), Q);
   blk.klu->setSingularPivot(kInteriorPivot);
-  return hinted;
+}
+
+void dropFromBlock(InteriorBlock& blk, InteriorBlock&& old, const std::vector<int>& dropped,
+                   std::vector<int> renumbered, int window) {
+  const int n = old.size;
+  std::vector<char> gone(n, 0);
+  for (int p : dropped) gone[p] = 1;
+  // The sources follow the pattern's entries as dropPositions compacts them.
+  const int* start = old.klu->patternRowStart();
+  const int* col = old.klu->patternColumns();
+  std::size_t w = 0;
+  for (int i = 0; i < n; ++i) {
+    if (gone[i]) continue;
+    for (int a = start[i]; a < start[i + 1]; ++a)
+      if (!gone[col[a]]) old.source[w++] = old.source[a];
+  }
+  old.source.resize(w);
+  old.klu->dropPositions(dropped);
+  blk.klu = std::move(old.klu);
+  blk.source = std::move(old.source);
+  blk.renumbered = std::move(renumbered);
+  blk.window = window;
 }
 
 /// With F = K_BB^T factored as P F Q = L U (solvers/klu_lu.hpp), K_BB^-1 = P^T L^-T U^-T Q^T and

@@ -55,14 +55,20 @@ std::vector<PetscInt> partSplits(PetscInt n, const PetscInt* start, const PetscI
 /// rows next to the boundary (the trailing window starts at the first of them), ordered_last:
 /// those the order pivots after all others (last or fewer: oneSidedLast), coordinates: the
 /// block's rows with a diagonal entry, which come first. An empty block gets no factorization.
-/// Throws catena::Error if KLU cannot analyse the pattern. hint_P, hint_Q (empty, or an order of
-/// the block's rows as klu's givenRowOrder and columnOrder): taken instead of a new ordering when
-/// its trailing window is at most max_window; returns whether it was (false: the block was ordered
-/// anew). The block's rows come out renumbered in pivot order (InteriorBlock::renumbered).
-bool analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
+/// Throws catena::Error if KLU cannot analyse the pattern. The block's rows come out renumbered
+/// in pivot order (InteriorBlock::renumbered).
+void analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std::vector<int>& col,
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
-                  const std::vector<char>& ordered_last, int coordinates,
-                  std::vector<int> hint_P = {}, std::vector<int> hint_Q = {}, int max_window = 0);
+                  const std::vector<char>& ordered_last, int coordinates);
+
+/// After rows moved to the interface: the block `old` of the last analysis with its rows at
+/// the pivot positions `dropped` (ascending) gone, as block (whose first and size the caller
+/// set). The order of the others is kept and its pattern, sources and KLU analysis are
+/// compacted in place (KluLu::dropPositions), which is the analysis the same order would get
+/// anew, without a second copy or a new ordering. renumbered: as analyseBlock leaves it, the
+/// caller's block-local row of each kept pivot; window: the new order's trailing window.
+void dropFromBlock(InteriorBlock& block, InteriorBlock&& old, const std::vector<int>& dropped,
+                   std::vector<int> renumbered, int window);
 
 /// The block's part of S (before the minus sign) over its boundary indices, in their order:
 /// Sb(h, g) = k_h^T K_BB^-1 k_g with k_h row boundary[h] of K_GI and k_g column boundary[g] of

@@ -115,6 +115,62 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
 
 KluLu::~KluLu() = default;
 
+const int* KluLu::patternRowStart() const {
+  return klu_->row_start.data();
+}
+
+const int* KluLu::patternColumns() const {
+  return klu_->columns.data();
+}
+
+void KluLu::dropPositions(const std::vector<int>& positions) {
+  Klu& k = *klu_;
+  const int n = n_;
+  CATENA_CHECK(k.symbolic && k.symbolic->nblocks <= 1 && !k.common.btf,
+               "KluLu::dropPositions needs the order-given constructor's analysis");
+  for (int j = 0; j < n; ++j)
+    CATENA_CHECK(k.symbolic->Q[j] == j, "KluLu::dropPositions needs the identity column order");
+  std::vector<int> renumbered(n, 0);  // the new index of a kept position, -1 if dropped
+  for (int p : positions) {
+    CATENA_CHECK(p >= 0 && p < n && renumbered[p] == 0, "KluLu::dropPositions: position " << p);
+    renumbered[p] = -1;
+  }
+  int kept = 0;
+  for (int j = 0; j < n; ++j)
+    if (renumbered[j] == 0) renumbered[j] = kept++;
+  std::vector<int> P;
+  P.reserve(kept);
+  for (int j = 0; j < n; ++j)
+    if (renumbered[k.symbolic->P[j]] >= 0) P.push_back(renumbered[k.symbolic->P[j]]);
+  if (k.numeric) klu_free_numeric(&k.numeric, &k.common);
+  klu_free_symbolic(&k.symbolic, &k.common);
+  // Compacted in place: a kept row's entries move down, a row's columns stay sorted.
+  int w = 0;
+  for (int i = 0, r = 0; i < n; ++i) {
+    const int begin = k.row_start[i], end = k.row_start[i + 1];
+    if (renumbered[i] < 0) continue;
+    k.row_start[r] = w;
+    for (int a = begin; a < end; ++a)
+      if (renumbered[k.columns[a]] >= 0) k.columns[w++] = renumbered[k.columns[a]];
+    ++r;
+  }
+  k.row_start[kept] = w;
+  k.row_start.resize(kept + 1);
+  k.columns.resize(w);
+  k.values.resize(w);
+  n_ = kept;
+  std::vector<int> Q(kept);
+  for (int j = 0; j < kept; ++j) Q[j] = j;
+  k.symbolic =
+      klu_analyze_given(kept, k.row_start.data(), k.columns.data(), P.data(), Q.data(), &k.common);
+  CATENA_CHECK(k.symbolic != nullptr && k.symbolic->nblocks <= 1,
+               "KLU could not analyse the " << kept << " x " << kept << " pattern in the given "
+                                            << "order (status " << k.common.status << ")");
+  new_pivots_ = false;
+  last_refactored_ = false;
+  singular_columns_.clear();
+}
+
 namespace {
 
 /// KLU keeps each column of L and U in its block's Unit array as the row indices followed by

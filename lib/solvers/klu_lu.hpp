@@ -103,6 +103,17 @@ class KluLu {
   void upperTransposedSolve(const double* b, double* y) const;
   void lowerTransposedSolve(double* y, double* x) const;
 
+  /// The pattern it factors (row_start, columns as given, or as left by dropPositions).
+  const int* patternRowStart() const;
+  const int* patternColumns() const;
+  /// For the order-given constructor with the identity column order (a matrix numbered in its
+  /// pivot order, solvers/interior_block.hpp): removes the rows and columns at these positions
+  /// (ascending) from the pattern and the row order, renumbers the others down in the same
+  /// order and analyses again, in place of the arrays. The same analysis as constructing anew
+  /// from the reduced pattern and orders, without a second copy of the pattern. The values
+  /// shrink with the pattern; the next factor() chooses new pivots.
+  void dropPositions(const std::vector<int>& positions);
+
   /// After a factor() of the order-given constructor that failed as singular: every column of
   /// F (A's row) whose pivot fell below kSingularPivot of its column, in pivot order (KLU runs to
   /// the end there instead of stopping at the first). Empty otherwise.

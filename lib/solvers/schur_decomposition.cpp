@@ -288,22 +288,18 @@ SchurDecomposition::SchurDecomposition(const std::string& prefix,
 SchurDecomposition::~SchurDecomposition() = default;
 
 void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
-  // The blocks' last orders as owned rows. Moving a pinned block's singular unknowns to the
-  // interface only removes rows (found among the last pivots on a chain), so the analysis that
-  // follows keeps each block's order with those rows dropped where its trailing window stays
-  // short, instead of ordering the block anew (CAMD on 10^6 unknowns: about 1 s).
-  std::vector<std::vector<PetscInt>> old_P(blocks.size()), old_Q(blocks.size());
-  std::vector<int> old_window(blocks.size(), 0);
-  for (std::size_t b = 0; b < blocks.size(); ++b) {
-    const InteriorBlock& blk = blocks[b];
-    if (!blk.klu) continue;
-    const int* P = blk.klu->givenRowOrder();
-    const int* Q = blk.klu->columnOrder();
-    for (int k = 0; k < blk.size; ++k) {
-      old_P[b].push_back(interior_row[blk.first + P[k]]);
-      old_Q[b].push_back(interior_row[blk.first + Q[k]]);
-    }
-    old_window[b] = blk.window;
+  // The last analysis' blocks. Moving a pinned block's singular unknowns to the interface only
+  // removes rows (found among the last pivots on a chain), so the analysis that follows keeps
+  // each block's order with those rows dropped where its trailing window stays short, and
+  // compacts the block's pattern and KLU analysis in place (dropFromBlock), instead of building
+  // the block anew (5·10^6 unknowns per rank: a second analysis of 3.5 CPU s, of which 2.2 s
+  // building the pattern twice and KLU's analysis, 2026-11-29, hand run).
+  std::vector<InteriorBlock> old_blocks = std::move(blocks);
+  const std::vector<PetscInt> old_interior_row = std::move(interior_row);
+  for (InteriorBlock& old : old_blocks) {  // what the blocks keep besides their analysis
+    old.upper = {};
+    old.lower = {};
+    old.renumbered = {};
   }
   clear();
   const char* pre = prefix.empty() ? nullptr : prefix.c_str();
@@ -394,35 +390,67 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   const int nI = static_cast<int>(interior_row.size());
   const PetscInt nG = static_cast<PetscInt>(boundary_row.size());
 
-  // The blocks' compressed rows (columns sorted per row, block-local), K_IG, K_GI; the rows next
-  // to the boundary are flagged (last; oneSidedLast chooses those the order pivots last).
+  // The blocks that keep their last order (see above): each row of the old block is in the new
+  // one or on the interface now, and no other row joined it. kept: the new block-local row at
+  // each kept pivot (analyseBlock's renumbered), dropped: the old pivots gone.
+  std::vector<char> reuse(blocks.size(), 0);
+  std::vector<std::vector<int>> kept(blocks.size()), dropped(blocks.size());
+  if (old_blocks.size() == blocks.size())
+    for (std::size_t b = 0; b < blocks.size(); ++b) {
+      const InteriorBlock& old = old_blocks[b];
+      if (!old.klu || blocks[b].size == 0) continue;
+      bool same_block = true;
+      for (int k = 0; k < old.size && same_block; ++k) {
+        const PetscInt e = interior_of[old_interior_row[old.first + k]];
+        if (e < 0) {
+          dropped[b].push_back(k);
+        } else {
+          same_block = block_of[e] == static_cast<int>(b);
+          kept[b].push_back(static_cast<int>(e) - blocks[b].first);
+        }
+      }
+      reuse[b] = same_block && static_cast<int>(kept[b].size()) == blocks[b].size;
+    }
+
+  // The blocks' compressed rows (columns sorted per row, block-local; not for the blocks that
+  // keep their order), K_IG, K_GI; the rows next to the boundary are flagged (last; oneSidedLast
+  // chooses those the order pivots last). A block numbers its coordinates before its
+  // multipliers, each in the owned rows' order, and PETSc's rows are sorted: a row's coordinate
+  // columns, then its multiplier columns, come out sorted without a sort (which, with a pair
+  // per entry, took a fifth of an analysis).
   std::vector<int> start(nI + 1, 0), col;
   std::vector<PetscInt> source;
-  col.reserve(L.d_start[owned]);
-  source.reserve(L.d_start[owned]);
   std::vector<char> last(nI, 0);
   std::vector<std::vector<std::pair<PetscInt, PetscInt>>> ig(nG);  // (interior row, position)
-  std::vector<std::pair<int, PetscInt>> row;
-  for (int e = 0; e < nI; ++e) {
-    const PetscInt i = interior_row[e];
-    row.clear();
-    for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k) {
-      const PetscInt j = L.d_col[k];
-      if (interior_of[j] >= 0) {
-        CATENA_CHECK(block_of[interior_of[j]] == block_of[e], "SchurDecomposition: block coupling");
-        row.emplace_back(static_cast<int>(interior_of[j]) - blocks[block_of[e]].first, k);
-      } else {
-        ig[boundary_of[j]].emplace_back(e, k);
-        last[e] = 1;
-      }
+  const auto compressedRows = [&](bool couplings) {
+    col.clear();
+    source.clear();
+    col.reserve(L.d_start[owned]);
+    source.reserve(L.d_start[owned]);
+    for (int e = 0; e < nI; ++e) {
+      const PetscInt i = interior_row[e];
+      const int b0 = blocks[block_of[e]].first;
+      const int passes = reuse[block_of[e]] ? (couplings ? 1 : 0) : 2;
+      for (int pass = 0; pass < passes; ++pass)
+        for (PetscInt k = L.d_start[i]; k < L.d_start[i + 1]; ++k) {
+          const PetscInt j = L.d_col[k];
+          const PetscInt f = interior_of[j];
+          if (f < 0) {
+            if (pass == 0 && couplings) {
+              ig[boundary_of[j]].emplace_back(e, k);
+              last[e] = 1;
+            }
+            continue;
+          }
+          if (reuse[block_of[e]] || (has_diagonal[j] != 0) != (pass == 0)) continue;
+          CATENA_CHECK(block_of[f] == block_of[e], "SchurDecomposition: block coupling");
+          col.push_back(static_cast<int>(f) - b0);
+          source.push_back(k);
+        }
+      start[e + 1] = static_cast<int>(col.size());
     }
-    std::sort(row.begin(), row.end());
-    for (const auto& [c, k] : row) {
-      col.push_back(c);
-      source.push_back(k);
-    }
-    start[e + 1] = static_cast<int>(col.size());
-  }
+  };
+  compressedRows(true);
   couplings.ig_start.assign(1, 0);
   for (PetscInt a = 0; a < nG; ++a) {
     for (const auto& [e, k] : ig[a]) {
@@ -444,29 +472,49 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     couplings.gi_start.push_back(static_cast<PetscInt>(couplings.gi_col.size()));
   }
 
-  // Each block ordered and analysed by its own thread (interior_block.hpp), from its last
-  // order where it had one (see above).
+  // A kept order's trailing window (analyseBlock's rule: from the first pivot whose row or
+  // column is next to the boundary) may grow to kMaxWindowGrowth times the old one plus
+  // kWindowSlack pivots; past that the block is ordered anew.
+  std::vector<int> window(blocks.size(), 0);
+  bool reordered = false;
+  for (std::size_t b = 0; b < blocks.size(); ++b) {
+    if (!reuse[b]) continue;
+    const InteriorBlock& old = old_blocks[b];
+    std::vector<int> position(old.size, 0);  // old pivot -> new pivot, -1 if dropped
+    for (int k : dropped[b]) position[k] = -1;
+    for (int k = 0, n = 0; k < old.size; ++k)
+      if (position[k] == 0) position[k] = n++;
+    const int* P = old.klu->givenRowOrder();
+    const int e0 = blocks[b].first, n = blocks[b].size;
+    int first = n;
+    for (int k = 0, kn = 0; k < old.size && first == n; ++k) {
+      if (position[P[k]] < 0) continue;  // the row order with the dropped rows left out
+      const bool next_to_boundary = last[e0 + kept[b][kn]] || last[e0 + kept[b][position[P[k]]]];
+      if (next_to_boundary) first = kn;
+      ++kn;
+    }
+    window[b] = n - first;
+    if (window[b] > kMaxWindowGrowth * old.window + kWindowSlack) {
+      reuse[b] = 0;
+      reordered = true;
+    }
+  }
+  for (std::size_t b = 0; b < old_blocks.size(); ++b)
+    if (!reuse[b]) old_blocks[b] = InteriorBlock{};
+  if (reordered) compressedRows(false);
+
+  // Each block ordered and analysed by its own thread (interior_block.hpp), or its last order
+  // kept (above).
   const std::vector<char> ordered_last = oneSidedLast(
       last, boundarySides(K, L, boundary_row, boundary_of, split), couplings, blocks, block_of);
   std::vector<char> ordered(blocks.size(), 0);
   forEachBlock(blocks.size(), [&](std::size_t b) {
-    std::vector<int> hint_P, hint_Q;
-    int max_window = 0;
-    if (old_P.size() == blocks.size()) {
-      max_window = kMaxWindowGrowth * old_window[b] + kWindowSlack;
-      const auto keep = [&](const std::vector<PetscInt>& rows, std::vector<int>& hint) {
-        for (PetscInt i : rows) {
-          const PetscInt e = interior_of[i];
-          if (e >= 0 && block_of[e] == static_cast<int>(b)) hint.push_back(e - blocks[b].first);
-        }
-      };
-      keep(old_P[b], hint_P);
-      keep(old_Q[b], hint_Q);
+    if (reuse[b]) {
+      dropFromBlock(blocks[b], std::move(old_blocks[b]), dropped[b], std::move(kept[b]), window[b]);
+      return;
     }
-    const bool kept =
-        analyseBlock(blocks[b], start, col, source, last, ordered_last, coordinates[b],
-                     std::move(hint_P), std::move(hint_Q), max_window);
-    ordered[b] = blocks[b].size > 0 && !kept;
+    analyseBlock(blocks[b], start, col, source, last, ordered_last, coordinates[b]);
+    ordered[b] = blocks[b].size > 0;
   });
   stats.orderings += std::count(ordered.begin(), ordered.end(), 1);
   for (InteriorBlock& blk : blocks)

@@ -187,6 +187,59 @@ BOOST_AUTO_TEST_CASE(values_written_in_place_factor_as_a_copy) {
   BOOST_TEST((x1.array() == x2.array()).all());
 }
 
+// The Schur decomposition drops the rows it moves to the interface from a block's analysis
+// (solvers/interior_block.hpp, dropFromBlock): the result must be the analysis the reduced
+// pattern and order get anew, to the last bit of every solve.
+BOOST_AUTO_TEST_CASE(dropped_positions_analyse_as_the_reduced_pattern_anew) {
+  test::Random rnd(13);
+  const int n = 60, m = 20, N = n + m;
+  const Csr K = saddlePoint(n, m, rnd, 0.3);
+  std::vector<int> P(N), identity(N);
+  for (int k = 0; k < N; ++k) P[k] = identity[k] = k;
+  std::shuffle(P.begin(), P.end(), rnd.engine());  // the row order is not the column order
+  const std::vector<int> dropped = {3, 45, 52, n + 3, n + 11, N - 1};
+  std::vector<int> renumbered(N, 0);
+  for (int p : dropped) renumbered[p] = -1;
+  int kept = 0;
+  for (int k = 0; k < N; ++k)
+    if (renumbered[k] == 0) renumbered[k] = kept++;
+  Triplets t;
+  for (int i = 0; i < N; ++i)
+    for (Csr::InnerIterator it(K, i); it; ++it)
+      if (renumbered[i] >= 0 && renumbered[it.col()] >= 0)
+        t.emplace_back(renumbered[i], renumbered[it.col()], it.value());
+  const Csr R = test::compressedCsr(kept, kept, t);
+  std::vector<int> P_reduced, identity_reduced(kept);
+  for (int k = 0; k < N; ++k)
+    if (renumbered[P[k]] >= 0) P_reduced.push_back(renumbered[P[k]]);
+  for (int k = 0; k < kept; ++k) identity_reduced[k] = k;
+
+  KluLu dropping(N, std::vector<int>(K.outerIndexPtr(), K.outerIndexPtr() + N + 1),
+                 std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()), P,
+                 identity);
+  BOOST_REQUIRE(dropping.factor(K.valuePtr()).ok());
+  dropping.dropPositions(dropped);
+  KluLu anew(kept, std::vector<int>(R.outerIndexPtr(), R.outerIndexPtr() + kept + 1),
+             std::vector<int>(R.innerIndexPtr(), R.innerIndexPtr() + R.nonZeros()), P_reduced,
+             identity_reduced);
+  BOOST_TEST(
+      std::equal(R.outerIndexPtr(), R.outerIndexPtr() + kept + 1, dropping.patternRowStart()));
+  BOOST_TEST(
+      std::equal(R.innerIndexPtr(), R.innerIndexPtr() + R.nonZeros(), dropping.patternColumns()));
+  BOOST_TEST(std::equal(P_reduced.begin(), P_reduced.end(), dropping.givenRowOrder()));
+  BOOST_REQUIRE(dropping.factor(R.valuePtr()).ok());
+  BOOST_REQUIRE(anew.factor(R.valuePtr()).ok());
+  BOOST_TEST(dropping.fullFactorizations() == 2);  // new pivots after the drop
+  BOOST_TEST(dropping.refactorizations() == 0);
+  VecX b(kept);
+  for (int i = 0; i < kept; ++i) b(i) = rnd.uniform();
+  VecX x1 = b, x2 = b;
+  BOOST_REQUIRE(dropping.solve(x1.data()).ok());
+  BOOST_REQUIRE(anew.solve(x2.data()).ok());
+  BOOST_TEST((x1.array() == x2.array()).all());
+  BOOST_TEST(solveError(dropping, R, rnd) < 1e-12);
+}
+
 BOOST_AUTO_TEST_CASE(a_singular_matrix_is_reported) {
   test::Random rnd(3);
   const int n = 20, m = 5;
