@@ -19,11 +19,11 @@
 //   the tolerance allows), so a
 //   wrong answer can never pass as a fast one. Only rank 0 writes. The study checkpoints which
 //   runs are done (io/checkpoint.hpp): when it starts and after every run; SIGTERM (Slurm sends
-//   it before the time limit; mpiexec forwards it) stops it at the end of the run (or segment)
-//   in progress with status 3; --restart skips the finished runs and appends the rest. A run
-//   that runs out of memory writes its line with "status": "out_of_memory", the estimated need
-//   and the limit, and stops the study with status 4 (docs/reliability.md). PETSc and SLEPc options
-//   pass through
+//   it before the time limit; mpiexec forwards it) stops it at the end of the run, segment or
+//   statics Newton iteration in progress with status 3; --restart skips the finished runs and
+//   appends the rest. A run that runs out of memory writes its line with "status": "out_of_memory",
+//   the estimated need and the limit, and stops the study with status 4 (docs/reliability.md).
+//   PETSc and SLEPc options pass through
 //   (-statics_pc_factor_mat_solver_type, -statics_mat_mumps_icntl_14, -modal_eps_tol,
 //   -modal_st_mat_mumps_icntl_14, -ida_mat_mumps_icntl_14, ...).
 //
@@ -122,6 +122,8 @@ constexpr const char* kUsage =
     "  --restart                  continue the study of the checkpoint file: skip its runs\n"
     "  --stop-after K             raise SIGTERM after K runs (tests the signal path)\n"
     "  --stop-after-segments K    raise SIGTERM after K segments of a run (tests it inside one)\n"
+    "  --stop-after-iterations K  raise SIGTERM after K Newton iterations of a statics run\n"
+    "                             (tests the stop inside one)\n"
     "  --help                     this text\n";
 
 constexpr const char* kCheckpointFormat = "catena-scale 2";  // 2: with the end record
@@ -131,15 +133,17 @@ struct Options {
   bool restart = false;
   int stop_after = -1;
   int stop_after_segments = -1;
+  int stop_after_iterations = -1;
 };
 
 /// The options of catena-scale (the parser's table; kUsage describes them).
 const std::vector<cli::CommandSpec>& program() {
   static const std::vector<cli::CommandSpec> p = [] {
     cli::CommandSpec c{"catena-scale", {}};
-    for (const char* name : {"--study", "--family", "--input", "--sizes", "--analysis", "--modes",
-                             "--t-end", "--rtol", "--segment", "--linear-solver", "--repeats",
-                             "--json", "--checkpoint", "--stop-after", "--stop-after-segments"})
+    for (const char* name :
+         {"--study", "--family", "--input", "--sizes", "--analysis", "--modes", "--t-end", "--rtol",
+          "--segment", "--linear-solver", "--repeats", "--json", "--checkpoint", "--stop-after",
+          "--stop-after-segments", "--stop-after-iterations"})
       c.options.push_back({name, true});
     for (const char* name : {"--reproducible", "--restart"}) c.options.push_back({name, false});
     return std::vector<cli::CommandSpec>{c};
@@ -180,6 +184,8 @@ Options readOptions(const cli::CommandLine& line) {
     if (k == "--stop-after") o.stop_after = static_cast<int>(parseInteger(k, v, 0, 1000000));
     if (k == "--stop-after-segments")
       o.stop_after_segments = static_cast<int>(parseInteger(k, v, 0, 1000000));
+    if (k == "--stop-after-iterations")
+      o.stop_after_iterations = static_cast<int>(parseInteger(k, v, 0, 1000000));
     if (k == "--segment")
       o.study.segment = parseReal(k, v, RealRange::atLeast(0.0, "s", "0: one segment"));
     if (k == "--modes") o.study.modes = static_cast<int>(parseInteger(k, v, 1, 1000000));
@@ -190,6 +196,10 @@ Options readOptions(const cli::CommandLine& line) {
     if (k == "--restart") o.restart = true;
   }
   checkScalingStudy(o.study);
+  if (o.stop_after_iterations >= 0 && o.study.analysis == "dynamics")
+    throw cli::UsageError(
+        "--stop-after-iterations applies to statics and modal; dynamics stops "
+        "at segments (--stop-after-segments)");
   if (o.study.checkpoint.empty() && !o.study.json.empty())
     o.study.checkpoint = o.study.json + ".ckpt";
   CATENA_CHECK(!o.restart || !o.study.checkpoint.empty(),
@@ -391,11 +401,11 @@ int main(int argc, char** argv) {
   };
   // What rank 0 says at once when a signal arrives during run k (the process may be killed
   // before its safe point: mpiexec sends SIGKILL odls_base_sigkill_timeout s after SIGTERM).
-  auto notice = [&](int run, bool segments) {
+  auto notice = [&](int run, const char* step) {
     if (rank != 0) return;
     std::ostringstream os;
-    os << " during run " << run + 1 << " of " << total << "; stopping at the end of the "
-       << (segments ? "segment" : "run") << " in progress";
+    os << " during run " << run + 1 << " of " << total << "; stopping at the end of the " << step
+       << " in progress";
     if (!s.checkpoint.empty())
       os << " (the checkpoint '" << s.checkpoint << "' holds the " << run << " runs done)";
     setTerminationNotice("catena-scale", os.str());
@@ -419,12 +429,18 @@ int main(int argc, char** argv) {
       inside.run = sig;
       inside.restart = o.restart && run == done && !s.checkpoint.empty();
       inside.stop_after = o.stop_after_segments;
-      notice(run, s.analysis == "dynamics" && s.segment > 0.0);
+      // A statics run stops before its next Newton iteration (a 10^6-link statics takes longer
+      // than Slurm's 30 s between SIGTERM and SIGKILL); its modes, once started, run to the end.
+      notice(run, s.analysis == "dynamics" ? (s.segment > 0.0 ? "segment" : "run")
+                                           : "Newton iteration (or the modes)");
+      StaticsStop stop;
+      stop.on_signal = true;
+      stop.raise_after = o.stop_after_iterations;
       RunResult result;
       try {
         result = s.analysis == "dynamics"
                      ? runDynamics(s, model, N, run % s.repeats, ranks, rank, inside)
-                     : runStatics(s, model, N, run % s.repeats, ranks, rank);
+                     : runStatics(s, model, N, run % s.repeats, ranks, rank, nullptr, stop);
       } catch (const std::bad_alloc& e) {
         // Out of memory on this rank; the others may wait for it in a collective call. It writes
         // the run's line (after the lines the checkpoint holds) and ends the job.
@@ -458,12 +474,19 @@ int main(int argc, char** argv) {
         const int signal = static_cast<int>(maxOver(terminationSignal()));
         if (rank == 0) {
           std::cerr << "catena-scale: stopped by " << signalName(signal) << " in run " << run + 1
-                    << " of " << total << " at t = " << result.t << " s";
+                    << " of " << total;
+          if (s.analysis == "dynamics")
+            std::cerr << " at t = " << result.t << " s";
+          else
+            std::cerr << " after " << result.iterations << " Newton iterations";
           if (s.checkpoint.empty())
             std::cerr << "; no checkpoint (give --json or --checkpoint)\n";
-          else
+          else if (s.analysis == "dynamics")
             std::cerr << "; checkpoints written to '" << s.checkpoint << "' and '"
                       << inside.checkpoint.string() << ".r*'; restart with --restart\n";
+          else
+            std::cerr << "; the checkpoint '" << s.checkpoint << "' holds the " << run
+                      << " runs done; restart with --restart, which runs this one again\n";
         }
         return 3;
       }

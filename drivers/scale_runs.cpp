@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <iostream>
 #include <limits>
 #include <numbers>
@@ -21,6 +22,7 @@
 #include "analysis/reactions.hpp"
 #include "analysis/scales.hpp"
 #include "core/check.hpp"
+#include "core/termination.hpp"
 #include "integrators/distributed_dynamics.hpp"
 #include "integrators/redundant_rows.hpp"
 #include "io/checkpoint.hpp"
@@ -486,7 +488,7 @@ RunResult runDynamics(const ScalingStudy& study, const InputModel* input, long s
 /// One distributed statics of the family's model of the given size, and with modes > 0 the
 /// lowest modes at its equilibrium; the JSON line (meaningful on rank 0).
 RunResult runStatics(const ScalingStudy& study, const InputModel* input, long size, int repeat,
-                     int ranks, int rank, RunArrays* arrays) {
+                     int ranks, int rank, RunArrays* arrays, StaticsStop stop) {
   const std::string& family = study.family;
   const int modes = study.analysis == "modal" ? study.modes : 0;
   MPI_Barrier(MPI_COMM_WORLD);
@@ -517,7 +519,19 @@ RunResult runStatics(const ScalingStudy& study, const InputModel* input, long si
   if (study.linear_solver == "iterative")
     linear.method = SaddlePointSolverOptions::Method::kAugmentedLagrangian;
   if (study.linear_solver == "schur") linear.method = SaddlePointSolverOptions::Method::kSchur;
-  DistributedStaticsResult r = solveDistributedStatics(as, {}, linear);
+  StaticsOptions so;
+  if (stop.on_signal)
+    so.stop_requested = [&stop](int done) {
+      if (done == stop.raise_after) std::raise(SIGTERM);
+      return maxOver(terminationSignal()) != 0.0;  // the same answer on every rank
+    };
+  DistributedStaticsResult r = solveDistributedStatics(as, so, linear);
+  if (r.status.code == Status::Code::kInterrupted) {
+    RunResult interrupted;
+    interrupted.interrupted = true;
+    interrupted.iterations = static_cast<int>(r.history.size()) - 1;
+    return interrupted;
+  }
   const MessageCounters sent_setup = sent_before_statics - sent_before_setup;
   const MessageCounters sent_statics = petscMessageCounters() - sent_before_statics;
   State whole_state;  // an input model's equilibrium, gathered

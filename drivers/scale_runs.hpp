@@ -32,8 +32,19 @@ void writeRunHead(JsonWriter& j, const std::string& family, const std::string& a
 struct RunResult {
   std::string line;
   bool pass = false;
-  bool interrupted = false;  ///< dynamics stopped by a signal at a segment's end: no line
-  double t = 0.0;            ///< s, where an interrupted run stopped
+  /// Stopped by a signal (dynamics at a segment's end, statics before a Newton iteration): no
+  /// line.
+  bool interrupted = false;
+  double t = 0.0;      ///< s, where an interrupted dynamics run stopped
+  int iterations = 0;  ///< the Newton iterations an interrupted statics run had done
+};
+
+/// How a statics run stops early: before a Newton iteration once any rank has a termination
+/// signal (on_signal; core/termination.hpp), and, to test that path, every rank raises SIGTERM
+/// itself after raise_after Newton iterations (-1: never).
+struct StaticsStop {
+  bool on_signal = false;
+  int raise_after = -1;
 };
 
 /// What a run computed besides its line, for a caller that wants the solution (the Python
@@ -64,9 +75,10 @@ struct RunArrays {
 /// One distributed statics of the study's model (the input if not null, else the family's of
 /// the given size: chain links or lattice K), and for study.analysis "modal" its lowest
 /// study.modes modes at the equilibrium; the JSON line of catena-scale. arrays: see RunArrays
-/// (null: none). Throws catena::Error for a model the distributed analyses do not take.
+/// (null: none). stop: see StaticsStop; an interrupted run returns no line. Throws
+/// catena::Error for a model the distributed analyses do not take.
 RunResult runStatics(const ScalingStudy& study, const InputModel* input, long size, int repeat,
-                     int ranks, int rank, RunArrays* arrays = nullptr);
+                     int ranks, int rank, RunArrays* arrays = nullptr, StaticsStop stop = {});
 
 /// The study's model released at rest (the chain from its 'V', the lattice a little off
 /// hanging) or the input model from its initial state (which must be consistent), integrated

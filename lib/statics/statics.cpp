@@ -217,6 +217,13 @@ StaticsResult solveStatics(Space& sp, State s, const StaticsOptions& o) {
   VecX dq, lam, dq_bar, bar_lam;
   for (int it = 0; it < o.max_iterations; ++it) {
     if (converged(res)) break;
+    if (o.stop_requested && o.stop_requested(it)) {
+      std::ostringstream os;
+      os << "statics: stopped on request after " << it << " Newton iterations (force residual "
+         << res.force << ", position residual " << res.position << ")";
+      out.status = Status::failure(Status::Code::kInterrupted, os.str());
+      break;
+    }
     double a_max = 0.0, scale = 1.0;
     {
       ScopedSeconds timer(out.assembly_seconds);
@@ -313,7 +320,7 @@ StaticsResult solveStatics(Space& sp, State s, const StaticsOptions& o) {
   out.worst_rows = worstRows(sp, 5);
   // A body whose forces round-off cannot resolve may be why Newton stalled: say so.
   out.warnings = conditioningWarnings(sp, s, sc, e.terms, 5);
-  if (!out.warnings.empty())
+  if (!out.warnings.empty() && out.status.code != Status::Code::kInterrupted)
     out.status.message += "; round-off may be the cause: " + out.warnings.front();
   out.state = s;
   addCost(*kkt, out);

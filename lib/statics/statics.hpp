@@ -37,6 +37,10 @@ struct StaticsOptions {
   /// Called after each Newton iteration (0: the initial residual) with its residuals, for
   /// progress reports; empty: not called. It must not throw.
   std::function<void(int iteration, const StaticsIteration& residuals)> on_iteration;
+  /// Asked before each Newton iteration with the number done; true ends the iteration there
+  /// with Status kInterrupted and the last iterate in state (a batch job told to stop). Where
+  /// the space is distributed it must give every rank the same answer (collective). Empty: never.
+  std::function<bool(int iterations_done)> stop_requested;
 };
 
 struct StaticsResult {

@@ -7,8 +7,10 @@
            run (--stop-after 1 raises it in every rank) and continued with --restart gives
            the lines of an uninterrupted run, bitwise: the restarted study keeps the first
            run's line as it was and equals the uninterrupted one in every field but the
-           timings and memory; a one-rank study sent SIGTERM from outside
-           stops with status 3 and its restart finishes it
+           timings and memory; so does one stopped inside its first run after 2 Newton
+           iterations (--stop-after-iterations), which writes no line for that run; a
+           one-rank study sent SIGTERM from outside stops with status 3 and its restart
+           finishes it
   options  bad options end with status 2 and say what was expected (once on 2 ranks); a PETSc
            option that nothing read is warned of once at the end
   iterative --linear-solver iterative (augmented Lagrangian, FGMRES + PCFIELDSPLIT) on 2 ranks:
@@ -53,8 +55,10 @@
   interrupt
            SIGTERM to mpiexec -n 2 (Open MPI sends SIGCONT, waits odls_base_sigkill_timeout s,
            sends SIGTERM, waits again, then SIGKILL): rank 0 says at once that the signal came,
-           the ranks stop after the run in progress with "stopped by SIGTERM after run K of N",
-           the checkpoint holds K runs, and --restart gives the lines of an uninterrupted
+           the ranks stop before the next Newton iteration of the run in progress ("stopped
+           by SIGTERM in run K + 1 of N after I Newton iterations") or, between runs, after
+           the run ("after run K of N"), the checkpoint holds K runs, and --restart gives the
+           lines of an uninterrupted
            study; kill -9 of rank 1 during the first run of a dynamics study in segments (the
            study checkpoint exists from the start): --restart resumes from the last segment
            that both ranks have and ends where the uninterrupted run ends (same_run); a newest
@@ -207,6 +211,27 @@ def test_restart(args):
     # Restarting a finished study runs nothing and keeps the lines.
     run(args, np, ["--study", study, "--json", parts, "--restart"])
     check(read_lines(parts) == b, "restarting a finished study changed its lines")
+    # SIGTERM inside a statics run (a 10^6-link statics outlasts Slurm's 30 s between SIGTERM
+    # and SIGKILL): the ranks stop before the next Newton iteration with status 3 and no line,
+    # and --restart runs that run again from its start: the uninterrupted study's lines.
+    inside = os.path.join(args.work, "restart_inside.jsonl")
+    for f in (inside, inside + ".ckpt"):
+        if os.path.exists(f):
+            os.remove(f)
+    p = run(args, np, ["--study", study, "--json", inside, "--stop-after-iterations", "2"],
+            expect=3)
+    check("stopping at the end of the Newton iteration" in p.stderr, "no notice of the signal")
+    check("stopped by SIGTERM in run 1 of 3 after 2 Newton iterations" in p.stderr,
+          f"the stop does not say where: {p.stderr[-500:]}")
+    check(read_lines(inside) == [], "an interrupted statics run wrote a line")
+    run(args, np, ["--study", study, "--json", inside, "--restart"])
+    c = read_lines(inside)
+    check(len(c) == 3, f"{len(c)} lines after the restart, expected 3")
+    for x, y in zip(a, c):
+        same_run({k: v for k, v in x.items() if not k.startswith(("time_", "cpu_"))}, y,
+                 f"N = {x['size']}, stopped inside run 1 and restarted")
+    run(args, np, ["--sizes", "40", "--analysis", "dynamics", "--stop-after-iterations", "1"],
+        expect=2)
     test_external_signal(args)
 
 
@@ -717,8 +742,13 @@ def test_interrupt(args):
     check(p.returncode != 0, "SIGTERM to mpiexec: status 0")
     check("catena-scale: SIGTERM received during run " in err,
           f"SIGTERM to mpiexec: rank 0 did not say that it came: {err[-800:]}")
-    check(f"stopped by SIGTERM after run {stopped} of {runs}; checkpoint '{out}.ckpt' written" in err,
-          f"SIGTERM to mpiexec: no stop message for run {stopped}: {err[-800:]}")
+    # Inside a run the ranks stop before its next Newton iteration, between runs after the run.
+    inside = (f"stopped by SIGTERM in run {stopped + 1} of {runs} after " in err and
+              f"holds the {stopped} runs done; restart with --restart, which runs this one again"
+              in err)
+    between = (f"stopped by SIGTERM after run {stopped} of {runs}; checkpoint '{out}.ckpt' "
+               "written") in err
+    check(inside or between, f"SIGTERM to mpiexec: no stop message for run {stopped}: {err[-800:]}")
     check(0 < stopped < runs, f"SIGTERM to mpiexec: {stopped} of {runs} runs done")
     with open(out + ".ckpt") as f:
         check(f.read().count("\nrun ") == stopped, "the checkpoint does not hold the runs done")

@@ -108,6 +108,37 @@ BOOST_AUTO_TEST_CASE(catenary_chain_has_constant_horizontal_tension) {
   BOOST_TEST(std::abs(mid.y()) < 1e-12);
 }
 
+// A batch job told to stop (catena-scale on SIGTERM): stop_requested is asked before every
+// Newton iteration with the number done; true ends the iteration there with kInterrupted, the
+// iterations done in the history and the last iterate in state, which is where a new run with
+// the same options passes on its way to the equilibrium.
+BOOST_AUTO_TEST_CASE(a_stop_request_ends_newton_before_its_next_iteration) {
+  CatenaryChainOptions c;
+  c.links = 20;
+  const Model m = buildCatenaryChain(c);
+  const StaticsResult whole = solve(m);
+  BOOST_REQUIRE_MESSAGE(whole.status.ok(), whole.status.message);
+  BOOST_REQUIRE(whole.history.size() > 3u);
+  std::vector<int> asked;
+  StaticsOptions o;
+  o.stop_requested = [&asked](int done) {
+    asked.push_back(done);
+    return done == 2;
+  };
+  const StaticsResult r = solve(m, o);
+  BOOST_TEST((r.status.code == Status::Code::kInterrupted), r.status.message);
+  BOOST_TEST(r.status.message.find("after 2 Newton iterations") != std::string::npos,
+             r.status.message);
+  BOOST_TEST((asked == std::vector<int>{0, 1, 2}));
+  BOOST_REQUIRE(r.history.size() == 3u);  // the start and two iterations
+  for (std::size_t k = 0; k < r.history.size(); ++k) {
+    BOOST_TEST(r.history[k].force_residual == whole.history[k].force_residual);
+    BOOST_TEST(r.history[k].position_residual == whole.history[k].position_residual);
+  }
+  BOOST_TEST(r.state.q.size() == whole.state.q.size());
+  BOOST_TEST((r.state.q.array() != whole.state.q.array()).any());  // not yet the equilibrium
+}
+
 // The damped Newton iteration from the 'V' must not slow down as the chain is refined: the
 // continuum problem is the same at every N. (A residual-merit line search took 6 iterations at
 // N = 100 and 26 at N = 10^4; the natural monotonicity test takes the same count at every N.)
