@@ -33,6 +33,13 @@ StaticsResult solve(const Model& m, StaticsOptions o = {}, double t = 0.0) {
   return solveStatics(m, buildAssemblyPlan(m), s, o);
 }
 
+/// The catenary chain of `links` links between its two supports (model/generators.hpp).
+Model chainOf(int links) {
+  CatenaryChainOptions o;
+  o.links = links;
+  return buildCatenaryChain(o);
+}
+
 Vec3 bodyPosition(const Model& m, const State& s, Index b) {
   return s.q.segment<3>(m.qOffset(b));
 }
@@ -113,9 +120,7 @@ BOOST_AUTO_TEST_CASE(catenary_chain_has_constant_horizontal_tension) {
 // iterations done in the history and the last iterate in state, which is where a new run with
 // the same options passes on its way to the equilibrium.
 BOOST_AUTO_TEST_CASE(a_stop_request_ends_newton_before_its_next_iteration) {
-  CatenaryChainOptions c;
-  c.links = 20;
-  const Model m = buildCatenaryChain(c);
+  const Model m = chainOf(20);
   const StaticsResult whole = solve(m);
   BOOST_REQUIRE_MESSAGE(whole.status.ok(), whole.status.message);
   BOOST_REQUIRE(whole.history.size() > 3u);
@@ -145,9 +150,7 @@ BOOST_AUTO_TEST_CASE(a_stop_request_ends_newton_before_its_next_iteration) {
 BOOST_AUTO_TEST_CASE(chain_newton_iterations_do_not_grow_with_the_number_of_links) {
   std::vector<std::size_t> iterations;
   for (int links : {20, 160, 1280}) {
-    CatenaryChainOptions o;
-    o.links = links;
-    const StaticsResult r = solve(buildCatenaryChain(o));
+    const StaticsResult r = solve(chainOf(links));
     BOOST_REQUIRE_MESSAGE(r.status.ok(), "N = " << links << ": " << r.status.message);
     iterations.push_back(r.history.size() - 1);
   }
