@@ -410,6 +410,13 @@ int main(int argc, char** argv) {
       os << " (the checkpoint '" << s.checkpoint << "' holds the " << run << " runs done)";
     setTerminationNotice("catena-scale", os.str());
   };
+  // ... and between run k and the next, until run k's line is saved.
+  auto between = [&](int run) {
+    if (rank != 0) return;
+    std::ostringstream os;
+    os << " after run " << run + 1 << " of " << total << "; stopping once its line is saved";
+    setTerminationNotice("catena-scale", os.str());
+  };
   int all_pass = 1;
   try {
     if (!s.input.empty()) input = loadInputModel(s.input);
@@ -490,6 +497,7 @@ int main(int argc, char** argv) {
         }
         return 3;
       }
+      between(run);
       if (rank == 0) {
         lines.push_back(result.line);
         if (!result.pass) all_pass = 0;
