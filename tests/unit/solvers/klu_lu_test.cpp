@@ -63,6 +63,17 @@ double solveError(KluLu& klu, const Csr& K, test::Random& rnd) {
   return (x - exact).cwiseAbs().maxCoeff() / exact.cwiseAbs().maxCoeff();
 }
 
+/// Whether two factorizations of one n x n matrix solve a random right-hand side to the same
+/// bits.
+bool sameSolves(KluLu& a, KluLu& b, int n, test::Random& rnd) {
+  VecX rhs(n);
+  for (int i = 0; i < n; ++i) rhs(i) = rnd.uniform();
+  VecX x1 = rhs, x2 = rhs;
+  BOOST_REQUIRE(a.solve(x1.data()).ok());
+  BOOST_REQUIRE(b.solve(x2.data()).ok());
+  return (x1.array() == x2.array()).all();
+}
+
 /// Generalized-alpha's KKT matrix [1e4 M + K_c, s C_q^T; s C_q, 0] of an unmerged four-bar
 /// lattice (levels x cells) at a random state, its coordinates first; `doubled` >= 0 appends a
 /// constraint row 0.7 row `doubled` + 1.3 row `doubled + 1` (a dependent row).
@@ -179,12 +190,7 @@ BOOST_AUTO_TEST_CASE(values_written_in_place_factor_as_a_copy) {
   BOOST_REQUIRE(copied.factor(K.valuePtr()).ok());
   std::copy(K.valuePtr(), K.valuePtr() + K.nonZeros(), moved.values());
   BOOST_REQUIRE(moved.factor().ok());
-  VecX b(N);
-  for (int i = 0; i < N; ++i) b(i) = rnd.uniform();
-  VecX x1 = b, x2 = b;
-  BOOST_REQUIRE(copied.solve(x1.data()).ok());
-  BOOST_REQUIRE(moved.solve(x2.data()).ok());
-  BOOST_TEST((x1.array() == x2.array()).all());
+  BOOST_TEST(sameSolves(copied, moved, N, rnd));
 }
 
 // The Schur decomposition drops the rows it moves to the interface from a block's analysis
@@ -231,12 +237,7 @@ BOOST_AUTO_TEST_CASE(dropped_positions_analyse_as_the_reduced_pattern_anew) {
   BOOST_REQUIRE(anew.factor(R.valuePtr()).ok());
   BOOST_TEST(dropping.fullFactorizations() == 2);  // new pivots after the drop
   BOOST_TEST(dropping.refactorizations() == 0);
-  VecX b(kept);
-  for (int i = 0; i < kept; ++i) b(i) = rnd.uniform();
-  VecX x1 = b, x2 = b;
-  BOOST_REQUIRE(dropping.solve(x1.data()).ok());
-  BOOST_REQUIRE(anew.solve(x2.data()).ok());
-  BOOST_TEST((x1.array() == x2.array()).all());
+  BOOST_TEST(sameSolves(dropping, anew, kept, rnd));
   BOOST_TEST(solveError(dropping, R, rnd) < 1e-12);
 }
 
