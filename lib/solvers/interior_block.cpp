@@ -68,29 +68,25 @@ void analyseBlock(InteriorBlock& blk, const std::vector<int>& start, const std::
   std::vector<int> bs(n + 1);
   for (int e = 0; e <= n; ++e) bs[e] = start[e0 + e] - start[e0];
   const int* bc = col.data() + start[e0];  // the block's columns, in place
-  const std::vector<char> blast(last.begin() + e0, last.begin() + e0 + n);
   const std::vector<char> olast(ordered_last.begin() + e0, ordered_last.begin() + e0 + n);
-  // The trailing window of an order: from the first position holding a row next to the boundary.
-  const auto window = [&](const std::vector<int>& P, const std::vector<int>& Q) {
-    int first = n;
-    for (int k = 0; k < n; ++k)
-      if (blast[P[k]] || blast[Q[k]]) {
-        first = k;
-        break;
-      }
-    return n - first;
-  };
   std::vector<int> P, Q;
   if (!matchedOrder(n, bs.data(), bc, olast, kMaxTransversalWork, P, Q) &&
       !saddlePointPivotOrder(n, coordinates, bs.data(), bc, P, Q, olast)) {
     P = constrainedOrder(n, bs.data(), bc, olast);
     Q = P;
   }
-  blk.window = window(P, Q);
+  blk.window = trailingWindow(P, Q, last.data() + e0);
   bs.clear();  // the ordering's row starts; the factorization's are built in pivot order
   bs.shrink_to_fit();
   setUpInPivotOrder(blk, start, col, source, std::move(P), Q);
   blk.klu->setSingularPivot(kInteriorPivot);
+}
+
+int trailingWindow(const std::vector<int>& P, const std::vector<int>& Q, const char* last) {
+  const int n = static_cast<int>(Q.size());
+  for (int k = 0; k < n; ++k)
+    if (last[P[k]] || last[Q[k]]) return n - k;
+  return 0;
 }
 
 void dropFromBlock(InteriorBlock& blk, InteriorBlock&& old, const std::vector<int>& dropped,

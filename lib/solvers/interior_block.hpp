@@ -61,6 +61,11 @@ void analyseBlock(InteriorBlock& block, const std::vector<int>& start, const std
                   const std::vector<PetscInt>& source, const std::vector<char>& last,
                   const std::vector<char>& ordered_last, int coordinates);
 
+/// The trailing window of an order of a block's rows (P[k], Q[k]: the block-local row and
+/// column pivoted at k): the pivots from the first whose row or column is next to the boundary
+/// (last, per block-local row) to the end; 0 if none is.
+int trailingWindow(const std::vector<int>& P, const std::vector<int>& Q, const char* last);
+
 /// After rows moved to the interface: the block `old` of the last analysis with its rows at
 /// the pivot positions `dropped` (ascending) gone, as block (whose first and size the caller
 /// set). The order of the others is kept and its pattern, sources and KLU analysis are

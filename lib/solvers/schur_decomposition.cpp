@@ -472,9 +472,9 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     couplings.gi_start.push_back(static_cast<PetscInt>(couplings.gi_col.size()));
   }
 
-  // A kept order's trailing window (analyseBlock's rule: from the first pivot whose row or
-  // column is next to the boundary) may grow to kMaxWindowGrowth times the old one plus
-  // kWindowSlack pivots; past that the block is ordered anew.
+  // A kept order's trailing window (trailingWindow, as analyseBlock's) may grow to
+  // kMaxWindowGrowth times the old one plus kWindowSlack pivots; past that the block is ordered
+  // anew. The kept order: columns kept[b], rows the old row order without the dropped rows.
   std::vector<int> window(blocks.size(), 0);
   bool reordered = false;
   for (std::size_t b = 0; b < blocks.size(); ++b) {
@@ -484,16 +484,12 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
     for (int k : dropped[b]) position[k] = -1;
     for (int k = 0, n = 0; k < old.size; ++k)
       if (position[k] == 0) position[k] = n++;
-    const int* P = old.klu->givenRowOrder();
-    const int e0 = blocks[b].first, n = blocks[b].size;
-    int first = n;
-    for (int k = 0, kn = 0; k < old.size && first == n; ++k) {
-      if (position[P[k]] < 0) continue;  // the row order with the dropped rows left out
-      const bool next_to_boundary = last[e0 + kept[b][kn]] || last[e0 + kept[b][position[P[k]]]];
-      if (next_to_boundary) first = kn;
-      ++kn;
-    }
-    window[b] = n - first;
+    const int* P_old = old.klu->givenRowOrder();
+    std::vector<int> P;
+    P.reserve(kept[b].size());
+    for (int k = 0; k < old.size; ++k)
+      if (position[P_old[k]] >= 0) P.push_back(kept[b][position[P_old[k]]]);
+    window[b] = trailingWindow(P, kept[b], last.data() + blocks[b].first);
     if (window[b] > kMaxWindowGrowth * old.window + kWindowSlack) {
       reuse[b] = 0;
       reordered = true;
