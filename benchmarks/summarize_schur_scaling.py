@@ -36,8 +36,11 @@ def fmt(x, digits=3):
 
 
 def statics_phase(r):
-    """Seconds of the statics itself: the serial run's own clock, or catena-scale's phases
-    (each the maximum over the ranks) without the set-up."""
+    """Seconds of the statics itself: the serial run's own clock, or catena-scale's
+    (time_statics_s: the whole Newton solve, the linear solver's set-up included, as the serial
+    clock includes it; the slowest rank's). Records from before catena-scale wrote it (before
+    2026-11-29, session 26): assembly + factorization + solve, which left out the solver's
+    set-up (its matrix pattern) that the serial clock counts."""
     if "time_statics_s" in r:
         return r["time_statics_s"]
     keys = ("time_assembly_s", "time_factorization_s", "time_solve_s")
@@ -70,9 +73,12 @@ def part_a(runs):
         return
     print("## A. One and two ranks against the serial statics")
     print()
-    print("statics s: the serial run's statics clock; catena-scale: assembly + factorization +"
-          " solve (each the slowest rank's), without set-up (model, partition, patterns, the"
-          " solvers' analysis). Speed-up: serial statics s / this run's statics s.")
+    print("statics s: the serial run's statics clock; catena-scale: its statics clock"
+          " (time_statics_s, the slowest rank's: the whole Newton solve with the linear solver's"
+          " set-up, as the serial clock counts it; records without it: assembly + factorization"
+          " + solve, without that set-up). set-up s: catena-scale's model, partition and"
+          " patterns, the solver's set-up included. Speed-up: serial statics s / this run's"
+          " statics s.")
     print()
     print("| links | path | ranks | status | Newton its | statics s | speed-up vs serial |"
           " factorization s | interior CPU s max / min | set-up s | wall s | peak RSS MiB |"
