@@ -50,6 +50,9 @@ endforeach()
 set_tests_properties(mpi_reproducible_dynamics_np1 PROPERTIES FIXTURES_SETUP reproducible_reference)
 set_tests_properties(mpi_reproducible_dynamics_np2 mpi_reproducible_dynamics_np4 PROPERTIES
                      FIXTURES_REQUIRED reproducible_reference)
+# The distributed COO matrix (parallel/petsc_coo_matrix.hpp) against dense sums and PETSc's COO.
+catena_mpi_test(coo_matrix 60)
+target_link_libraries(mpi_coo_matrix_test PRIVATE PkgConfig::PETSC)
 # The gathered KLU (solvers/gathered_klu.hpp) against Eigen's dense LU.
 catena_mpi_test(gathered_klu 60)
 # The distributed four-bar lattice (graph partition, parallel/lattice_part.hpp) against the

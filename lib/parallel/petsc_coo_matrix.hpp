@@ -3,8 +3,11 @@
 /// (parallel/ internal: sees PETSc.) A MatMPIAIJ whose pattern is fixed once from COO entries in
 /// global indices, refilled in place: the distributed form of the assembly plan's slots
 /// (STYLE.md rule 5). Every rank lists the entries its local pattern writes, rows it does not own
-/// included; repeated entries are summed and off-process entries are sent to their owners by
-/// MatSetValuesCOO, whose communication pattern and preallocation MatSetPreallocationCOO fixes.
+/// included; repeated entries are summed, and entries of rows another rank owns are sent to it.
+/// The pattern is built in O(entries) (a counting sort by row, a sort of each row's few columns):
+/// PETSc's MatSetPreallocationCOO sorts all entries and cost 9 s per rank for a 5·10^5-link chain
+/// on 2 ranks (docs/parallel-factorization.md). Sums are taken in a fixed order (this rank's
+/// entries as listed, then other ranks' by rank), so a refill gives the same bits every time.
 
 #include <petscmat.h>
 
@@ -19,31 +22,40 @@ namespace catena {
 
 class CooMatrix {
  public:
-  /// local_rows x local_cols owned; rows, cols: one global index pair per entry. type: MATAIJ
-  /// is MATSEQAIJ on one rank, which the sequential factorizations (KLU) take.
+  /// local_rows x local_cols owned; rows, cols: one global index pair per entry (in range, else
+  /// catena::Error). type: MATMPIAIJ, or MATAIJ, which is MATSEQAIJ on one rank (the sequential
+  /// factorizations, KLU, take it). Collective.
   CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> rows,
-            std::vector<PetscInt> cols, MatType type = MATMPIAIJ)
-      : entries_(static_cast<Index>(rows.size())) {
-    CATENA_CHECK(rows.size() == cols.size(), "COO pattern with unequal row and column counts");
-    CATENA_PETSC(MatCreate(PETSC_COMM_WORLD, &A_));
-    CATENA_PETSC(MatSetSizes(A_, local_rows, local_cols, PETSC_DETERMINE, PETSC_DETERMINE));
-    CATENA_PETSC(MatSetType(A_, type));
-    CATENA_PETSC(
-        MatSetPreallocationCOO(A_, static_cast<PetscCount>(rows.size()), rows.data(), cols.data()));
-  }
-  ~CooMatrix() { MatDestroy(&A_); }
+            std::vector<PetscInt> cols, MatType type = MATMPIAIJ);
+  ~CooMatrix();
   CooMatrix(const CooMatrix&) = delete;
   CooMatrix& operator=(const CooMatrix&) = delete;
 
   /// values: one per entry, in the order of construction; the matrix becomes their sums.
   /// Collective.
-  void set(const double* values) { CATENA_PETSC(MatSetValuesCOO(A_, values, INSERT_VALUES)); }
+  void set(const double* values);
   Mat mat() const { return A_; }
   Index entries() const { return entries_; }
 
  private:
   Mat A_ = nullptr;
   Index entries_ = 0;
+  bool sequential_ = false;  ///< MATSEQAIJ: filled through its value array
+  PetscMPIInt tag_ = 0;      ///< the refills' messages
+  /// This rank's entries of owned rows: entry index and slot in the owned rows' values.
+  std::vector<int> own_entry_, own_slot_;
+  /// Entries of other ranks' rows, grouped by owner (ascending): entry index; per owner rank
+  /// and count.
+  std::vector<int> send_entry_, send_rank_, send_count_;
+  /// Entries received from other ranks (by rank, ascending): slot; per source rank and count.
+  std::vector<int> recv_slot_, recv_rank_, recv_count_;
+  std::vector<double> send_values_, recv_values_;
+  /// The owned rows in MATMPIAIJ's two parts, CSR with sorted columns: the "diagonal" part
+  /// (this rank's columns, local numbers; all columns on one rank) and the "off-diagonal" part
+  /// (global numbers until PETSc compacts them). PETSc works on these arrays in place.
+  std::vector<PetscInt> d_start_, d_cols_, o_start_, o_cols_;
+  std::vector<PetscScalar> d_values_, o_values_;
+  PetscInt diagonal_entries_ = 0;
 };
 
 /// The owned rows of A, with global column indices (owned rows x global columns).

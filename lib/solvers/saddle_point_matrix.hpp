@@ -30,6 +30,9 @@ class SaddlePointMatrix {
                  "SaddlePointMatrix: " << a_nonzero_.size() << " flags for " << A.nonZeros()
                                        << " entries of A");
     std::vector<PetscInt> i, j;
+    const std::size_t entries = static_cast<std::size_t>(A.nonZeros() + 2 * B.nonZeros());
+    i.reserve(entries);
+    j.reserve(entries);
     auto add = [&](const SparseMatrixCSR& X, const std::vector<Index>& rm,
                    const std::vector<Index>& cm, bool transpose, const std::uint8_t* keep) {
       for (int r = 0; r < X.outerSize(); ++r)

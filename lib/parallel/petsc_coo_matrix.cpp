@@ -1,0 +1,231 @@
+#include "parallel/petsc_coo_matrix.hpp"
+
+#include <mpi.h>
+
+#include <algorithm>
+#include <climits>
+#include <numeric>
+#include <string>
+#include <utility>
+
+#include "core/check.hpp"
+
+namespace catena {
+
+namespace {
+
+/// First row of every rank, then the number of rows (size + 1 entries). Collective.
+std::vector<PetscInt> rowStarts(MPI_Comm comm, Index local_rows) {
+  int size = 1;
+  MPI_Comm_size(comm, &size);
+  std::vector<PetscInt> starts(size + 1, 0);
+  const PetscInt m = static_cast<PetscInt>(local_rows);
+  MPI_Allgather(&m, 1, MPIU_INT, starts.data() + 1, 1, MPIU_INT, comm);
+  std::partial_sum(starts.begin(), starts.end(), starts.begin());
+  return starts;
+}
+
+/// Offsets of consecutive groups of the given sizes (size + 1 entries).
+std::vector<int> offsetsOf(const std::vector<int>& counts) {
+  std::vector<int> offsets(counts.size() + 1, 0);
+  std::partial_sum(counts.begin(), counts.end(), offsets.begin() + 1);
+  return offsets;
+}
+
+}  // namespace
+
+CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> rows,
+                     std::vector<PetscInt> cols, MatType type)
+    : entries_(static_cast<Index>(rows.size())) {
+  CATENA_CHECK(rows.size() == cols.size(), "COO pattern with unequal row and column counts");
+  CATENA_CHECK(rows.size() < static_cast<std::size_t>(INT_MAX / 2),
+               "COO pattern with " << rows.size() << " entries on one rank: too many for int");
+  const std::string kind = type;
+  CATENA_CHECK(kind == MATMPIAIJ || kind == MATAIJ,
+               "CooMatrix: matrix type " << kind << ", expected mpiaij or aij");
+  MPI_Comm comm = PETSC_COMM_WORLD;
+  int size = 1, rank = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank);
+  sequential_ = size == 1 && kind == MATAIJ;
+  const std::vector<PetscInt> starts = rowStarts(comm, local_rows);
+  const PetscInt r0 = starts[rank], r1 = starts[rank + 1], M = starts[size];
+  PetscInt N = 0;
+  const PetscInt n_local = static_cast<PetscInt>(local_cols);
+  MPI_Allreduce(&n_local, &N, 1, MPIU_INT, MPI_SUM, comm);
+
+  // 1. Each entry's owner (the rank of its row).
+  const int n = static_cast<int>(rows.size());
+  std::vector<int> owner(n), count(size, 0);
+  for (int k = 0; k < n; ++k) {
+    const PetscInt r = rows[k], c = cols[k];
+    CATENA_CHECK(r >= 0 && r < M && c >= 0 && c < N, "COO entry " << k << " at (" << r << ", " << c
+                                                                  << ") outside the " << M << " x "
+                                                                  << N << " matrix");
+    owner[k] =
+        r >= r0 && r < r1
+            ? rank
+            : static_cast<int>(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) -
+                  1;
+    ++count[owner[k]];
+  }
+  const int n_own = count[rank];
+  count[rank] = 0;
+
+  // 2. Other ranks' rows go to their owners: counts, then (row, column) pairs, by owner rank.
+  std::vector<int> incoming(size, 0);
+  MPI_Alltoall(count.data(), 1, MPI_INT, incoming.data(), 1, MPI_INT, comm);
+  const std::vector<int> send_offset = offsetsOf(count), recv_offset = offsetsOf(incoming);
+  send_entry_.resize(send_offset[size]);
+  std::vector<PetscInt> send_pairs(2 * static_cast<std::size_t>(send_offset[size]));
+  own_entry_.reserve(n_own);
+  {
+    std::vector<int> next(send_offset.begin(), send_offset.end() - 1);
+    for (int k = 0; k < n; ++k) {
+      if (owner[k] == rank) {
+        own_entry_.push_back(k);
+        continue;
+      }
+      const int p = next[owner[k]]++;
+      send_entry_[p] = k;
+      send_pairs[2 * p] = rows[k];
+      send_pairs[2 * p + 1] = cols[k];
+    }
+  }
+  std::vector<PetscInt> recv_pairs(2 * static_cast<std::size_t>(recv_offset[size]));
+  {
+    std::vector<int> c2(size), s2(size), c2r(size), s2r(size);
+    for (int o = 0; o < size; ++o) {
+      c2[o] = 2 * count[o];
+      s2[o] = 2 * send_offset[o];
+      c2r[o] = 2 * incoming[o];
+      s2r[o] = 2 * recv_offset[o];
+    }
+    MPI_Alltoallv(send_pairs.data(), c2.data(), s2.data(), MPIU_INT, recv_pairs.data(), c2r.data(),
+                  s2r.data(), MPIU_INT, comm);
+  }
+  for (int o = 0; o < size; ++o) {
+    if (count[o] > 0) send_rank_.push_back(o), send_count_.push_back(count[o]);
+    if (incoming[o] > 0) recv_rank_.push_back(o), recv_count_.push_back(incoming[o]);
+  }
+
+  // 3. The owned rows' pattern: the owned entries (this rank's, then the received ones) by row
+  //    (a counting sort), each row's by column; repeated (row, column) pairs share a slot.
+  const int m = static_cast<int>(r1 - r0), n_recv = recv_offset[size];
+  std::vector<PetscInt> row_start(m + 1, 0);
+  for (const int k : own_entry_) ++row_start[rows[k] - r0 + 1];
+  for (int t = 0; t < n_recv; ++t) ++row_start[recv_pairs[2 * t] - r0 + 1];
+  std::partial_sum(row_start.begin(), row_start.end(), row_start.begin());
+  std::vector<std::pair<PetscInt, int>> items(n_own + n_recv);  // (column, item)
+  {
+    std::vector<PetscInt> next(row_start.begin(), row_start.end() - 1);
+    for (int j = 0; j < n_own; ++j) {
+      const int k = own_entry_[j];
+      items[next[rows[k] - r0]++] = {cols[k], j};
+    }
+    for (int t = 0; t < n_recv; ++t)
+      items[next[recv_pairs[2 * t] - r0]++] = {recv_pairs[2 * t + 1], n_own + t};
+  }
+  rows = {};
+  cols = {};
+  // Each row's columns in this rank's column range go to the "diagonal" part (local column
+  // numbers), the others to the "off-diagonal" part (global ones), as MATMPIAIJ stores them; a
+  // slot below the diagonal part's size is its value index there, above it the other part's.
+  PetscInt c0 = 0;
+  const PetscInt n_cols = static_cast<PetscInt>(local_cols);
+  MPI_Exscan(&n_cols, &c0, 1, MPIU_INT, MPI_SUM, comm);
+  if (rank == 0) c0 = 0;
+  const PetscInt c1 = c0 + n_cols;
+  auto local = [&](PetscInt c) { return sequential_ || (c >= c0 && c < c1); };
+  d_start_.assign(m + 1, 0);
+  o_start_.assign(m + 1, 0);
+  for (int i = 0; i < m; ++i) {
+    std::sort(items.begin() + row_start[i], items.begin() + row_start[i + 1]);
+    for (PetscInt t = row_start[i]; t < row_start[i + 1]; ++t)
+      if (t == row_start[i] || items[t].first != items[t - 1].first)
+        ++(local(items[t].first) ? d_start_ : o_start_)[i + 1];
+  }
+  std::partial_sum(d_start_.begin(), d_start_.end(), d_start_.begin());
+  std::partial_sum(o_start_.begin(), o_start_.end(), o_start_.begin());
+  diagonal_entries_ = d_start_[m];
+  d_cols_.resize(d_start_[m]);
+  o_cols_.resize(o_start_[m]);
+  std::vector<int> slot(items.size());
+  for (int i = 0; i < m; ++i) {
+    PetscInt d = d_start_[i], o = o_start_[i];
+    int at = -1;
+    for (PetscInt t = row_start[i]; t < row_start[i + 1]; ++t) {
+      const PetscInt c = items[t].first;
+      if (t == row_start[i] || c != items[t - 1].first) {
+        if (local(c)) {
+          d_cols_[d] = sequential_ ? c : c - c0;
+          at = static_cast<int>(d++);
+        } else {
+          o_cols_[o] = c;
+          at = static_cast<int>(diagonal_entries_ + o++);
+        }
+      }
+      slot[items[t].second] = at;
+    }
+  }
+  items = {};
+  own_slot_.assign(slot.begin(), slot.begin() + n_own);
+  recv_slot_.assign(slot.begin() + n_own, slot.end());
+  send_values_.resize(send_entry_.size());
+  recv_values_.resize(recv_slot_.size());
+
+  // 4. The matrix on these arrays (not copied: they live as long as it), values zero until set().
+  d_values_.assign(d_cols_.size(), 0.0);
+  o_values_.assign(o_cols_.size(), 0.0);
+  if (sequential_) {
+    CATENA_PETSC(MatCreateSeqAIJWithArrays(comm, m, static_cast<PetscInt>(local_cols),
+                                           d_start_.data(), d_cols_.data(), d_values_.data(), &A_));
+  } else {
+    CATENA_PETSC(MatCreateMPIAIJWithSplitArrays(comm, m, n_cols, M, N, d_start_.data(),
+                                                d_cols_.data(), d_values_.data(), o_start_.data(),
+                                                o_cols_.data(), o_values_.data(), &A_));
+  }
+  CATENA_PETSC(PetscObjectGetNewTag(reinterpret_cast<PetscObject>(A_), &tag_));
+}
+
+CooMatrix::~CooMatrix() {
+  MatDestroy(&A_);
+}
+
+void CooMatrix::set(const double* values) {
+  MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(A_));
+  std::vector<MPI_Request> requests(recv_rank_.size() + send_rank_.size());
+  std::size_t q = 0;
+  for (std::size_t s = 0, at = 0; s < recv_rank_.size(); at += recv_count_[s], ++s)
+    MPI_Irecv(recv_values_.data() + at, recv_count_[s], MPI_DOUBLE, recv_rank_[s], tag_, comm,
+              &requests[q++]);
+  for (std::size_t p = 0; p < send_entry_.size(); ++p) send_values_[p] = values[send_entry_[p]];
+  for (std::size_t k = 0, at = 0; k < send_rank_.size(); at += send_count_[k], ++k)
+    MPI_Isend(send_values_.data() + at, send_count_[k], MPI_DOUBLE, send_rank_[k], tag_, comm,
+              &requests[q++]);
+  // The parts' value arrays are this object's (step 4 of the constructor), taken through
+  // MatSeqAIJGetArrayWrite as PETSc's own interface to them.
+  Mat parts[2] = {A_, nullptr};
+  if (!sequential_) CATENA_PETSC(MatMPIAIJGetSeqAIJ(A_, &parts[0], &parts[1], nullptr));
+  PetscScalar* d = nullptr;
+  PetscScalar* o = nullptr;
+  CATENA_PETSC(MatSeqAIJGetArrayWrite(parts[0], &d));
+  if (parts[1]) CATENA_PETSC(MatSeqAIJGetArrayWrite(parts[1], &o));
+  CATENA_CHECK(
+      (d_values_.empty() || d == d_values_.data()) && (o_values_.empty() || o == o_values_.data()),
+      "CooMatrix: PETSc moved the matrix's values");
+  const PetscInt nd = diagonal_entries_;
+  auto add = [&](int at, double v) { (at < nd ? d[at] : o[at - nd]) += v; };
+  std::fill(d_values_.begin(), d_values_.end(), 0.0);
+  std::fill(o_values_.begin(), o_values_.end(), 0.0);
+  for (std::size_t j = 0; j < own_entry_.size(); ++j) add(own_slot_[j], values[own_entry_[j]]);
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  for (std::size_t t = 0; t < recv_slot_.size(); ++t) add(recv_slot_[t], recv_values_[t]);
+  CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[0], &d));
+  if (parts[1]) CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[1], &o));
+  // A new state for the whole matrix (solvers compare it with the one they factored).
+  CATENA_PETSC(MatAssemblyBegin(A_, MAT_FINAL_ASSEMBLY));
+  CATENA_PETSC(MatAssemblyEnd(A_, MAT_FINAL_ASSEMBLY));
+}
+
+}  // namespace catena
