@@ -8,6 +8,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -200,6 +201,24 @@ void setTerminationNotice(const std::string& program, const std::string& text) {
   std::snprintf(n.prefix, sizeof n.prefix, "%s", program.c_str());
   std::snprintf(n.suffix, sizeof n.suffix, "%s", text.c_str());
   g_notice.store(k);
+}
+
+namespace {
+/// setUnexpectedExitNotice's text (a plain buffer: nothing to destroy before the handler runs).
+char g_exit_notice[1024] = "";
+}  // namespace
+
+void setUnexpectedExitNotice(const std::string& program, const std::string& text) {
+  static const bool installed = [] {
+    return std::atexit([] {
+             if (g_exit_notice[0] != '\0') std::fprintf(stderr, "%s\n", g_exit_notice);
+           }) == 0;
+  }();
+  (void)installed;
+  if (text.empty())
+    g_exit_notice[0] = '\0';
+  else
+    std::snprintf(g_exit_notice, sizeof g_exit_notice, "%s: %s", program.c_str(), text.c_str());
 }
 
 }  // namespace catena

@@ -59,4 +59,10 @@ std::string signalName(int sig);
 /// So a signal is acknowledged at once even if the process is killed before its safe point.
 void setTerminationNotice(const std::string& program, const std::string& text);
 
+/// What to write to stderr if the process ends through exit() while it is set: a library that
+/// calls exit() (MUMPS' PORD ordering does, after "malloc failed on line ... of file graph.c",
+/// with status 255) would otherwise end a run without a word of catena's. "<program>: <text>";
+/// empty text (set it so before a normal return): nothing. The first call installs the handler.
+void setUnexpectedExitNotice(const std::string& program, const std::string& text);
+
 }  // namespace catena

@@ -2,10 +2,14 @@
 #define BOOST_TEST_MODULE io_checkpoint
 #include "io/checkpoint.hpp"
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <bit>
 #include <boost/test/unit_test.hpp>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <iterator>
 #include <limits>
@@ -104,4 +108,32 @@ BOOST_AUTO_TEST_CASE(damaged_files_are_refused_with_the_reason) {
   refused(text.substr(0, end) + "y 1\n" + text.substr(end), "the end record says");
   refused(text.substr(0, end), "no end record");
   std::filesystem::remove(file);
+}
+
+BOOST_AUTO_TEST_CASE(an_exit_inside_a_library_leaves_the_notice_set) {
+  // A child process sets the notice and calls exit() as a library would; its stderr must hold
+  // the notice. A notice cleared before exit writes nothing.
+  for (const bool cleared : {false, true}) {
+    int fd[2];
+    BOOST_REQUIRE(pipe(fd) == 0);
+    const pid_t child = fork();
+    BOOST_REQUIRE(child >= 0);
+    if (child == 0) {
+      dup2(fd[1], 2);
+      close(fd[0]);
+      setUnexpectedExitNotice("prog", "ended inside run 3");
+      if (cleared) setUnexpectedExitNotice("prog", "");
+      std::exit(255);
+    }
+    close(fd[1]);
+    std::string text;
+    char buffer[256];
+    for (ssize_t n; (n = read(fd[0], buffer, sizeof buffer)) > 0;) text.append(buffer, n);
+    close(fd[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    BOOST_TEST(WIFEXITED(status));
+    BOOST_TEST(WEXITSTATUS(status) == 255);
+    BOOST_TEST(text == (cleared ? "" : "prog: ended inside run 3\n"));
+  }
 }
