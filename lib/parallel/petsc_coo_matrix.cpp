@@ -54,23 +54,24 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   const PetscInt n_local = static_cast<PetscInt>(local_cols);
   MPI_Allreduce(&n_local, &N, 1, MPIU_INT, MPI_SUM, comm);
 
-  // 1. Each entry's owner (the rank of its row).
+  // 1. Entries of owned rows are counted by row, the others by owner rank.
   const int n = static_cast<int>(rows.size());
-  std::vector<int> owner(n), count(size, 0);
+  const int m = static_cast<int>(r1 - r0);
+  auto ownerOf = [&](PetscInt r) {
+    return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) - 1;
+  };
+  std::vector<PetscInt> row_start(m + 1, 0);
+  std::vector<int> count(size, 0);
   for (int k = 0; k < n; ++k) {
     const PetscInt r = rows[k], c = cols[k];
     CATENA_CHECK(r >= 0 && r < M && c >= 0 && c < N, "COO entry " << k << " at (" << r << ", " << c
                                                                   << ") outside the " << M << " x "
                                                                   << N << " matrix");
-    owner[k] =
-        r >= r0 && r < r1
-            ? rank
-            : static_cast<int>(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) -
-                  1;
-    ++count[owner[k]];
+    if (r >= r0 && r < r1)
+      ++row_start[r - r0 + 1];
+    else
+      ++count[ownerOf(r)];
   }
-  const int n_own = count[rank];
-  count[rank] = 0;
 
   // 2. Other ranks' rows go to their owners: counts, then (row, column) pairs, by owner rank.
   std::vector<int> incoming(size, 0);
@@ -78,15 +79,11 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   const std::vector<int> send_offset = offsetsOf(count), recv_offset = offsetsOf(incoming);
   send_entry_.resize(send_offset[size]);
   std::vector<PetscInt> send_pairs(2 * static_cast<std::size_t>(send_offset[size]));
-  own_entry_.reserve(n_own);
   {
     std::vector<int> next(send_offset.begin(), send_offset.end() - 1);
     for (int k = 0; k < n; ++k) {
-      if (owner[k] == rank) {
-        own_entry_.push_back(k);
-        continue;
-      }
-      const int p = next[owner[k]]++;
+      if (rows[k] >= r0 && rows[k] < r1) continue;
+      const int p = next[ownerOf(rows[k])]++;
       send_entry_[p] = k;
       send_pairs[2 * p] = rows[k];
       send_pairs[2 * p + 1] = cols[k];
@@ -108,71 +105,85 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
     if (count[o] > 0) send_rank_.push_back(o), send_count_.push_back(count[o]);
     if (incoming[o] > 0) recv_rank_.push_back(o), recv_count_.push_back(incoming[o]);
   }
+  const int n_recv = recv_offset[size];
+  CATENA_CHECK(n + n_recv < INT_MAX, "COO pattern with "
+                                         << n << " + " << n_recv
+                                         << " entries on one rank: too many for int");
+  recv_values_.resize(n_recv);
+  send_values_.resize(send_entry_.size());
 
-  // 3. The owned rows' pattern: the owned entries (this rank's, then the received ones) by row
-  //    (a counting sort), each row's by column; repeated (row, column) pairs share a slot.
-  const int m = static_cast<int>(r1 - r0), n_recv = recv_offset[size];
-  std::vector<PetscInt> row_start(m + 1, 0);
-  for (const int k : own_entry_) ++row_start[rows[k] - r0 + 1];
+  // 3. The owned rows' pattern. An item is an owned entry: k for this rank's entry k, n + t for
+  //    the t-th received one. Items by row (a counting sort), each row's by (column, item): the
+  //    items of one (row, column) pair are then adjacent, in the order their sum takes.
   for (int t = 0; t < n_recv; ++t) ++row_start[recv_pairs[2 * t] - r0 + 1];
   std::partial_sum(row_start.begin(), row_start.end(), row_start.begin());
-  std::vector<std::pair<PetscInt, int>> items(n_own + n_recv);  // (column, item)
+  std::vector<std::pair<PetscInt, int>> items(row_start[m]);  // (column, item)
   {
     std::vector<PetscInt> next(row_start.begin(), row_start.end() - 1);
-    for (int j = 0; j < n_own; ++j) {
-      const int k = own_entry_[j];
-      items[next[rows[k] - r0]++] = {cols[k], j};
-    }
+    for (int k = 0; k < n; ++k)
+      if (rows[k] >= r0 && rows[k] < r1) items[next[rows[k] - r0]++] = {cols[k], k};
     for (int t = 0; t < n_recv; ++t)
-      items[next[recv_pairs[2 * t] - r0]++] = {recv_pairs[2 * t + 1], n_own + t};
+      items[next[recv_pairs[2 * t] - r0]++] = {recv_pairs[2 * t + 1], n + t};
   }
   rows = {};
   cols = {};
+  recv_pairs = {};
+  for (int i = 0; i < m; ++i)
+    std::sort(items.begin() + row_start[i], items.begin() + row_start[i + 1]);
   // Each row's columns in this rank's column range go to the "diagonal" part (local column
-  // numbers), the others to the "off-diagonal" part (global ones), as MATMPIAIJ stores them; a
-  // slot below the diagonal part's size is its value index there, above it the other part's.
+  // numbers), the others to the "off-diagonal" part (global ones), as MATMPIAIJ stores them.
+  // Slots: the diagonal part's values, then the off-diagonal part's.
   PetscInt c0 = 0;
   const PetscInt n_cols = static_cast<PetscInt>(local_cols);
   MPI_Exscan(&n_cols, &c0, 1, MPIU_INT, MPI_SUM, comm);
   if (rank == 0) c0 = 0;
   const PetscInt c1 = c0 + n_cols;
   auto local = [&](PetscInt c) { return sequential_ || (c >= c0 && c < c1); };
+  // Walks every row's distinct columns in order: visit(row, column, first item, end of items).
+  auto forEachSlot = [&](auto&& visit) {
+    for (int i = 0; i < m; ++i)
+      for (PetscInt t = row_start[i], u = t; t < row_start[i + 1]; t = u) {
+        const PetscInt c = items[t].first;
+        while (u < row_start[i + 1] && items[u].first == c) ++u;
+        visit(i, c, t, u);
+      }
+  };
   d_start_.assign(m + 1, 0);
   o_start_.assign(m + 1, 0);
-  for (int i = 0; i < m; ++i) {
-    std::sort(items.begin() + row_start[i], items.begin() + row_start[i + 1]);
-    for (PetscInt t = row_start[i]; t < row_start[i + 1]; ++t)
-      if (t == row_start[i] || items[t].first != items[t - 1].first)
-        ++(local(items[t].first) ? d_start_ : o_start_)[i + 1];
-  }
+  forEachSlot(
+      [&](int i, PetscInt c, PetscInt, PetscInt) { ++(local(c) ? d_start_ : o_start_)[i + 1]; });
   std::partial_sum(d_start_.begin(), d_start_.end(), d_start_.begin());
   std::partial_sum(o_start_.begin(), o_start_.end(), o_start_.begin());
   diagonal_entries_ = d_start_[m];
   d_cols_.resize(d_start_[m]);
   o_cols_.resize(o_start_[m]);
-  std::vector<int> slot(items.size());
-  for (int i = 0; i < m; ++i) {
-    PetscInt d = d_start_[i], o = o_start_[i];
-    int at = -1;
-    for (PetscInt t = row_start[i]; t < row_start[i + 1]; ++t) {
-      const PetscInt c = items[t].first;
-      if (t == row_start[i] || c != items[t - 1].first) {
-        if (local(c)) {
-          d_cols_[d] = sequential_ ? c : c - c0;
-          at = static_cast<int>(d++);
-        } else {
-          o_cols_[o] = c;
-          at = static_cast<int>(diagonal_entries_ + o++);
-        }
-      }
-      slot[items[t].second] = at;
-    }
-  }
+  // The slot of the walk's next column in row i (a counter per row and part).
+  std::vector<PetscInt> d_next, o_next;
+  auto slotOf = [&](int i, PetscInt c) {
+    return local(c) ? d_next[i]++ : diagonal_entries_ + o_next[i]++;
+  };
+  auto restart = [&] {
+    d_next.assign(d_start_.begin(), d_start_.end() - 1);
+    o_next.assign(o_start_.begin(), o_start_.end() - 1);
+  };
+  restart();
+  slot_start_.assign(d_cols_.size() + o_cols_.size() + 1, 0);
+  forEachSlot([&](int i, PetscInt c, PetscInt t, PetscInt u) {
+    const PetscInt slot = slotOf(i, c);
+    if (slot < diagonal_entries_)
+      d_cols_[slot] = sequential_ ? c : c - c0;
+    else
+      o_cols_[slot - diagonal_entries_] = c;
+    slot_start_[slot + 1] = static_cast<int>(u - t);
+  });
+  std::partial_sum(slot_start_.begin(), slot_start_.end(), slot_start_.begin());
+  slot_item_.resize(items.size());
+  restart();
+  forEachSlot([&](int i, PetscInt c, PetscInt t, PetscInt u) {
+    int at = slot_start_[slotOf(i, c)];
+    for (PetscInt k = t; k < u; ++k) slot_item_[at++] = items[k].second;
+  });
   items = {};
-  own_slot_.assign(slot.begin(), slot.begin() + n_own);
-  recv_slot_.assign(slot.begin() + n_own, slot.end());
-  send_values_.resize(send_entry_.size());
-  recv_values_.resize(recv_slot_.size());
 
   // 4. The matrix on these arrays (not copied: they live as long as it), values zero until set().
   d_values_.assign(d_cols_.size(), 0.0);
@@ -203,8 +214,10 @@ void CooMatrix::set(const double* values) {
   for (std::size_t k = 0, at = 0; k < send_rank_.size(); at += send_count_[k], ++k)
     MPI_Isend(send_values_.data() + at, send_count_[k], MPI_DOUBLE, send_rank_[k], tag_, comm,
               &requests[q++]);
+  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   // The parts' value arrays are this object's (step 4 of the constructor), taken through
-  // MatSeqAIJGetArrayWrite as PETSc's own interface to them.
+  // MatSeqAIJGetArrayWrite as PETSc's own interface to them. Each slot sums its items in order
+  // (this rank's entries as listed, then the received ones by rank).
   Mat parts[2] = {A_, nullptr};
   if (!sequential_) CATENA_PETSC(MatMPIAIJGetSeqAIJ(A_, &parts[0], &parts[1], nullptr));
   PetscScalar* d = nullptr;
@@ -214,13 +227,18 @@ void CooMatrix::set(const double* values) {
   CATENA_CHECK(
       (d_values_.empty() || d == d_values_.data()) && (o_values_.empty() || o == o_values_.data()),
       "CooMatrix: PETSc moved the matrix's values");
-  const PetscInt nd = diagonal_entries_;
-  auto add = [&](int at, double v) { (at < nd ? d[at] : o[at - nd]) += v; };
-  std::fill(d_values_.begin(), d_values_.end(), 0.0);
-  std::fill(o_values_.begin(), o_values_.end(), 0.0);
-  for (std::size_t j = 0; j < own_entry_.size(); ++j) add(own_slot_[j], values[own_entry_[j]]);
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
-  for (std::size_t t = 0; t < recv_slot_.size(); ++t) add(recv_slot_[t], recv_values_[t]);
+  const int n = static_cast<int>(entries_);
+  auto sum = [&](std::size_t slot) {
+    double v = 0.0;
+    for (int c = slot_start_[slot]; c < slot_start_[slot + 1]; ++c) {
+      const int item = slot_item_[c];
+      v += item < n ? values[item] : recv_values_[item - n];
+    }
+    return v;
+  };
+  const std::size_t nd = d_values_.size(), no = o_values_.size();
+  for (std::size_t s = 0; s < nd; ++s) d[s] = sum(s);
+  for (std::size_t s = 0; s < no; ++s) o[s] = sum(nd + s);
   CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[0], &d));
   if (parts[1]) CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[1], &o));
   // A new state for the whole matrix (solvers compare it with the one they factored).

@@ -42,13 +42,13 @@ class CooMatrix {
   Index entries_ = 0;
   bool sequential_ = false;  ///< MATSEQAIJ: filled through its value array
   PetscMPIInt tag_ = 0;      ///< the refills' messages
-  /// This rank's entries of owned rows: entry index and slot in the owned rows' values.
-  std::vector<int> own_entry_, own_slot_;
   /// Entries of other ranks' rows, grouped by owner (ascending): entry index; per owner rank
-  /// and count.
-  std::vector<int> send_entry_, send_rank_, send_count_;
-  /// Entries received from other ranks (by rank, ascending): slot; per source rank and count.
-  std::vector<int> recv_slot_, recv_rank_, recv_count_;
+  /// and count. Received entries: per source rank (ascending) and count.
+  std::vector<int> send_entry_, send_rank_, send_count_, recv_rank_, recv_count_;
+  /// Each slot (a value of the diagonal part, then of the off-diagonal part) sums its items
+  /// slot_item_[slot_start_[s] .. slot_start_[s + 1]): k < entries_ is this rank's entry k,
+  /// entries_ + t the t-th received value.
+  std::vector<int> slot_start_, slot_item_;
   std::vector<double> send_values_, recv_values_;
   /// The owned rows in MATMPIAIJ's two parts, CSR with sorted columns: the "diagonal" part
   /// (this rank's columns, local numbers; all columns on one rank) and the "off-diagonal" part
