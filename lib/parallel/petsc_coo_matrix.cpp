@@ -132,58 +132,40 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
     std::sort(items.begin() + row_start[i], items.begin() + row_start[i + 1]);
   // Each row's columns in this rank's column range go to the "diagonal" part (local column
   // numbers), the others to the "off-diagonal" part (global ones), as MATMPIAIJ stores them.
-  // Slots: the diagonal part's values, then the off-diagonal part's.
+  // Slots in the walk's order: by row, each row's distinct columns ascending; a row's
+  // off-diagonal columns below its diagonal part come first (o_before_), the rest after it.
   PetscInt c0 = 0;
   const PetscInt n_cols = static_cast<PetscInt>(local_cols);
   MPI_Exscan(&n_cols, &c0, 1, MPIU_INT, MPI_SUM, comm);
   if (rank == 0) c0 = 0;
   const PetscInt c1 = c0 + n_cols;
-  auto local = [&](PetscInt c) { return sequential_ || (c >= c0 && c < c1); };
-  // Walks every row's distinct columns in order: visit(row, column, first item, end of items).
-  auto forEachSlot = [&](auto&& visit) {
-    for (int i = 0; i < m; ++i)
-      for (PetscInt t = row_start[i], u = t; t < row_start[i + 1]; t = u) {
-        const PetscInt c = items[t].first;
-        while (u < row_start[i + 1] && items[u].first == c) ++u;
-        visit(i, c, t, u);
-      }
-  };
   d_start_.assign(m + 1, 0);
   o_start_.assign(m + 1, 0);
-  forEachSlot(
-      [&](int i, PetscInt c, PetscInt, PetscInt) { ++(local(c) ? d_start_ : o_start_)[i + 1]; });
-  std::partial_sum(d_start_.begin(), d_start_.end(), d_start_.begin());
-  std::partial_sum(o_start_.begin(), o_start_.end(), o_start_.begin());
-  diagonal_entries_ = d_start_[m];
-  d_cols_.resize(d_start_[m]);
-  o_cols_.resize(o_start_[m]);
-  // The slot of the walk's next column in row i (a counter per row and part).
-  std::vector<PetscInt> d_next, o_next;
-  auto slotOf = [&](int i, PetscInt c) {
-    return local(c) ? d_next[i]++ : diagonal_entries_ + o_next[i]++;
-  };
-  auto restart = [&] {
-    d_next.assign(d_start_.begin(), d_start_.end() - 1);
-    o_next.assign(o_start_.begin(), o_start_.end() - 1);
-  };
-  restart();
-  slot_start_.assign(d_cols_.size() + o_cols_.size() + 1, 0);
-  forEachSlot([&](int i, PetscInt c, PetscInt t, PetscInt u) {
-    const PetscInt slot = slotOf(i, c);
-    if (slot < diagonal_entries_)
-      d_cols_[slot] = sequential_ ? c : c - c0;
-    else
-      o_cols_[slot - diagonal_entries_] = c;
-    slot_start_[slot + 1] = static_cast<int>(u - t);
-  });
-  std::partial_sum(slot_start_.begin(), slot_start_.end(), slot_start_.begin());
+  o_before_.assign(m, 0);
+  slot_start_.assign(1, 0);
+  slot_start_.reserve(items.size() + 1);  // one slot per item where no entry repeats
+  d_cols_.reserve(items.size());
   slot_item_.resize(items.size());
-  restart();
-  forEachSlot([&](int i, PetscInt c, PetscInt t, PetscInt u) {
-    int at = slot_start_[slotOf(i, c)];
-    for (PetscInt k = t; k < u; ++k) slot_item_[at++] = items[k].second;
-  });
+  for (int i = 0; i < m; ++i) {
+    for (PetscInt t = row_start[i], u = t; t < row_start[i + 1]; t = u) {
+      const PetscInt c = items[t].first;
+      for (; u < row_start[i + 1] && items[u].first == c; ++u) slot_item_[u] = items[u].second;
+      slot_start_.push_back(static_cast<int>(u));
+      if (sequential_ || (c >= c0 && c < c1)) {
+        d_cols_.push_back(sequential_ ? c : c - c0);
+      } else {
+        o_cols_.push_back(c);
+        if (c < c0) ++o_before_[i];
+      }
+    }
+    d_start_[i + 1] = static_cast<PetscInt>(d_cols_.size());
+    o_start_[i + 1] = static_cast<PetscInt>(o_cols_.size());
+  }
   items = {};
+  if (slot_start_.capacity() > slot_start_.size() + slot_start_.size() / 4) {
+    slot_start_.shrink_to_fit();  // many repeated entries
+    d_cols_.shrink_to_fit();
+  }
 
   // 4. The matrix on these arrays (not copied: they live as long as it), values zero until set().
   d_values_.assign(d_cols_.size(), 0.0);
@@ -217,7 +199,8 @@ void CooMatrix::set(const double* values) {
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
   // The parts' value arrays are this object's (step 4 of the constructor), taken through
   // MatSeqAIJGetArrayWrite as PETSc's own interface to them. Each slot sums its items in order
-  // (this rank's entries as listed, then the received ones by rank).
+  // (this rank's entries as listed, then the received ones by rank); slots come in the walk's
+  // order of the constructor's step 3.
   Mat parts[2] = {A_, nullptr};
   if (!sequential_) CATENA_PETSC(MatMPIAIJGetSeqAIJ(A_, &parts[0], &parts[1], nullptr));
   PetscScalar* d = nullptr;
@@ -228,17 +211,23 @@ void CooMatrix::set(const double* values) {
       (d_values_.empty() || d == d_values_.data()) && (o_values_.empty() || o == o_values_.data()),
       "CooMatrix: PETSc moved the matrix's values");
   const int n = static_cast<int>(entries_);
-  auto sum = [&](std::size_t slot) {
+  std::size_t slot = 0;
+  auto sum = [&] {  // the next slot's value
     double v = 0.0;
     for (int c = slot_start_[slot]; c < slot_start_[slot + 1]; ++c) {
       const int item = slot_item_[c];
       v += item < n ? values[item] : recv_values_[item - n];
     }
+    ++slot;
     return v;
   };
-  const std::size_t nd = d_values_.size(), no = o_values_.size();
-  for (std::size_t s = 0; s < nd; ++s) d[s] = sum(s);
-  for (std::size_t s = 0; s < no; ++s) o[s] = sum(nd + s);
+  const std::size_t m = o_before_.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    PetscInt k = o_start_[i];
+    for (const PetscInt before = k + o_before_[i]; k < before; ++k) o[k] = sum();
+    for (PetscInt j = d_start_[i]; j < d_start_[i + 1]; ++j) d[j] = sum();
+    for (; k < o_start_[i + 1]; ++k) o[k] = sum();
+  }
   CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[0], &d));
   if (parts[1]) CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[1], &o));
   // A new state for the whole matrix (solvers compare it with the one they factored).

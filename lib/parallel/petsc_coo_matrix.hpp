@@ -45,17 +45,17 @@ class CooMatrix {
   /// Entries of other ranks' rows, grouped by owner (ascending): entry index; per owner rank
   /// and count. Received entries: per source rank (ascending) and count.
   std::vector<int> send_entry_, send_rank_, send_count_, recv_rank_, recv_count_;
-  /// Each slot (a value of the diagonal part, then of the off-diagonal part) sums its items
+  /// Each slot (a value of the matrix, by row, each row's columns ascending) sums its items
   /// slot_item_[slot_start_[s] .. slot_start_[s + 1]): k < entries_ is this rank's entry k,
   /// entries_ + t the t-th received value.
   std::vector<int> slot_start_, slot_item_;
+  std::vector<PetscInt> o_before_;  ///< per row: off-diagonal columns before the diagonal part
   std::vector<double> send_values_, recv_values_;
   /// The owned rows in MATMPIAIJ's two parts, CSR with sorted columns: the "diagonal" part
   /// (this rank's columns, local numbers; all columns on one rank) and the "off-diagonal" part
   /// (global numbers until PETSc compacts them). PETSc works on these arrays in place.
   std::vector<PetscInt> d_start_, d_cols_, o_start_, o_cols_;
   std::vector<PetscScalar> d_values_, o_values_;
-  PetscInt diagonal_entries_ = 0;
 };
 
 /// The owned rows of A, with global column indices (owned rows x global columns).
