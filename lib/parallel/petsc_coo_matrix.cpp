@@ -142,15 +142,18 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   d_start_.assign(m + 1, 0);
   o_start_.assign(m + 1, 0);
   o_before_.assign(m, 0);
-  slot_start_.assign(1, 0);
-  slot_start_.reserve(items.size() + 1);  // one slot per item where no entry repeats
-  d_cols_.reserve(items.size());
+  d_cols_.reserve(items.size());  // one slot per item where no pair repeats
+  std::size_t slots = 0;
   slot_item_.resize(items.size());
   for (int i = 0; i < m; ++i) {
     for (PetscInt t = row_start[i], u = t; t < row_start[i + 1]; t = u) {
       const PetscInt c = items[t].first;
       for (; u < row_start[i + 1] && items[u].first == c; ++u) slot_item_[u] = items[u].second;
-      slot_start_.push_back(static_cast<int>(u));
+      if (u - t > 1) {  // a repeated (row, column) pair
+        repeat_slot_.push_back(slots);
+        repeat_count_.push_back(static_cast<int>(u - t));
+      }
+      ++slots;
       if (sequential_ || (c >= c0 && c < c1)) {
         d_cols_.push_back(sequential_ ? c : c - c0);
       } else {
@@ -162,10 +165,7 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
     o_start_[i + 1] = static_cast<PetscInt>(o_cols_.size());
   }
   items = {};
-  if (slot_start_.capacity() > slot_start_.size() + slot_start_.size() / 4) {
-    slot_start_.shrink_to_fit();  // many repeated entries
-    d_cols_.shrink_to_fit();
-  }
+  if (d_cols_.capacity() > d_cols_.size() + d_cols_.size() / 4) d_cols_.shrink_to_fit();
 
   // 4. The matrix on these arrays (not copied: they live as long as it), values zero until set().
   d_values_.assign(d_cols_.size(), 0.0);
@@ -211,13 +211,14 @@ void CooMatrix::set(const double* values) {
       (d_values_.empty() || d == d_values_.data()) && (o_values_.empty() || o == o_values_.data()),
       "CooMatrix: PETSc moved the matrix's values");
   const int n = static_cast<int>(entries_);
-  std::size_t slot = 0;
+  auto value = [&](int item) { return item < n ? values[item] : recv_values_[item - n]; };
+  std::size_t slot = 0, item = 0, repeat = 0;
   auto sum = [&] {  // the next slot's value
+    int count = 1;
+    if (repeat < repeat_slot_.size() && repeat_slot_[repeat] == slot)
+      count = repeat_count_[repeat++];
     double v = 0.0;
-    for (int c = slot_start_[slot]; c < slot_start_[slot + 1]; ++c) {
-      const int item = slot_item_[c];
-      v += item < n ? values[item] : recv_values_[item - n];
-    }
+    for (int c = 0; c < count; ++c) v += value(slot_item_[item++]);
     ++slot;
     return v;
   };

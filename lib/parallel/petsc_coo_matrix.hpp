@@ -45,10 +45,12 @@ class CooMatrix {
   /// Entries of other ranks' rows, grouped by owner (ascending): entry index; per owner rank
   /// and count. Received entries: per source rank (ascending) and count.
   std::vector<int> send_entry_, send_rank_, send_count_, recv_rank_, recv_count_;
-  /// Each slot (a value of the matrix, by row, each row's columns ascending) sums its items
-  /// slot_item_[slot_start_[s] .. slot_start_[s + 1]): k < entries_ is this rank's entry k,
-  /// entries_ + t the t-th received value.
-  std::vector<int> slot_start_, slot_item_;
+  /// Each slot (a value of the matrix, by row, each row's columns ascending) sums the next
+  /// items of slot_item_: one, or repeat_count_[r] where the slot is repeat_slot_[r] (a
+  /// repeated (row, column) pair). An item k < entries_ is this rank's entry k, entries_ + t the
+  /// t-th received value.
+  std::vector<int> slot_item_, repeat_count_;
+  std::vector<std::size_t> repeat_slot_;
   std::vector<PetscInt> o_before_;  ///< per row: off-diagonal columns before the diagonal part
   std::vector<double> send_values_, recv_values_;
   /// The owned rows in MATMPIAIJ's two parts, CSR with sorted columns: the "diagonal" part

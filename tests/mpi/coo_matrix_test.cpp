@@ -215,3 +215,37 @@ BOOST_AUTO_TEST_CASE(petscs_allocation_failure_is_reported_as_out_of_memory) {
                what.find("PetscMalloc1(huge, &p)") != std::string::npos;
       });
 }
+
+BOOST_AUTO_TEST_CASE(entries_listed_once_over_all_ranks) {
+  // No (row, column) pair is listed twice anywhere (the saddle-point matrix's case on one rank):
+  // each slot is one entry. Rank r lists the positions with (i + 2 j) mod ranks = r, rows of
+  // other ranks among them.
+  const int rank = worldRank(), rows = ownedRows(rank), n = matrixSize();
+  auto value = [](int i, int j, unsigned seed) {
+    return static_cast<double>((i * 3 + j * seed) % 17 - 8);
+  };
+  Entries e;
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if ((i * 7 + j) % 5 == 0 && (i + 2 * j) % worldSize() == rank) {
+        e.rows.push_back(i);
+        e.cols.push_back(j);
+      }
+  CooMatrix A(rows, rows, e.rows, e.cols);
+  for (const unsigned seed : {1u, 5u}) {
+    Eigen::MatrixXd D = Eigen::MatrixXd::Zero(n, n);
+    Eigen::MatrixXi pattern = Eigen::MatrixXi::Zero(n, n);
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j)
+        if ((i * 7 + j) % 5 == 0) {
+          D(i, j) = value(i, j, seed);
+          pattern(i, j) = 1;
+        }
+    std::vector<double> v;
+    for (std::size_t k = 0; k < e.rows.size(); ++k)
+      v.push_back(value(static_cast<int>(e.rows[k]), static_cast<int>(e.cols[k]), seed));
+    A.set(v.data());
+    BOOST_TEST(mismatches(A.mat(), D, pattern) == 0.0);
+    BOOST_TEST(productError(A.mat(), D) == 0.0);
+  }
+}
