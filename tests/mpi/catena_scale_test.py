@@ -883,18 +883,19 @@ def test_memory(args):
     with open(out + ".ckpt") as f:
         check(f.read().count("\nrun ") == 1, "the checkpoint does not hold exactly the run done")
 
-    # One rank under 1.1 GB at 5e4 links: the set-up runs out of memory. Until 2026-11-29
+    # One rank under 900 MB at 5e4 links: the set-up runs out of memory. Until 2026-11-29
     # PETSc's allocator failed first (MatSetPreallocationCOO, 950-1200 MB); the saddle-point
-    # pattern is now built by catena (parallel/petsc_coo_matrix.cpp) in less memory, and below
-    # about 1300 MB its own allocation fails first, at about 1320 MB PETSc's, from about 1350 MB
-    # MUMPS' (measured on 2026-11-29). Either failure must give the out-of-memory report, never
-    # "PETSc call failed"; PETSc's own report is checked by mpi_coo_matrix_test.
+    # pattern is now built by catena (parallel/petsc_coo_matrix.cpp) in less memory, and from
+    # 700 to 1050 MB its own allocations fail first (at about 1320 MB PETSc's did at 2225989),
+    # from 1100 MB MUMPS' factorization (measured on 2026-11-29 at one thread). Either set-up
+    # failure must give the out-of-memory report, never "PETSc call failed"; PETSc's own report
+    # is checked by mpi_coo_matrix_test.
     out = os.path.join(args.work, "memory_petsc.jsonl")
     remove(out, out + ".ckpt")
     cmd = [args.scale, "--sizes", "50000", "--json", out]
-    print("$ " + " ".join(cmd) + "   (RLIMIT_AS 1.1 GB)", flush=True)
+    print("$ " + " ".join(cmd) + "   (RLIMIT_AS 900 MB)", flush=True)
     p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
-                       preexec_fn=limited(1100 * 10**6))
+                       preexec_fn=limited(900 * 10**6))
     print(p.stderr[-1000:])
     check(p.returncode == 4 and "out of memory in run 1 of 1 on rank 0" in p.stderr and
           "PETSc call failed (error" not in p.stderr,
