@@ -37,9 +37,6 @@ std::vector<int> offsetsOf(const std::vector<int>& counts) {
 CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> rows,
                      std::vector<PetscInt> cols, MatType type)
     : entries_(static_cast<Index>(rows.size())) {
-  CATENA_CHECK(rows.size() == cols.size(), "COO pattern with unequal row and column counts");
-  CATENA_CHECK(rows.size() < static_cast<std::size_t>(INT_MAX / 2),
-               "COO pattern with " << rows.size() << " entries on one rank: too many for int");
   const std::string kind = type;
   CATENA_CHECK(kind == MATMPIAIJ || kind == MATAIJ,
                "CooMatrix: matrix type " << kind << ", expected mpiaij or aij");
@@ -54,6 +51,23 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   const PetscInt n_local = static_cast<PetscInt>(local_cols);
   MPI_Allreduce(&n_local, &N, 1, MPIU_INT, MPI_SUM, comm);
 
+  // 0. Every rank's list is sound, or every rank throws (none waits in a collective call).
+  std::string problem;
+  if (rows.size() != cols.size())
+    problem = "unequal row and column counts";
+  else if (rows.size() >= static_cast<std::size_t>(INT_MAX / 2))
+    problem = std::to_string(rows.size()) + " entries on one rank, too many for int";
+  for (std::size_t k = 0; problem.empty() && k < rows.size(); ++k)
+    if (rows[k] < 0 || rows[k] >= M || cols[k] < 0 || cols[k] >= N)
+      problem = "entry " + std::to_string(k) + " at (" + std::to_string(rows[k]) + ", " +
+                std::to_string(cols[k]) + ") outside the " + std::to_string(M) + " x " +
+                std::to_string(N) + " matrix";
+  int failed = problem.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  CATENA_CHECK(failed == 0, "CooMatrix: " << (problem.empty() ? "another rank's COO pattern is bad"
+                                                              : "COO pattern: " + problem)
+                                          << " (rank " << rank << ")");
+
   // 1. Entries of owned rows are counted by row, the others by owner rank.
   const int n = static_cast<int>(rows.size());
   const int m = static_cast<int>(r1 - r0);
@@ -63,14 +77,10 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   std::vector<PetscInt> row_start(m + 1, 0);
   std::vector<int> count(size, 0);
   for (int k = 0; k < n; ++k) {
-    const PetscInt r = rows[k], c = cols[k];
-    CATENA_CHECK(r >= 0 && r < M && c >= 0 && c < N, "COO entry " << k << " at (" << r << ", " << c
-                                                                  << ") outside the " << M << " x "
-                                                                  << N << " matrix");
-    if (r >= r0 && r < r1)
-      ++row_start[r - r0 + 1];
+    if (rows[k] >= r0 && rows[k] < r1)
+      ++row_start[rows[k] - r0 + 1];
     else
-      ++count[ownerOf(r)];
+      ++count[ownerOf(rows[k])];
   }
 
   // 2. Other ranks' rows go to their owners: counts, then (row, column) pairs, by owner rank.
@@ -106,9 +116,11 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
     if (incoming[o] > 0) recv_rank_.push_back(o), recv_count_.push_back(incoming[o]);
   }
   const int n_recv = recv_offset[size];
-  CATENA_CHECK(n + n_recv < INT_MAX, "COO pattern with "
-                                         << n << " + " << n_recv
-                                         << " entries on one rank: too many for int");
+  int too_many = n + static_cast<long>(n_recv) >= INT_MAX ? 1 : 0;
+  MPI_Allreduce(MPI_IN_PLACE, &too_many, 1, MPI_INT, MPI_MAX, comm);
+  CATENA_CHECK(too_many == 0, "CooMatrix: more than "
+                                  << INT_MAX << " entries of owned rows on a rank (rank " << rank
+                                  << ": " << n << " + " << n_recv << ")");
   recv_values_.resize(n_recv);
   send_values_.resize(send_entry_.size());
 
