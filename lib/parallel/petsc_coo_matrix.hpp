@@ -4,10 +4,10 @@
 /// global indices, refilled in place: the distributed form of the assembly plan's slots
 /// (STYLE.md rule 5). Every rank lists the entries its local pattern writes, rows it does not own
 /// included; repeated entries are summed, and entries of rows another rank owns are sent to it.
-/// The pattern is built in O(entries) (a counting sort by row, a sort of each row's few columns):
-/// PETSc's MatSetPreallocationCOO sorts all entries and cost 9 s per rank for a 5·10^5-link chain
-/// on 2 ranks (docs/parallel-factorization.md). Sums are taken in a fixed order (this rank's
-/// entries as listed, then other ranks' by rank), so a refill gives the same bits every time.
+/// The pattern is built in O(entries) (a counting sort by row, a sort of each row's few columns),
+/// where PETSc's MatSetPreallocationCOO sorts all entries (docs/parallel-factorization.md). Sums
+/// are taken in a fixed order (this rank's entries as listed, then other ranks' by rank), so a
+/// refill gives the same bits every time.
 
 #include <petscmat.h>
 
@@ -22,9 +22,9 @@ namespace catena {
 
 class CooMatrix {
  public:
-  /// local_rows x local_cols owned; rows, cols: one global index pair per entry (in range, else
-  /// catena::Error). type: MATMPIAIJ, or MATAIJ, which is MATSEQAIJ on one rank (the sequential
-  /// factorizations, KLU, take it). Collective.
+  /// local_rows x local_cols owned; rows, cols: one global index pair per entry. An index out
+  /// of range on any rank: catena::Error on every rank. type: MATMPIAIJ, or MATAIJ, which is
+  /// MATSEQAIJ on one rank (the sequential factorizations, KLU, take it). Collective.
   CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> rows,
             std::vector<PetscInt> cols, MatType type = MATMPIAIJ);
   ~CooMatrix();
