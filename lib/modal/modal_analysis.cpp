@@ -12,6 +12,7 @@
 
 #include "mobility/constraint_rank.hpp"
 #include "modal/modal_system.hpp"
+#include "parallel/petsc_coo_matrix.hpp"
 #include "solvers/direct_lu.hpp"
 #include "solvers/factorization.hpp"
 #include "solvers/petsc_check.hpp"
@@ -44,11 +45,8 @@ constexpr double kMasslessMotion = 1e-8;
 /// process, which KLU takes), their patterns from COO entries in the layout's global indices;
 /// the rows of ghost bodies are summed into their owners'.
 struct Pencil {
-  Mat A = nullptr, B = nullptr;
-  ~Pencil() {
-    MatDestroy(&B);
-    MatDestroy(&A);
-  }
+  std::unique_ptr<CooMatrix> a, b;
+  Mat A = nullptr, B = nullptr;  ///< a's and b's matrices
 };
 
 struct Coo {
@@ -68,13 +66,9 @@ struct Coo {
         add(transpose ? b : a, transpose ? a : b, s * X.valuePtr()[k]);
       }
   }
-  Mat matrix(MPI_Comm comm, Index local) {
-    Mat X;
-    CATENA_PETSC(MatCreate(comm, &X));
-    CATENA_PETSC(MatSetSizes(X, local, local, PETSC_DETERMINE, PETSC_DETERMINE));
-    CATENA_PETSC(MatSetType(X, MATAIJ));
-    CATENA_PETSC(MatSetPreallocationCOO(X, static_cast<PetscCount>(i.size()), i.data(), j.data()));
-    CATENA_PETSC(MatSetValuesCOO(X, v.data(), INSERT_VALUES));
+  std::unique_ptr<CooMatrix> matrix(MPI_Comm comm, Index local) {
+    auto X = std::make_unique<CooMatrix>(local, local, std::move(i), std::move(j), MATAIJ, comm);
+    X->set(v.data());
     return X;
   }
 };
@@ -106,8 +100,10 @@ void buildPencil(const ModalSystem& sys, const PencilLayout& L, bool damped, dou
     A.add(*sys.Cq, nc, L.rows, L.v, -a, true);
     A.add(*sys.Cq, nc, L.rows, L.phi, a);
   }
-  p.A = A.matrix(sys.comm, L.size);
-  p.B = B.matrix(sys.comm, L.size);
+  p.a = A.matrix(sys.comm, L.size);
+  p.b = B.matrix(sys.comm, L.size);
+  p.A = p.a->mat();
+  p.B = p.b->mat();
 }
 
 struct EpsObjects {

@@ -35,12 +35,11 @@ std::vector<int> offsetsOf(const std::vector<int>& counts) {
 }  // namespace
 
 CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> rows,
-                     std::vector<PetscInt> cols, MatType type)
+                     std::vector<PetscInt> cols, MatType type, MPI_Comm comm)
     : entries_(static_cast<Index>(rows.size())) {
   const std::string kind = type;
   CATENA_CHECK(kind == MATMPIAIJ || kind == MATAIJ,
                "CooMatrix: matrix type " << kind << ", expected mpiaij or aij");
-  MPI_Comm comm = PETSC_COMM_WORLD;
   int size = 1, rank = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);

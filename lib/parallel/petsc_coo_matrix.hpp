@@ -24,9 +24,10 @@ class CooMatrix {
  public:
   /// local_rows x local_cols owned; rows, cols: one global index pair per entry. An index out
   /// of range on any rank: catena::Error on every rank. type: MATMPIAIJ, or MATAIJ, which is
-  /// MATSEQAIJ on one rank (the sequential factorizations, KLU, take it). Collective.
+  /// MATSEQAIJ on one rank (the sequential factorizations, KLU, take it). comm: the ranks that
+  /// share the matrix (PETSC_COMM_SELF: this process alone). Collective on comm.
   CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> rows,
-            std::vector<PetscInt> cols, MatType type = MATMPIAIJ);
+            std::vector<PetscInt> cols, MatType type = MATMPIAIJ, MPI_Comm comm = PETSC_COMM_WORLD);
   ~CooMatrix();
   CooMatrix(const CooMatrix&) = delete;
   CooMatrix& operator=(const CooMatrix&) = delete;
