@@ -333,7 +333,7 @@ class DistributedDae {
 
     // 2. The Newton matrix's COO pattern: with the halo, the owned rows; without it, every
     //    entry of the local rows (the ghost bodies' rows hold joint terms, which
-    //    MatSetValuesCOO adds to the owners' rows).
+    //    CooMatrix::set adds to the owners' rows).
     const SparseMatrixCSR& J = dae_.jacobian();
     std::vector<PetscInt> rows, cols;
     for (Index r = 0; r < L_.size; ++r) {
