@@ -444,21 +444,17 @@ int main(int argc, char** argv) {
       stop.on_signal = true;
       stop.raise_after = o.stop_after_iterations;
       RunResult result;
-      {
+      // Written if a library ends the process with exit() inside the run.
+      const UnexpectedExitNotice exit_notice("catena-scale", [&] {
         std::ostringstream os;
         os << "the process was ended by exit() inside a library during run " << run + 1 << " of "
-           << total << " on rank " << rank
-           << " (MUMPS' PORD ordering does so when it cannot allocate memory, after 'malloc "
-              "failed ... graph.c'); this run wrote no line";
+           << total << " on rank " << rank << " (" << kLibraryExitCause
+           << "); this run wrote no line";
         if (!s.checkpoint.empty())
           os << "; the checkpoint '" << s.checkpoint << "' holds the runs done before it: "
              << "restart with --restart, with more memory per rank or more ranks";
-        setUnexpectedExitNotice("catena-scale", os.str());
-      }
-      // Cleared when the run ends, however it ends (a return, an exception).
-      struct ClearExitNotice {
-        ~ClearExitNotice() { setUnexpectedExitNotice("catena-scale", ""); }
-      } clear_exit_notice;
+        return os.str();
+      }());
       try {
         result = s.analysis == "dynamics"
                      ? runDynamics(s, model, N, run % s.repeats, ranks, rank, inside)

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "core/check.hpp"
+#include "io/checkpoint.hpp"
 #include "io/output_file.hpp"
 #include "io/scaling_study.hpp"
 #include "mobility/independent_rows.hpp"
@@ -163,6 +164,11 @@ int runDistributedCommand(const DistributedCommand& c, int ranks, int rank) {
   // said once, by rank 0; anything else on one rank ends the run rather than leave the others
   // waiting in a collective call.
   try {
+    // Written if a library ends the process with exit() (MUMPS under mpirun).
+    const UnexpectedExitNotice exit_notice(
+        "catena " + c.command, "the process was ended by exit() inside a library on rank " +
+                                   std::to_string(rank) + " of " + std::to_string(ranks) + " (" +
+                                   kLibraryExitCause + "); no output was written");
     return run(c, ranks, rank);
   } catch (const cli::UsageError& e) {
     if (rank == 0)

@@ -16,6 +16,7 @@
 #include "core/termination.hpp"
 #include "integrators/distributed_dynamics.hpp"
 #include "integrators/initial_state.hpp"
+#include "io/checkpoint.hpp"
 #include "io/json_writer.hpp"
 #include "io/output_file.hpp"
 #include "mobility/independent_rows.hpp"
@@ -252,6 +253,11 @@ int run(const DistributedSimulate& c, int ranks, int rank) {
 int runDistributedSimulate(const DistributedSimulate& c, int ranks, int rank) {
   // As runDistributedCommand: errors every rank throws alike are said once, by rank 0.
   try {
+    // Written if a library ends the process with exit() (MUMPS under mpirun).
+    const UnexpectedExitNotice exit_notice(
+        std::string("catena simulate"),
+        "the process was ended by exit() inside a library on rank " + std::to_string(rank) +
+            " of " + std::to_string(ranks) + " (" + kLibraryExitCause + "); no output was written");
     return run(c, ranks, rank);
   } catch (const cli::UsageError& e) {
     if (rank == 0)

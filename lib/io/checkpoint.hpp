@@ -60,9 +60,30 @@ std::string signalName(int sig);
 void setTerminationNotice(const std::string& program, const std::string& text);
 
 /// What to write to stderr if the process ends through exit() while it is set: a library that
-/// calls exit() (MUMPS' PORD ordering does, after "malloc failed on line ... of file graph.c",
-/// with status 255) would otherwise end a run without a word of catena's. "<program>: <text>";
-/// empty text (set it so before a normal return): nothing. The first call installs the handler.
+/// calls exit() (MUMPS' PORD ordering does, after "malloc failed on line ... of file graph.c"
+/// or "ddcreate.c", with status 255) would otherwise end a run without a word of catena's.
+/// "<program>: <text>"; empty text (set it so before a normal return): nothing. The first call
+/// installs the handler.
 void setUnexpectedExitNotice(const std::string& program, const std::string& text);
+
+/// The known cause, for the notices' texts.
+inline constexpr const char* kLibraryExitCause =
+    "MUMPS' PORD ordering does so when it cannot allocate memory, after printing 'malloc failed "
+    "on line ... of file ...'";
+
+/// The notice above for a scope: set on construction, cleared on destruction (a return or an
+/// exception leaves the scope; a library's exit() does not).
+class UnexpectedExitNotice {
+ public:
+  UnexpectedExitNotice(const std::string& program, const std::string& text) : program_(program) {
+    setUnexpectedExitNotice(program, text);
+  }
+  ~UnexpectedExitNotice() { setUnexpectedExitNotice(program_, ""); }
+  UnexpectedExitNotice(const UnexpectedExitNotice&) = delete;
+  UnexpectedExitNotice& operator=(const UnexpectedExitNotice&) = delete;
+
+ private:
+  std::string program_;
+};
 
 }  // namespace catena
