@@ -14,12 +14,13 @@ namespace catena {
 
 namespace {
 
-/// First row of every rank, then the number of rows (size + 1 entries). Collective.
-std::vector<PetscInt> rowStarts(MPI_Comm comm, Index local_rows) {
+/// Each rank's first index of a range split by local counts (its rows or its columns), then
+/// the total (size + 1 entries). Collective.
+std::vector<PetscInt> rankStarts(MPI_Comm comm, Index local) {
   int size = 1;
   MPI_Comm_size(comm, &size);
   std::vector<PetscInt> starts(size + 1, 0);
-  const PetscInt m = static_cast<PetscInt>(local_rows);
+  const PetscInt m = static_cast<PetscInt>(local);
   MPI_Allgather(&m, 1, MPIU_INT, starts.data() + 1, 1, MPIU_INT, comm);
   std::partial_sum(starts.begin(), starts.end(), starts.begin());
   return starts;
@@ -44,11 +45,10 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank);
   sequential_ = size == 1 && kind == MATAIJ;
-  const std::vector<PetscInt> starts = rowStarts(comm, local_rows);
+  const std::vector<PetscInt> starts = rankStarts(comm, local_rows);
+  const std::vector<PetscInt> col_starts = rankStarts(comm, local_cols);
   const PetscInt r0 = starts[rank], r1 = starts[rank + 1], M = starts[size];
-  PetscInt N = 0;
-  const PetscInt n_local = static_cast<PetscInt>(local_cols);
-  MPI_Allreduce(&n_local, &N, 1, MPIU_INT, MPI_SUM, comm);
+  const PetscInt c0 = col_starts[rank], c1 = col_starts[rank + 1], N = col_starts[size];
 
   // 0. Every rank's list is sound, or every rank throws (none waits in a collective call).
   std::string problem;
@@ -145,11 +145,6 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   // numbers), the others to the "off-diagonal" part (global ones), as MATMPIAIJ stores them.
   // Slots in the walk's order: by row, each row's distinct columns ascending; a row's
   // off-diagonal columns below its diagonal part come first (o_before_), the rest after it.
-  PetscInt c0 = 0;
-  const PetscInt n_cols = static_cast<PetscInt>(local_cols);
-  MPI_Exscan(&n_cols, &c0, 1, MPIU_INT, MPI_SUM, comm);
-  if (rank == 0) c0 = 0;
-  const PetscInt c1 = c0 + n_cols;
   d_start_.assign(m + 1, 0);
   o_start_.assign(m + 1, 0);
   o_before_.assign(m, 0);
@@ -185,7 +180,7 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
     CATENA_PETSC(MatCreateSeqAIJWithArrays(comm, m, static_cast<PetscInt>(local_cols),
                                            d_start_.data(), d_cols_.data(), d_values_.data(), &A_));
   } else {
-    CATENA_PETSC(MatCreateMPIAIJWithSplitArrays(comm, m, n_cols, M, N, d_start_.data(),
+    CATENA_PETSC(MatCreateMPIAIJWithSplitArrays(comm, m, c1 - c0, M, N, d_start_.data(),
                                                 d_cols_.data(), d_values_.data(), o_start_.data(),
                                                 o_cols_.data(), o_values_.data(), &A_));
   }
