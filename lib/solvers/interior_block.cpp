@@ -91,20 +91,12 @@ int trailingWindow(const std::vector<int>& P, const std::vector<int>& Q, const c
 
 void dropFromBlock(InteriorBlock& blk, InteriorBlock&& old, const std::vector<int>& dropped,
                    std::vector<int> renumbered, int window) {
-  const int n = old.size;
-  std::vector<char> gone(n, 0);
-  for (int p : dropped) gone[p] = 1;
   // The sources follow the pattern's entries as dropPositions compacts them.
-  const int* start = old.klu->patternRowStart();
-  const int* col = old.klu->patternColumns();
+  const std::vector<char> kept = old.klu->dropPositions(dropped);
   std::size_t w = 0;
-  for (int i = 0; i < n; ++i) {
-    if (gone[i]) continue;
-    for (int a = start[i]; a < start[i + 1]; ++a)
-      if (!gone[col[a]]) old.source[w++] = old.source[a];
-  }
+  for (std::size_t a = 0; a < kept.size(); ++a)
+    if (kept[a]) old.source[w++] = old.source[a];
   old.source.resize(w);
-  old.klu->dropPositions(dropped);
   blk.klu = std::move(old.klu);
   blk.source = std::move(old.source);
   blk.renumbered = std::move(renumbered);

@@ -123,21 +123,27 @@ const int* KluLu::patternColumns() const {
   return klu_->columns.data();
 }
 
-void KluLu::dropPositions(const std::vector<int>& positions) {
+std::vector<int> positionsAfterDrop(int n, const std::vector<int>& dropped) {
+  std::vector<int> renumbered(n, 0);
+  for (int p : dropped) {
+    CATENA_CHECK(p >= 0 && p < n && renumbered[p] == 0,
+                 "dropped position " << p << " of " << n << ": out of range or given twice");
+    renumbered[p] = -1;
+  }
+  for (int j = 0, kept = 0; j < n; ++j)
+    if (renumbered[j] == 0) renumbered[j] = kept++;
+  return renumbered;
+}
+
+std::vector<char> KluLu::dropPositions(const std::vector<int>& positions) {
   Klu& k = *klu_;
   const int n = n_;
   CATENA_CHECK(k.symbolic && k.symbolic->nblocks <= 1 && !k.common.btf,
                "KluLu::dropPositions needs the order-given constructor's analysis");
   for (int j = 0; j < n; ++j)
     CATENA_CHECK(k.symbolic->Q[j] == j, "KluLu::dropPositions needs the identity column order");
-  std::vector<int> renumbered(n, 0);  // the new index of a kept position, -1 if dropped
-  for (int p : positions) {
-    CATENA_CHECK(p >= 0 && p < n && renumbered[p] == 0, "KluLu::dropPositions: position " << p);
-    renumbered[p] = -1;
-  }
-  int kept = 0;
-  for (int j = 0; j < n; ++j)
-    if (renumbered[j] == 0) renumbered[j] = kept++;
+  const std::vector<int> renumbered = positionsAfterDrop(n, positions);
+  const int kept = n - static_cast<int>(positions.size());
   std::vector<int> P;
   P.reserve(kept);
   for (int j = 0; j < n; ++j)
@@ -145,13 +151,17 @@ void KluLu::dropPositions(const std::vector<int>& positions) {
   if (k.numeric) klu_free_numeric(&k.numeric, &k.common);
   klu_free_symbolic(&k.symbolic, &k.common);
   // Compacted in place: a kept row's entries move down, a row's columns stay sorted.
+  std::vector<char> kept_entry(k.columns.size(), 0);
   int w = 0;
   for (int i = 0, r = 0; i < n; ++i) {
     const int begin = k.row_start[i], end = k.row_start[i + 1];
     if (renumbered[i] < 0) continue;
     k.row_start[r] = w;
     for (int a = begin; a < end; ++a)
-      if (renumbered[k.columns[a]] >= 0) k.columns[w++] = renumbered[k.columns[a]];
+      if (renumbered[k.columns[a]] >= 0) {
+        kept_entry[a] = 1;
+        k.columns[w++] = renumbered[k.columns[a]];
+      }
     ++r;
   }
   k.row_start[kept] = w;
@@ -169,6 +179,7 @@ void KluLu::dropPositions(const std::vector<int>& positions) {
   new_pivots_ = false;
   last_refactored_ = false;
   singular_columns_.clear();
+  return kept_entry;
 }
 
 namespace {

@@ -23,6 +23,11 @@
 
 namespace catena {
 
+/// The index of each of n positions once `dropped` (distinct, in [0, n)) are removed and the
+/// others keep their order; -1 for a dropped one. catena::Error for a position out of range or
+/// given twice.
+std::vector<int> positionsAfterDrop(int n, const std::vector<int>& dropped);
+
 class KluLu {
  public:
   /// n x n pattern in CSR: row_start (n + 1) and columns (row_start[n]), sorted per row. The
@@ -111,8 +116,10 @@ class KluLu {
   /// (ascending) from the pattern and the row order, renumbers the others down in the same
   /// order and analyses again, in place of the arrays. The same analysis as constructing anew
   /// from the reduced pattern and orders, without a second copy of the pattern. The values
-  /// shrink with the pattern; the next factor() chooses new pivots.
-  void dropPositions(const std::vector<int>& positions);
+  /// shrink with the pattern; the next factor() chooses new pivots. Returns, per entry of the
+  /// pattern before the drop, whether it was kept (arrays that follow the pattern's entries
+  /// compact alike).
+  std::vector<char> dropPositions(const std::vector<int>& positions);
 
   /// After a factor() of the order-given constructor that failed as singular: every column of
   /// F (A's row) whose pivot fell below kSingularPivot of its column, in pivot order (KLU runs to

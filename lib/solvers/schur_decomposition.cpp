@@ -480,10 +480,7 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   for (std::size_t b = 0; b < blocks.size(); ++b) {
     if (!reuse[b]) continue;
     const InteriorBlock& old = old_blocks[b];
-    std::vector<int> position(old.size, 0);  // old pivot -> new pivot, -1 if dropped
-    for (int k : dropped[b]) position[k] = -1;
-    for (int k = 0, n = 0; k < old.size; ++k)
-      if (position[k] == 0) position[k] = n++;
+    const std::vector<int> position = positionsAfterDrop(old.size, dropped[b]);  // old -> new
     const int* P_old = old.klu->givenRowOrder();
     std::vector<int> P;
     P.reserve(kept[b].size());

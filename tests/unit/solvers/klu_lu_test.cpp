@@ -15,6 +15,7 @@
 
 #include "analysis/scales.hpp"
 #include "assembly/assemble.hpp"
+#include "core/check.hpp"
 #include "formulations/mixed_basis/multibody_dae.hpp"
 #include "model/four_bar_lattice.hpp"
 #include "random_model.hpp"
@@ -224,7 +225,18 @@ BOOST_AUTO_TEST_CASE(dropped_positions_analyse_as_the_reduced_pattern_anew) {
                  std::vector<int>(K.innerIndexPtr(), K.innerIndexPtr() + K.nonZeros()), P,
                  identity);
   BOOST_REQUIRE(dropping.factor(K.valuePtr()).ok());
-  dropping.dropPositions(dropped);
+  const std::vector<char> kept_entry = dropping.dropPositions(dropped);
+  // The entries kept are those whose row and column are both kept, in the pattern's order.
+  BOOST_REQUIRE(kept_entry.size() == static_cast<std::size_t>(K.nonZeros()));
+  bool flags_right = true;
+  for (int i = 0; i < N; ++i)
+    for (int a = K.outerIndexPtr()[i]; a < K.outerIndexPtr()[i + 1]; ++a)
+      flags_right &=
+          (kept_entry[a] != 0) == (renumbered[i] >= 0 && renumbered[K.innerIndexPtr()[a]] >= 0);
+  BOOST_TEST(flags_right);
+  BOOST_TEST(positionsAfterDrop(N, dropped) == renumbered);
+  BOOST_CHECK_THROW(positionsAfterDrop(N, {N}), Error);
+  BOOST_CHECK_THROW(positionsAfterDrop(N, {3, 3}), Error);
   KluLu anew(kept, std::vector<int>(R.outerIndexPtr(), R.outerIndexPtr() + kept + 1),
              std::vector<int>(R.innerIndexPtr(), R.innerIndexPtr() + R.nonZeros()), P_reduced,
              identity_reduced);
