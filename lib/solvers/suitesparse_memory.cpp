@@ -4,6 +4,7 @@
 #include <malloc.h>
 #include <sys/mman.h>
 
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -15,6 +16,7 @@ namespace catena {
 namespace {
 
 constexpr std::size_t kPage = 4096;
+constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 std::size_t pages(std::size_t bytes) {
   return (bytes + kPage - 1) / kPage * kPage;
@@ -30,6 +32,24 @@ struct Mapped {
 Mapped& mapped() {
   static Mapped* m = new Mapped;
   return *m;
+}
+
+/// A fresh mapping of `bytes` (a multiple of kPage) that starts on a huge-page boundary and
+/// asks the kernel for transparent huge pages (MADV_HUGEPAGE; ignored where THP is off): a
+/// factorization writes its factors once, front to back, and 2 MiB pages take 1/512 of the
+/// faults of 4 KiB ones. Null if the mapping fails.
+void* mapHuge(std::size_t bytes) {
+  const std::size_t span = bytes + kHugePage;
+  void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const auto at = reinterpret_cast<std::uintptr_t>(raw);
+  const std::uintptr_t start = (at + kHugePage - 1) / kHugePage * kHugePage;
+  if (start > at) munmap(raw, start - at);
+  const std::uintptr_t tail = start + bytes, end = at + span;
+  if (end > tail) munmap(reinterpret_cast<void*>(tail), end - tail);
+  void* p = reinterpret_cast<void*>(start);
+  madvise(p, bytes, MADV_HUGEPAGE);
+  return p;
 }
 
 /// This thread's scope: its depth and the blocks freed in it, kept (address, capacity; at most
@@ -66,8 +86,8 @@ void* mapBlock(std::size_t n, bool zeroed) {
   } else {
     unmapKept();
     cap = pages(n);
-    p = mmap(nullptr, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED) return nullptr;
+    p = mapHuge(cap);
+    if (!p) return nullptr;
   }
   Mapped& m = mapped();
   const std::lock_guard<std::mutex> lock(m.mutex);

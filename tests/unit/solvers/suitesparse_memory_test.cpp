@@ -3,15 +3,20 @@
 // (solvers/suitesparse_memory.hpp): inside a scope a freed large block goes to the next request
 // it fits and is unmapped at the scope's end; a zeroed request gets zeroed memory even after a
 // block was freed; realloc keeps the contents when it grows and the block when it shrinks;
-// small blocks stay with the C library; threads keep their own blocks. End to end: KLU on a
-// matrix whose factors are mapped blocks gives the same bits on a new factorization that reuses
+// small blocks stay with the C library; threads keep their own blocks; a large block starts on
+// a huge-page boundary and asks for transparent huge pages, also after it grew. End to end: KLU on
+// a matrix whose factors are mapped blocks gives the same bits on a new factorization that reuses
 // the previous one's pages.
 #include <SuiteSparse_config.h>
 #include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -29,6 +34,25 @@ constexpr std::size_t kBig = 2 * kLargeBlock;
 bool mapped(void* p) {
   unsigned char resident = 0;
   return mincore(p, 4096, &resident) == 0;
+}
+
+/// The VmFlags of the mapping that holds p (/proc/self/smaps), empty if none does.
+std::string mappingFlags(const void* p) {
+  const auto at = reinterpret_cast<std::uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    std::uintptr_t lo = 0, hi = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> lo >> dash >> hi && dash == '-') {
+      inside = lo <= at && at < hi;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return {};
 }
 
 void fill(void* p, std::size_t n, unsigned char seed) {
@@ -107,6 +131,23 @@ BOOST_AUTO_TEST_CASE(realloc_keeps_the_contents_and_a_shrinking_block) {
   BOOST_TEST(ok == 1);
   BOOST_TEST(q == static_cast<void*>(p));
   BOOST_TEST(filled(q, kBig, 3));
+  SuiteSparse_free(q);
+}
+
+BOOST_AUTO_TEST_CASE(a_large_block_is_aligned_and_advised_for_huge_pages) {
+  installSuiteSparseAllocator();
+  int ok = 0;
+  void* p = SuiteSparse_malloc(kBig + 4096, 1);
+  BOOST_REQUIRE(p != nullptr);
+  BOOST_TEST(reinterpret_cast<std::uintptr_t>(p) % (std::uintptr_t{2} << 20) == 0);
+  // "hg": MADV_HUGEPAGE (proc(5)), set whatever the THP mode, on a kernel built with THP.
+  const bool thp = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
+  BOOST_TEST((!thp || mappingFlags(p).find(" hg") != std::string::npos), mappingFlags(p));
+  fill(p, kBig, 5);
+  void* q = SuiteSparse_realloc(4 * kBig, kBig + 4096, 1, p, &ok);
+  BOOST_REQUIRE(ok == 1);
+  BOOST_TEST(filled(q, kBig, 5));
+  BOOST_TEST((!thp || mappingFlags(q).find(" hg") != std::string::npos), mappingFlags(q));
   SuiteSparse_free(q);
 }
 
