@@ -20,6 +20,7 @@
 #include "solvers/interior_block.hpp"
 #include "solvers/klu_lu.hpp"
 #include "solvers/petsc_check.hpp"
+#include "solvers/suitesparse_memory.hpp"
 
 namespace catena {
 namespace {
@@ -690,7 +691,10 @@ Status SchurDecomposition::factorNow(Mat K) {
   const Values d(L.Ad), o(L.Ao);
   // The interior blocks. With its interface held fixed, a block can be singular where K is not
   // (a straight stretch of chain pinned at both ends): its singular unknowns then join the
-  // interface (S stays regular since K is) and every rank analyses again.
+  // interface (S stays regular since K is) and every rank analyses again. The failed
+  // factorization's blocks go to the next attempt's (suitesparse_memory.hpp) instead of back to
+  // the kernel, which would zero and fault in as much again.
+  const SuiteSparseBlockReuse reuse;
   Status st;
   for (int attempt = 0;; ++attempt) {
     if (!m.analysed) {
