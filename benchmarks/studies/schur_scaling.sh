@@ -116,13 +116,16 @@ EOF
   cp "$tmp/runs.jsonl" "$jsonl"
   # The settings given by environment belong to the command that reproduces the file.
   local v
-  for v in BIG_N BIG_RANKS BIG_REPEATS COMM_SIZES COMM_RANKS THREAD_N WEAK_RANKS PER_RANK WORK_N RANKS SIZES \
+  for v in GLIBC_TUNABLES BIG_N BIG_RANKS BIG_REPEATS COMM_SIZES COMM_RANKS THREAD_N WEAK_RANKS PER_RANK \
+    WORK_N RANKS SIZES \
     RESULTS_NAME PARTS; do
     if [ -n "${!v:-}" ]; then command="$v=\"${!v}\" $command"; fi
   done
   {
     header "Chain statics by the Schur-complement decomposition"
-    echo "Machine: $(cpu_model), $(nproc --all) cores; load $load at the start; one thread per rank."
+    echo "Machine: $(cpu_model), $(nproc --all) cores; load $load at the start; one thread per rank;"
+    echo "transparent huge pages: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
+      echo unknown)."
     echo "Runs: \`catena statics chain.yaml --terse --json\` (inputs/catenary_chain.yaml with"
     echo "\`links: N\`) and \`mpirun -np P catena-scale --family chain --sizes N --analysis statics"
     echo "--linear-solver direct|schur\`; every record is in \`$name.jsonl\`."
