@@ -191,50 +191,38 @@ CooMatrix::~CooMatrix() {
   MatDestroy(&A_);
 }
 
-void CooMatrix::set(const double* values) {
+void CooMatrix::postReceives(std::vector<MPI_Request>& requests) {
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(A_));
-  std::vector<MPI_Request> requests(recv_rank_.size() + send_rank_.size());
-  std::size_t q = 0;
+  requests.assign(recv_rank_.size() + send_rank_.size(), MPI_REQUEST_NULL);
   for (std::size_t s = 0, at = 0; s < recv_rank_.size(); at += recv_count_[s], ++s)
     MPI_Irecv(recv_values_.data() + at, recv_count_[s], MPI_DOUBLE, recv_rank_[s], tag_, comm,
-              &requests[q++]);
-  for (std::size_t p = 0; p < send_entry_.size(); ++p) send_values_[p] = values[send_entry_[p]];
+              &requests[s]);
+}
+
+void CooMatrix::sendAndWait(std::vector<MPI_Request>& requests) {
+  MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(A_));
+  std::size_t q = recv_rank_.size();
   for (std::size_t k = 0, at = 0; k < send_rank_.size(); at += send_count_[k], ++k)
     MPI_Isend(send_values_.data() + at, send_count_[k], MPI_DOUBLE, send_rank_[k], tag_, comm,
               &requests[q++]);
   MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+}
+
+void CooMatrix::beginWrite(PetscScalar*& d, PetscScalar*& o) {
   // The parts' value arrays are this object's (step 4 of the constructor), taken through
-  // MatSeqAIJGetArrayWrite as PETSc's own interface to them. Each slot sums its items in order
-  // (this rank's entries as listed, then the received ones by rank); slots come in the walk's
-  // order of the constructor's step 3.
+  // MatSeqAIJGetArrayWrite as PETSc's own interface to them.
   Mat parts[2] = {A_, nullptr};
   if (!sequential_) CATENA_PETSC(MatMPIAIJGetSeqAIJ(A_, &parts[0], &parts[1], nullptr));
-  PetscScalar* d = nullptr;
-  PetscScalar* o = nullptr;
   CATENA_PETSC(MatSeqAIJGetArrayWrite(parts[0], &d));
   if (parts[1]) CATENA_PETSC(MatSeqAIJGetArrayWrite(parts[1], &o));
   CATENA_CHECK(
       (d_values_.empty() || d == d_values_.data()) && (o_values_.empty() || o == o_values_.data()),
       "CooMatrix: PETSc moved the matrix's values");
-  const int n = static_cast<int>(entries_);
-  auto value = [&](int item) { return item < n ? values[item] : recv_values_[item - n]; };
-  std::size_t slot = 0, item = 0, repeat = 0;
-  auto sum = [&] {  // the next slot's value
-    int count = 1;
-    if (repeat < repeat_slot_.size() && repeat_slot_[repeat] == slot)
-      count = repeat_count_[repeat++];
-    double v = 0.0;
-    for (int c = 0; c < count; ++c) v += value(slot_item_[item++]);
-    ++slot;
-    return v;
-  };
-  const std::size_t m = o_before_.size();
-  for (std::size_t i = 0; i < m; ++i) {
-    PetscInt k = o_start_[i];
-    for (const PetscInt before = k + o_before_[i]; k < before; ++k) o[k] = sum();
-    for (PetscInt j = d_start_[i]; j < d_start_[i + 1]; ++j) d[j] = sum();
-    for (; k < o_start_[i + 1]; ++k) o[k] = sum();
-  }
+}
+
+void CooMatrix::endWrite(PetscScalar* d, PetscScalar* o) {
+  Mat parts[2] = {A_, nullptr};
+  if (!sequential_) CATENA_PETSC(MatMPIAIJGetSeqAIJ(A_, &parts[0], &parts[1], nullptr));
   CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[0], &d));
   if (parts[1]) CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[1], &o));
   // A new state for the whole matrix (solvers compare it with the one they factored).

@@ -34,11 +34,24 @@ class CooMatrix {
 
   /// values: one per entry, in the order of construction; the matrix becomes their sums.
   /// Collective.
-  void set(const double* values);
+  void set(const double* values) {
+    setFrom([values](Index k) { return values[k]; });
+  }
+  /// As set(), with entry k's value value(k) (Index -> double, called once per entry in no
+  /// given order): for callers whose values are spread over several arrays, without a copy.
+  template <class Value>
+  void setFrom(const Value& value);
   Mat mat() const { return A_; }
   Index entries() const { return entries_; }
 
  private:
+  /// set()'s steps around the sums: receive other ranks' values while sending send_values_;
+  /// the parts' value arrays, then a new state for the matrix.
+  void postReceives(std::vector<MPI_Request>& requests);
+  void sendAndWait(std::vector<MPI_Request>& requests);
+  void beginWrite(PetscScalar*& d, PetscScalar*& o);
+  void endWrite(PetscScalar* d, PetscScalar* o);
+
   Mat A_ = nullptr;
   Index entries_ = 0;
   bool sequential_ = false;  ///< MATSEQAIJ: filled through its value array
@@ -60,6 +73,41 @@ class CooMatrix {
   std::vector<PetscInt> d_start_, d_cols_, o_start_, o_cols_;
   std::vector<PetscScalar> d_values_, o_values_;
 };
+
+template <class Value>
+void CooMatrix::setFrom(const Value& value) {
+  std::vector<MPI_Request> requests;
+  postReceives(requests);
+  for (std::size_t p = 0; p < send_entry_.size(); ++p) send_values_[p] = value(send_entry_[p]);
+  sendAndWait(requests);
+  // Each slot sums its items in order (this rank's entries as listed, then the received ones
+  // by rank); slots come in the walk's order of the constructor's step 3.
+  PetscScalar* d = nullptr;
+  PetscScalar* o = nullptr;
+  beginWrite(d, o);
+  const int n = static_cast<int>(entries_);
+  std::size_t slot = 0, item = 0, repeat = 0;
+  auto sum = [&] {  // the next slot's value
+    int count = 1;
+    if (repeat < repeat_slot_.size() && repeat_slot_[repeat] == slot)
+      count = repeat_count_[repeat++];
+    double v = 0.0;
+    for (int c = 0; c < count; ++c) {
+      const int it = slot_item_[item++];
+      v += it < n ? value(it) : recv_values_[it - n];
+    }
+    ++slot;
+    return v;
+  };
+  const std::size_t m = o_before_.size();
+  for (std::size_t i = 0; i < m; ++i) {
+    PetscInt k = o_start_[i];
+    for (const PetscInt before = k + o_before_[i]; k < before; ++k) o[k] = sum();
+    for (PetscInt j = d_start_[i]; j < d_start_[i + 1]; ++j) d[j] = sum();
+    for (; k < o_start_[i + 1]; ++k) o[k] = sum();
+  }
+  endWrite(d, o);
+}
 
 /// The owned rows of A, with global column indices (owned rows x global columns).
 inline Eigen::SparseMatrix<double, Eigen::RowMajor, int> ownedRows(Mat A) {

@@ -24,11 +24,14 @@ namespace catena {
 class SaddlePointMatrix {
  public:
   SaddlePointMatrix(const SaddleNumbering& n, const SparseMatrixCSR& A, const SparseMatrixCSR& B,
-                    bool augmented = false, std::vector<std::uint8_t> A_nonzero = {})
-      : a_nonzero_(std::move(A_nonzero)) {
-    CATENA_CHECK(a_nonzero_.empty() || static_cast<long>(a_nonzero_.size()) == A.nonZeros(),
-                 "SaddlePointMatrix: " << a_nonzero_.size() << " flags for " << A.nonZeros()
+                    bool augmented = false, const std::vector<std::uint8_t>& A_nonzero = {})
+      : a_pattern_entries_(A.nonZeros()), b_entries_(B.nonZeros()) {
+    CATENA_CHECK(A_nonzero.empty() || static_cast<long>(A_nonzero.size()) == A.nonZeros(),
+                 "SaddlePointMatrix: " << A_nonzero.size() << " flags for " << A.nonZeros()
                                        << " entries of A");
+    if (!A_nonzero.empty())
+      for (int k = 0; k < static_cast<int>(A_nonzero.size()); ++k)
+        if (A_nonzero[k]) a_source_.push_back(k);
     std::vector<PetscInt> i, j;
     const std::size_t entries = static_cast<std::size_t>(A.nonZeros() + 2 * B.nonZeros());
     i.reserve(entries);
@@ -43,7 +46,7 @@ class SaddlePointMatrix {
           j.push_back(transpose ? row : col);
         }
     };
-    add(A, n.kv, n.kv, false, a_nonzero_.empty() ? nullptr : a_nonzero_.data());
+    add(A, n.kv, n.kv, false, A_nonzero.empty() ? nullptr : A_nonzero.data());
     a_entries_ = static_cast<long>(i.size());
     add(B, n.kr, n.kv, false, nullptr);
     add(B, n.kr, n.kv, true, nullptr);
@@ -52,31 +55,33 @@ class SaddlePointMatrix {
       gram_ = gram(B);
       add(gram_, n.kv, n.kv, false, nullptr);
     }
-    values_.resize(i.size());
     coo_ = std::make_unique<CooMatrix>(n.local_size, n.local_size, std::move(i), std::move(j));
   }
 
   /// Refills the values from A and B (the patterns given at construction) with scale s on B;
-  /// an augmented matrix adds gamma (s B)^T (s B) to A. Collective.
+  /// an augmented matrix adds gamma (s B)^T (s B) to A. The values go from A's and B's arrays
+  /// straight into the matrix (CooMatrix::setFrom), with no staged copy. Collective.
   void set(const SparseMatrixCSR& A, const SparseMatrixCSR& B, double s, double gamma = 0.0) {
-    const long na = a_entries_, nb = B.nonZeros();
-    if (a_nonzero_.empty()) {
-      std::copy_n(A.valuePtr(), na, values_.data());
-    } else {
-      CATENA_CHECK(A.nonZeros() == static_cast<long>(a_nonzero_.size()), "A changed its pattern");
-      long j = 0;
-      for (long k = 0; k < A.nonZeros(); ++k)
-        if (a_nonzero_[k]) values_[j++] = A.valuePtr()[k];
-    }
-    for (long k = 0; k < nb; ++k) values_[na + k] = values_[na + nb + k] = s * B.valuePtr()[k];
+    CATENA_CHECK(A.nonZeros() == a_pattern_entries_ && B.nonZeros() == b_entries_,
+                 "SaddlePointMatrix: A or B changed its pattern");
+    const long na = a_entries_, nb = b_entries_;
+    const double* a = A.valuePtr();
+    const double* b = B.valuePtr();
+    const double* g = nullptr;
     if (augmented_) {
       gram_ = gram(B);  // the product's pattern follows B's, which is fixed
-      const long ng = gram_.nonZeros();
-      CATENA_CHECK(na + 2 * nb + ng == static_cast<long>(values_.size()),
-                   "B^T B changed its pattern");
-      for (long k = 0; k < ng; ++k) values_[na + 2 * nb + k] = gamma * s * s * gram_.valuePtr()[k];
+      CATENA_CHECK(na + 2 * nb + gram_.nonZeros() == coo_->entries(), "B^T B changed its pattern");
+      g = gram_.valuePtr();
     }
-    coo_->set(values_.data());
+    const double gs = gamma * s * s;
+    const int* kept = a_source_.empty() ? nullptr : a_source_.data();
+    // Entries: A's (those kept), s B, s B again (as B^T), then gamma (s B)^T (s B).
+    coo_->setFrom([=](Index k) {
+      if (k < na) return kept ? a[kept[k]] : a[k];
+      k -= na;
+      if (k < 2 * nb) return s * b[k < nb ? k : k - nb];
+      return gs * g[k - 2 * nb];
+    });
   }
 
   Mat mat() const { return coo_->mat(); }
@@ -88,11 +93,11 @@ class SaddlePointMatrix {
   }
 
   std::unique_ptr<CooMatrix> coo_;
-  std::vector<std::uint8_t> a_nonzero_;  ///< the constructor's A_nonzero (empty: all of A)
-  long a_entries_ = 0;                   ///< entries of A in the matrix
+  std::vector<int> a_source_;  ///< the entries of A in the matrix (empty: all of A), by position
+  long a_pattern_entries_ = 0, b_entries_ = 0;  ///< A's and B's pattern sizes
+  long a_entries_ = 0;                          ///< entries of A in the matrix
   bool augmented_ = false;
   SparseMatrixCSR gram_;  ///< B^T B (augmented matrices)
-  std::vector<double> values_;
 };
 
 }  // namespace catena

@@ -188,6 +188,43 @@ BOOST_AUTO_TEST_CASE(equals_petscs_own_coo_assembly_and_repeats_its_bits) {
   BOOST_TEST(allMax(worst) <= 1e-14);  // sums of up to ~10 terms of |v| <= 1, in other orders
 }
 
+// setFrom reads each entry through an accessor (SaddlePointMatrix: A's, B's and B^T's values
+// from their own arrays): the same bits as set() on the values gathered in one array.
+BOOST_AUTO_TEST_CASE(set_from_an_accessor_gives_sets_bits) {
+  const int rank = worldRank(), rows = ownedRows(rank);
+  Entries e = entriesOf(rank, 5);
+  std::mt19937 gen(91u + static_cast<unsigned>(rank));
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (double& v : e.values) v = u(gen);
+  const std::size_t half = e.values.size() / 2;
+  const std::vector<double> low(e.values.begin(), e.values.begin() + half);
+  const std::vector<double> high(e.values.begin() + half, e.values.end());
+  CooMatrix A(rows, rows, e.rows, e.cols), B(rows, rows, e.rows, e.cols);
+  A.set(e.values.data());
+  B.setFrom([&](Index k) {
+    const auto at = static_cast<std::size_t>(k);
+    return at < half ? low[at] : high[at - half];
+  });
+  PetscInt r0 = 0, r1 = 0;
+  MatGetOwnershipRange(A.mat(), &r0, &r1);
+  double differ = 0.0;
+  for (PetscInt r = r0; r < r1; ++r) {
+    PetscInt na = 0, nb = 0;
+    const PetscInt *ca = nullptr, *cb = nullptr;
+    const PetscScalar *va = nullptr, *vb = nullptr;
+    MatGetRow(A.mat(), r, &na, &ca, &va);
+    const std::vector<PetscInt> cols_a(ca, ca + na);
+    const std::vector<double> vals_a(va, va + na);
+    MatRestoreRow(A.mat(), r, &na, &ca, &va);
+    MatGetRow(B.mat(), r, &nb, &cb, &vb);
+    if (nb != static_cast<PetscInt>(cols_a.size())) differ += 1.0;
+    for (PetscInt k = 0; k < std::min<PetscInt>(nb, static_cast<PetscInt>(cols_a.size())); ++k)
+      if (cb[k] != cols_a[k] || vb[k] != vals_a[k]) differ += 1.0;
+    MatRestoreRow(B.mat(), r, &nb, &cb, &vb);
+  }
+  BOOST_TEST(allSum(differ) == 0.0);
+}
+
 BOOST_AUTO_TEST_CASE(aij_on_one_rank_is_sequential_and_bad_indices_are_refused) {
   const int rank = worldRank(), rows = ownedRows(rank);
   const Entries e = entriesOf(rank, 4);
