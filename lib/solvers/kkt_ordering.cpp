@@ -1,5 +1,7 @@
 #include "solvers/kkt_ordering.hpp"
 
+#include <algorithm>
+
 #include <amd.h>
 #include <btf.h>
 #include <camd.h>
@@ -121,15 +123,24 @@ bool matchedOrder(int N, const int* Ap, const int* Ai, const std::vector<char>& 
   // structurally nonzero diagonal; node j of B is column j and row row_of[j] of F.
   std::vector<int> row_of(N);
   for (int i = 0; i < N; ++i) row_of[match[i]] = i;
-  std::vector<int> Bi(Ap[N]);
-  for (int k = 0; k < Ap[N]; ++k) Bi[k] = match[Ai[k]];
+  // CAMD orders the pattern of B + B^T and, given B's columns (unsorted after the renaming),
+  // first builds B^T with sorted columns (camd_preprocess: a fifth of its time, 5·10^5-link
+  // chain blocks). With F structurally symmetric, column c of B^T is row row_of[c] of F, that
+  // is column row_of[c] of F, sorted as F's are: B^T is F's columns in the order row_of, which
+  // is what CAMD would have built, so the order is the same (bits included).
+  std::vector<int> Tp(N + 1, 0), Ti(Ap[N]);
+  for (int c = 0; c < N; ++c) {
+    const int j = row_of[c];
+    Tp[c + 1] = Tp[c] + (Ap[j + 1] - Ap[j]);
+    std::copy(Ai + Ap[j], Ai + Ap[j + 1], Ti.begin() + Tp[c]);
+  }
   std::vector<int> set(N, 0);
   for (int j = 0; j < N; ++j)
     if ((!last.empty() && (last[j] || last[row_of[j]]))) set[j] = 1;
   std::vector<int> order(N);
   double control[CAMD_CONTROL], info[CAMD_INFO];
   camd_defaults(control);
-  const int status = camd_order(N, Ap, Bi.data(), order.data(), control, info, set.data());
+  const int status = camd_order(N, Tp.data(), Ti.data(), order.data(), control, info, set.data());
   CATENA_CHECK(
       status == CAMD_OK || status == CAMD_OK_BUT_JUMBLED,
       "CAMD could not order a " << N << " x " << N << " pattern (status " << status << ")");

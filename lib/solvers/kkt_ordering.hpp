@@ -31,7 +31,9 @@ bool saddlePointPivotOrder(int N, int n, const int* Ap, const int* Ai, std::vect
                            std::vector<int>& Q, const std::vector<char>& last = {},
                            const std::vector<int>& groups = {});
 
-/// KLU's own analysis without its block triangular form, the flagged columns last: a maximum
+/// KLU's own analysis without its block triangular form, the flagged columns last, for F
+/// structurally symmetric with sorted columns (a saddle-point block; another pattern gets a
+/// valid order, CAMD's for its transpose's graph): a maximum
 /// transversal of F (btf_maxtrans, at most maxwork nnz(F) of work; 0: unlimited) puts a
 /// structural nonzero on every pivot, CAMD orders the matched pattern with the flagged unknowns
 /// (last: one flag per row and column index of F) after all others. P[k], Q[k]: the row and
