@@ -3,6 +3,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <numeric>
 #include <string>
@@ -50,37 +51,36 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   const PetscInt r0 = starts[rank], r1 = starts[rank + 1], M = starts[size];
   const PetscInt c0 = col_starts[rank], c1 = col_starts[rank + 1], N = col_starts[size];
 
-  // 0. Every rank's list is sound, or every rank throws (none waits in a collective call).
+  // 1. Entries of owned rows are counted by row, the others by owner rank, in the pass that
+  //    checks them: every rank's list is sound, or every rank throws (none waits in a
+  //    collective call).
   std::string problem;
   if (rows.size() != cols.size())
     problem = "unequal row and column counts";
   else if (rows.size() >= static_cast<std::size_t>(INT_MAX / 2))
     problem = std::to_string(rows.size()) + " entries on one rank, too many for int";
-  for (std::size_t k = 0; problem.empty() && k < rows.size(); ++k)
-    if (rows[k] < 0 || rows[k] >= M || cols[k] < 0 || cols[k] >= N)
-      problem = "entry " + std::to_string(k) + " at (" + std::to_string(rows[k]) + ", " +
-                std::to_string(cols[k]) + ") outside the " + std::to_string(M) + " x " +
-                std::to_string(N) + " matrix";
-  int failed = problem.empty() ? 0 : 1;
-  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
-  CATENA_CHECK(failed == 0, "CooMatrix: " << (problem.empty() ? "another rank's COO pattern is bad"
-                                                              : "COO pattern: " + problem)
-                                          << " (rank " << rank << ")");
-
-  // 1. Entries of owned rows are counted by row, the others by owner rank.
-  const int n = static_cast<int>(rows.size());
+  const int n = problem.empty() ? static_cast<int>(rows.size()) : 0;
   const int m = static_cast<int>(r1 - r0);
   auto ownerOf = [&](PetscInt r) {
     return static_cast<int>(std::upper_bound(starts.begin(), starts.end(), r) - starts.begin()) - 1;
   };
   std::vector<PetscInt> row_start(m + 1, 0);
   std::vector<int> count(size, 0);
-  for (int k = 0; k < n; ++k) {
-    if (rows[k] >= r0 && rows[k] < r1)
+  for (int k = 0; k < n && problem.empty(); ++k) {
+    if (rows[k] < 0 || rows[k] >= M || cols[k] < 0 || cols[k] >= N)
+      problem = "entry " + std::to_string(k) + " at (" + std::to_string(rows[k]) + ", " +
+                std::to_string(cols[k]) + ") outside the " + std::to_string(M) + " x " +
+                std::to_string(N) + " matrix";
+    else if (rows[k] >= r0 && rows[k] < r1)
       ++row_start[rows[k] - r0 + 1];
     else
       ++count[ownerOf(rows[k])];
   }
+  int failed = problem.empty() ? 0 : 1;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, comm);
+  CATENA_CHECK(failed == 0, "CooMatrix: " << (problem.empty() ? "another rank's COO pattern is bad"
+                                                              : "COO pattern: " + problem)
+                                          << " (rank " << rank << ")");
 
   // 2. Other ranks' rows go to their owners: counts, then (row, column) pairs, by owner rank.
   std::vector<int> incoming(size, 0);
@@ -122,6 +122,7 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
                                   << ": " << n << " + " << n_recv << ")");
   recv_values_.resize(n_recv);
   send_values_.resize(send_entry_.size());
+  requests_.assign(recv_rank_.size() + send_rank_.size(), MPI_REQUEST_NULL);
 
   // 3. The owned rows' pattern. An item is an owned entry: k for this rank's entry k, n + t for
   //    the t-th received one. Items by row (a counting sort), each row's by (column, item): the
@@ -191,40 +192,43 @@ CooMatrix::~CooMatrix() {
   MatDestroy(&A_);
 }
 
-void CooMatrix::postReceives(std::vector<MPI_Request>& requests) {
+void CooMatrix::postReceives() {
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(A_));
-  requests.assign(recv_rank_.size() + send_rank_.size(), MPI_REQUEST_NULL);
   for (std::size_t s = 0, at = 0; s < recv_rank_.size(); at += recv_count_[s], ++s)
     MPI_Irecv(recv_values_.data() + at, recv_count_[s], MPI_DOUBLE, recv_rank_[s], tag_, comm,
-              &requests[s]);
+              &requests_[s]);
 }
 
-void CooMatrix::sendAndWait(std::vector<MPI_Request>& requests) {
+void CooMatrix::sendAndWait() {
   MPI_Comm comm = PetscObjectComm(reinterpret_cast<PetscObject>(A_));
   std::size_t q = recv_rank_.size();
   for (std::size_t k = 0, at = 0; k < send_rank_.size(); at += send_count_[k], ++k)
     MPI_Isend(send_values_.data() + at, send_count_[k], MPI_DOUBLE, send_rank_[k], tag_, comm,
-              &requests[q++]);
-  MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+              &requests_[q++]);
+  MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
+}
+
+std::array<Mat, 2> CooMatrix::parts() const {
+  std::array<Mat, 2> p = {A_, nullptr};
+  if (!sequential_) CATENA_PETSC(MatMPIAIJGetSeqAIJ(A_, &p[0], &p[1], nullptr));
+  return p;
 }
 
 void CooMatrix::beginWrite(PetscScalar*& d, PetscScalar*& o) {
   // The parts' value arrays are this object's (step 4 of the constructor), taken through
   // MatSeqAIJGetArrayWrite as PETSc's own interface to them.
-  Mat parts[2] = {A_, nullptr};
-  if (!sequential_) CATENA_PETSC(MatMPIAIJGetSeqAIJ(A_, &parts[0], &parts[1], nullptr));
-  CATENA_PETSC(MatSeqAIJGetArrayWrite(parts[0], &d));
-  if (parts[1]) CATENA_PETSC(MatSeqAIJGetArrayWrite(parts[1], &o));
+  const std::array<Mat, 2> p = parts();
+  CATENA_PETSC(MatSeqAIJGetArrayWrite(p[0], &d));
+  if (p[1]) CATENA_PETSC(MatSeqAIJGetArrayWrite(p[1], &o));
   CATENA_CHECK(
       (d_values_.empty() || d == d_values_.data()) && (o_values_.empty() || o == o_values_.data()),
       "CooMatrix: PETSc moved the matrix's values");
 }
 
 void CooMatrix::endWrite(PetscScalar* d, PetscScalar* o) {
-  Mat parts[2] = {A_, nullptr};
-  if (!sequential_) CATENA_PETSC(MatMPIAIJGetSeqAIJ(A_, &parts[0], &parts[1], nullptr));
-  CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[0], &d));
-  if (parts[1]) CATENA_PETSC(MatSeqAIJRestoreArrayWrite(parts[1], &o));
+  const std::array<Mat, 2> p = parts();
+  CATENA_PETSC(MatSeqAIJRestoreArrayWrite(p[0], &d));
+  if (p[1]) CATENA_PETSC(MatSeqAIJRestoreArrayWrite(p[1], &o));
   // A new state for the whole matrix (solvers compare it with the one they factored).
   CATENA_PETSC(MatAssemblyBegin(A_, MAT_FINAL_ASSEMBLY));
   CATENA_PETSC(MatAssemblyEnd(A_, MAT_FINAL_ASSEMBLY));

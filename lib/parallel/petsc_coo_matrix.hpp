@@ -11,6 +11,7 @@
 
 #include <petscmat.h>
 
+#include <array>
 #include <vector>
 
 #include <Eigen/Sparse>
@@ -47,8 +48,9 @@ class CooMatrix {
  private:
   /// set()'s steps around the sums: receive other ranks' values while sending send_values_;
   /// the parts' value arrays, then a new state for the matrix.
-  void postReceives(std::vector<MPI_Request>& requests);
-  void sendAndWait(std::vector<MPI_Request>& requests);
+  void postReceives();
+  void sendAndWait();
+  std::array<Mat, 2> parts() const;  ///< the diagonal and off-diagonal parts (null on one rank)
   void beginWrite(PetscScalar*& d, PetscScalar*& o);
   void endWrite(PetscScalar* d, PetscScalar* o);
 
@@ -67,6 +69,7 @@ class CooMatrix {
   std::vector<std::size_t> repeat_slot_;
   std::vector<PetscInt> o_before_;  ///< per row: off-diagonal columns before the diagonal part
   std::vector<double> send_values_, recv_values_;
+  std::vector<MPI_Request> requests_;  ///< a refill's receives, then its sends
   /// The owned rows in MATMPIAIJ's two parts, CSR with sorted columns: the "diagonal" part
   /// (this rank's columns, local numbers; all columns on one rank) and the "off-diagonal" part
   /// (global numbers until PETSc compacts them). PETSc works on these arrays in place.
@@ -76,10 +79,9 @@ class CooMatrix {
 
 template <class Value>
 void CooMatrix::setFrom(const Value& value) {
-  std::vector<MPI_Request> requests;
-  postReceives(requests);
+  postReceives();
   for (std::size_t p = 0; p < send_entry_.size(); ++p) send_values_[p] = value(send_entry_[p]);
-  sendAndWait(requests);
+  sendAndWait();
   // Each slot sums its items in order (this rank's entries as listed, then the received ones
   // by rank); slots come in the walk's order of the constructor's step 3.
   PetscScalar* d = nullptr;
