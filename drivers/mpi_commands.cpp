@@ -165,10 +165,7 @@ int runDistributedCommand(const DistributedCommand& c, int ranks, int rank) {
   // waiting in a collective call.
   try {
     // Written if a library ends the process with exit() (MUMPS under mpirun).
-    const UnexpectedExitNotice exit_notice(
-        "catena " + c.command, "the process was ended by exit() inside a library on rank " +
-                                   std::to_string(rank) + " of " + std::to_string(ranks) + " (" +
-                                   kLibraryExitCause + "); no output was written");
+    const UnexpectedExitNotice exit_notice("catena " + c.command, libraryExitText(rank, ranks));
     return run(c, ranks, rank);
   } catch (const cli::UsageError& e) {
     if (rank == 0)

@@ -254,10 +254,8 @@ int runDistributedSimulate(const DistributedSimulate& c, int ranks, int rank) {
   // As runDistributedCommand: errors every rank throws alike are said once, by rank 0.
   try {
     // Written if a library ends the process with exit() (MUMPS under mpirun).
-    const UnexpectedExitNotice exit_notice(
-        std::string("catena simulate"),
-        "the process was ended by exit() inside a library on rank " + std::to_string(rank) +
-            " of " + std::to_string(ranks) + " (" + kLibraryExitCause + "); no output was written");
+    const UnexpectedExitNotice exit_notice(std::string("catena simulate"),
+                                           libraryExitText(rank, ranks));
     return run(c, ranks, rank);
   } catch (const cli::UsageError& e) {
     if (rank == 0)

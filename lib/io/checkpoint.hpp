@@ -71,6 +71,13 @@ inline constexpr const char* kLibraryExitCause =
     "MUMPS' PORD ordering does so when it cannot allocate memory, after printing 'malloc failed "
     "on line ... of file ...'";
 
+/// The notice's text for a command under mpirun that writes nothing until it ends: which rank
+/// was ended, by what.
+inline std::string libraryExitText(int rank, int ranks) {
+  return "the process was ended by exit() inside a library on rank " + std::to_string(rank) +
+         " of " + std::to_string(ranks) + " (" + kLibraryExitCause + "); no output was written";
+}
+
 /// The notice above for a scope: set on construction, cleared on destruction (a return or an
 /// exception leaves the scope; a library's exit() does not).
 class UnexpectedExitNotice {
