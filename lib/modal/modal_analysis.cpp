@@ -46,7 +46,8 @@ constexpr double kMasslessMotion = 1e-8;
 /// the rows of ghost bodies are summed into their owners'.
 struct Pencil {
   std::unique_ptr<CooMatrix> a, b;
-  Mat A = nullptr, B = nullptr;  ///< a's and b's matrices
+  Mat A() const { return a->mat(); }
+  Mat B() const { return b->mat(); }
 };
 
 struct Coo {
@@ -102,8 +103,6 @@ void buildPencil(const ModalSystem& sys, const PencilLayout& L, bool damped, dou
   }
   p.a = A.matrix(sys.comm, L.size);
   p.b = B.matrix(sys.comm, L.size);
-  p.A = p.a->mat();
-  p.B = p.b->mat();
 }
 
 struct EpsObjects {
@@ -291,7 +290,7 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
     p = std::make_unique<EpsObjects>();
     CATENA_PETSC(EPSCreate(comm, &p->eps));
     if (!o.petsc_prefix.empty()) CATENA_PETSC(EPSSetOptionsPrefix(p->eps, o.petsc_prefix.c_str()));
-    CATENA_PETSC(EPSSetOperators(p->eps, pencil.A, pencil.B));
+    CATENA_PETSC(EPSSetOperators(p->eps, pencil.A(), pencil.B()));
     CATENA_PETSC(EPSSetProblemType(p->eps, EPS_GNHEP));  // K_c makes the pencil non-symmetric
     CATENA_PETSC(EPSSetType(p->eps, EPSKRYLOVSCHUR));
     CATENA_PETSC(EPSSetDimensions(p->eps, count, PETSC_DEFAULT, PETSC_DEFAULT));
@@ -312,7 +311,7 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
       selectMumpsLu(ksp);
     }
     // A fixed start vector of the global index: the same modes every run, on any rank count.
-    CATENA_PETSC(MatCreateVecs(pencil.A, &p->xr, &p->xi));
+    CATENA_PETSC(MatCreateVecs(pencil.A(), &p->xr, &p->xi));
     for (Vec* v : {&p->z, &p->y}) CATENA_PETSC(VecDuplicate(p->xr, v));
     {
       PetscScalar* v;
@@ -348,7 +347,7 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
   }
   if (ierr) {
     PetscInt N = 0;
-    CATENA_PETSC(MatGetSize(pencil.A, &N, nullptr));
+    CATENA_PETSC(MatGetSize(pencil.A(), &N, nullptr));
     const Status factor = dd ? dd->lastFailure() : factorizationStatus(pc, N, ierr);
     std::ostringstream os;
     os << "the eigensolver failed (PETSc error " << ierr << ") at the shift sigma = " << target
@@ -423,13 +422,13 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
     const VecC phi = gather(e.x, L.phi, nvo, L.first);
     const VecC in_phi = scatter(phi, L.phi, L.size, L.first);
     const VecC in_mass = scatter(phi, mass_slot, L.size, L.first);
-    e.mphi = gather(multiply(pencil.B, *p, in_mass), mass_slot, nvo, L.first);
+    e.mphi = gather(multiply(pencil.B(), *p, in_mass), mass_slot, nvo, L.first);
     if (!out.damped) {
-      e.k = gather(multiply(pencil.A, *p, in_phi), L.phi, nvo, L.first);
+      e.k = gather(multiply(pencil.A(), *p, in_phi), L.phi, nvo, L.first);
       e.d = VecC::Zero(nvo);
     } else {
-      e.k = -gather(multiply(pencil.A, *p, in_phi), L.v, nvo, L.first);
-      e.d = -gather(multiply(pencil.A, *p, in_mass), L.v, nvo, L.first);
+      e.k = -gather(multiply(pencil.A(), *p, in_phi), L.v, nvo, L.first);
+      e.d = -gather(multiply(pencil.A(), *p, in_mass), L.v, nvo, L.first);
     }
     const std::string why = rejection(sys, L, out.damped, e, s, nvo);
     if (!why.empty()) {
@@ -439,9 +438,9 @@ ModalResult computeModes(const ModalSystem& sys, const ModalOptions& o, double s
     // Residuals of the pencil: A x - value B x on the force rows and on the constraint rows.
     VecC z = e.x;
     for (Index r = 0; r < m.nc; ++r) z(L.rows[r] - L.first) = 0.0;
-    e.ax = multiply(pencil.A, *p, e.x);
-    e.bx = multiply(pencil.B, *p, e.x);
-    e.az = multiply(pencil.A, *p, z);
+    e.ax = multiply(pencil.A(), *p, e.x);
+    e.bx = multiply(pencil.B(), *p, e.x);
+    e.az = multiply(pencil.A(), *p, z);
     double norms[4] = {0.0, 0.0, 0.0, 0.0};  // force rows, constraint rows, |A z|, |B x|
     VecC res = e.ax - e.value * e.bx;
     for (Index r = 0; r < m.nc; ++r) {
