@@ -8,6 +8,9 @@
 // valid order and solves as a dense LU does, and a dependent row is reported singular on either
 // order (KLU stops only at exact zeros; solvers/klu_lu.hpp, kSingularPivot). On IDA's GGL
 // Newton matrix of a lattice: the order with each body's q and v grouped.
+#include <btf.h>
+#include <camd.h>
+
 #include <Eigen/Dense>
 #include <Eigen/Sparse>
 #include <algorithm>
@@ -473,6 +476,41 @@ BOOST_AUTO_TEST_CASE(order_given_factors_reproduce_the_matrix) {
   // at round-off (2 here), which the caller moves too.
   BOOST_TEST(!singular.singularColumns().empty());
   BOOST_TEST(singular.singularColumns().size() <= 2u);
+}
+
+// matchedOrder hands CAMD the matched pattern's transpose, taken from F's columns (F
+// structurally symmetric): the order must be CAMD's on the matched pattern B itself (F with row
+// i renamed match[i]), which CAMD sorts and transposes on its own, flags included.
+BOOST_AUTO_TEST_CASE(matched_order_is_camds_order_of_the_renamed_pattern) {
+  test::Random rnd(29);
+  for (int doubled : {-1, 4}) {
+    int n = 0;
+    const Csr K = latticeKkt(6, 8, rnd, n, doubled);
+    const int N = static_cast<int>(K.rows());
+    const int* Ap = K.outerIndexPtr();
+    const int* Ai = K.innerIndexPtr();
+    std::vector<char> last(N, 0);
+    for (int j : {1, N / 3, N - 5, N - 1}) last[j] = 1;
+    std::vector<int> P, Q;
+    BOOST_REQUIRE(matchedOrder(N, Ap, Ai, last, 0.0, P, Q));
+    // The definition: btf_maxtrans's matching, B's rows renamed, CAMD on B.
+    std::vector<int> match(N), work(5 * N), row_of(N), Bi(Ap[N]), set(N, 0), order(N);
+    double btf_work = 0.0;
+    BOOST_REQUIRE(btf_maxtrans(N, N, const_cast<int*>(Ap), const_cast<int*>(Ai), 0.0, &btf_work,
+                               match.data(), work.data()) == N);
+    for (int i = 0; i < N; ++i) row_of[match[i]] = i;
+    for (int k = 0; k < Ap[N]; ++k) Bi[k] = match[Ai[k]];
+    for (int j = 0; j < N; ++j) set[j] = last[j] || last[row_of[j]] ? 1 : 0;
+    double control[CAMD_CONTROL], info[CAMD_INFO];
+    camd_defaults(control);
+    const int status = camd_order(N, Ap, Bi.data(), order.data(), control, info, set.data());
+    BOOST_REQUIRE((status == CAMD_OK || status == CAMD_OK_BUT_JUMBLED));
+    BOOST_TEST(status == CAMD_OK_BUT_JUMBLED);  // the renaming unsorts B's columns
+    BOOST_TEST(Q == order, "doubled " << doubled);
+    int differ = 0;
+    for (int k = 0; k < N; ++k) differ += P[k] != row_of[order[k]] ? 1 : 0;
+    BOOST_TEST(differ == 0, "doubled " << doubled);
+  }
 }
 
 // The two halves of an order-given solve (the Schur decomposition's one sweep per block) give
