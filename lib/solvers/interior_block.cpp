@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "core/huge_pages.hpp"
 #include "solvers/kkt_ordering.hpp"
 
 namespace catena {
@@ -29,8 +30,8 @@ void setUpInPivotOrder(InteriorBlock& blk, const std::vector<int>& start,
   for (int k = 0; k < n; ++k) pos[Q[k]] = k;
   std::vector<int> ns(n + 1, 0), nc;
   std::vector<PetscInt> nsource;
-  nc.reserve(start[e0 + n] - start[e0]);
-  nsource.reserve(start[e0 + n] - start[e0]);
+  reserveHuge(nc, start[e0 + n] - start[e0]);
+  reserveHuge(nsource, start[e0 + n] - start[e0]);
   std::vector<std::pair<int, PetscInt>> row;
   for (int k = 0; k < n; ++k) {
     const int e = e0 + Q[k];

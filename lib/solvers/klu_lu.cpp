@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/check.hpp"
+#include "core/huge_pages.hpp"
 #include "solvers/kkt_ordering.hpp"
 #include "solvers/suitesparse_memory.hpp"
 
@@ -58,7 +59,7 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns, int co
   k.common.initmem = kGivenOrderReserve;  // the saddle-point order's case
   k.row_start = std::move(row_start);
   k.columns = std::move(columns);
-  k.values.resize(k.columns.size());
+  resizeHuge(k.values, k.columns.size());
   // KLU's own analysis, while its search of a zero-free diagonal stays cheap (a chain); where
   // it does not (a planar mesh of loops), the saddle-point order (solvers/kkt_ordering.hpp).
   // With groups, the saddle-point order straight away.
@@ -103,7 +104,7 @@ KluLu::KluLu(int n, std::vector<int> row_start, std::vector<int> columns,
   k.common.halt_if_singular = 0;  // a singular factorization lists all its singular columns
   k.row_start = std::move(row_start);
   k.columns = std::move(columns);
-  k.values.resize(k.columns.size());
+  resizeHuge(k.values, k.columns.size());
   CATENA_CHECK(row_order.size() == order.size(), "KLU row and column orders of unequal sizes");
   std::vector<int> P(row_order), Q(order);
   k.symbolic =

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "core/wall_clock.hpp"
 #include "solvers/factorization.hpp"
 #include "solvers/klu_lu.hpp"
@@ -101,7 +102,8 @@ SaddlePointSolver::SaddlePointSolver(const SparseMatrixCSR& A, const SparseMatri
   for (int r = 0; r < m; ++r)
     row_[n + r + 1] = row_[n + r] + (B.outerIndexPtr()[r + 1] - B.outerIndexPtr()[r]);
   bt_count = {};
-  std::vector<int> row = row_, col(row_[N]);
+  std::vector<int> row = row_, col;
+  resizeHuge(col, row_[N]);
   next_.resize(n);
   for (int i = 0; i < n; ++i) {
     int k = row_[i];

@@ -13,6 +13,7 @@
 
 #include <Eigen/Dense>
 
+#include "core/huge_pages.hpp"
 #include "core/wall_clock.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "solvers/direct_lu.hpp"
@@ -426,8 +427,8 @@ void SchurDecomposition::Impl::analyse(Mat K, SchurStats& stats) {
   const auto compressedRows = [&](bool couplings) {
     col.clear();
     source.clear();
-    col.reserve(L.d_start[owned]);
-    source.reserve(L.d_start[owned]);
+    reserveHuge(col, L.d_start[owned]);
+    reserveHuge(source, L.d_start[owned]);
     for (int e = 0; e < nI; ++e) {
       const PetscInt i = interior_row[e];
       const int b0 = blocks[block_of[e]].first;

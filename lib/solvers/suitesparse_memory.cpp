@@ -12,11 +12,13 @@
 #include <unordered_map>
 #include <utility>
 
+#include "core/huge_pages.hpp"
+
 namespace catena {
 namespace {
 
 constexpr std::size_t kPage = 4096;
-constexpr std::size_t kHugePage = std::size_t{2} << 20;
+constexpr std::size_t kHugePage = kHugePageBytes;
 
 std::size_t pages(std::size_t bytes) {
   return (bytes + kPage - 1) / kPage * kPage;

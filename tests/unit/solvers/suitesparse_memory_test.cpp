@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/huge_pages.hpp"
 #include "solvers/klu_lu.hpp"
 #include "solvers/suitesparse_memory.hpp"
 #include "test_support.hpp"
@@ -149,6 +150,35 @@ BOOST_AUTO_TEST_CASE(a_large_block_is_aligned_and_advised_for_huge_pages) {
   BOOST_TEST(filled(q, kBig, 5));
   BOOST_TEST((!thp || mappingFlags(q).find(" hg") != std::string::npos), mappingFlags(q));
   SuiteSparse_free(q);
+}
+
+// core/huge_pages.hpp, tested here beside the allocator's own huge-page advice.
+BOOST_AUTO_TEST_CASE(a_large_vector_is_advised_for_huge_pages_before_it_is_written) {
+  const bool thp = std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled").good();
+  // "hg" on the first whole 2 MiB page inside the array: set by the advice, whatever THP mode.
+  const auto advised = [thp](const void* data) {
+    const auto at = reinterpret_cast<std::uintptr_t>(data);
+    const void* page =
+        reinterpret_cast<const void*>((at + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes);
+    return !thp || mappingFlags(page).find(" hg") != std::string::npos;
+  };
+  std::vector<double> v;
+  resizeHuge(v, kBig / sizeof(double));
+  BOOST_TEST(v.size() == kBig / sizeof(double));
+  BOOST_TEST(std::all_of(v.begin(), v.end(), [](double x) { return x == 0.0; }));
+  BOOST_TEST(advised(v.data()), mappingFlags(v.data()));
+  std::vector<int> w;
+  reserveHuge(w, kBig / sizeof(int));
+  BOOST_TEST(w.capacity() >= kBig / sizeof(int));
+  BOOST_TEST(advised(w.data()), mappingFlags(w.data()));
+  std::vector<double> u(10, 1.0);
+  assignHuge(u, kBig / sizeof(double), 2.5);
+  BOOST_TEST(u.size() == kBig / sizeof(double));
+  BOOST_TEST(std::all_of(u.begin(), u.end(), [](double x) { return x == 2.5; }));
+  BOOST_TEST(advised(u.data()), mappingFlags(u.data()));
+  assignHuge(u, 3, -1.0);  // shrinking keeps the storage and writes the values
+  BOOST_TEST(u.size() == 3u);
+  BOOST_TEST(u[2] == -1.0);
 }
 
 BOOST_AUTO_TEST_CASE(threads_keep_their_own_blocks) {
