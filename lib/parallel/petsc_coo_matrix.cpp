@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/check.hpp"
+#include "core/huge_pages.hpp"
 
 namespace catena {
 
@@ -129,7 +130,8 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   //    items of one (row, column) pair are then adjacent, in the order their sum takes.
   for (int t = 0; t < n_recv; ++t) ++row_start[recv_pairs[2 * t] - r0 + 1];
   std::partial_sum(row_start.begin(), row_start.end(), row_start.begin());
-  std::vector<std::pair<PetscInt, int>> items(row_start[m]);  // (column, item)
+  std::vector<std::pair<PetscInt, int>> items;  // (column, item)
+  resizeHuge(items, row_start[m]);
   {
     std::vector<PetscInt> next(row_start.begin(), row_start.end() - 1);
     for (int k = 0; k < n; ++k)
@@ -149,9 +151,9 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   d_start_.assign(m + 1, 0);
   o_start_.assign(m + 1, 0);
   o_before_.assign(m, 0);
-  d_cols_.reserve(items.size());  // one slot per item where no pair repeats
+  reserveHuge(d_cols_, items.size());  // one slot per item where no pair repeats
   std::size_t slots = 0;
-  slot_item_.resize(items.size());
+  resizeHuge(slot_item_, items.size());
   for (int i = 0; i < m; ++i) {
     for (PetscInt t = row_start[i], u = t; t < row_start[i + 1]; t = u) {
       const PetscInt c = items[t].first;
@@ -175,7 +177,7 @@ CooMatrix::CooMatrix(Index local_rows, Index local_cols, std::vector<PetscInt> r
   if (d_cols_.capacity() > d_cols_.size() + d_cols_.size() / 4) d_cols_.shrink_to_fit();
 
   // 4. The matrix on these arrays (not copied: they live as long as it), values zero until set().
-  d_values_.assign(d_cols_.size(), 0.0);
+  assignHuge(d_values_, d_cols_.size(), 0.0);
   o_values_.assign(o_cols_.size(), 0.0);
   if (sequential_) {
     CATENA_PETSC(MatCreateSeqAIJWithArrays(comm, m, static_cast<PetscInt>(local_cols),

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "assembly/plan.hpp"
+#include "core/huge_pages.hpp"
 #include "parallel/petsc_coo_matrix.hpp"
 #include "parallel/saddle_numbering.hpp"
 
@@ -34,8 +35,8 @@ class SaddlePointMatrix {
         if (A_nonzero[k]) a_source_.push_back(k);
     std::vector<PetscInt> i, j;
     const std::size_t entries = static_cast<std::size_t>(A.nonZeros() + 2 * B.nonZeros());
-    i.reserve(entries);
-    j.reserve(entries);
+    reserveHuge(i, entries);
+    reserveHuge(j, entries);
     auto add = [&](const SparseMatrixCSR& X, const std::vector<Index>& rm,
                    const std::vector<Index>& cm, bool transpose, const std::uint8_t* keep) {
       for (int r = 0; r < X.outerSize(); ++r)
