@@ -26,23 +26,44 @@ void setUpInPivotOrder(InteriorBlock& blk, const std::vector<int>& start,
                        const std::vector<int>& col, const std::vector<PetscInt>& source,
                        std::vector<int> P, const std::vector<int>& Q) {
   const int n = blk.size, e0 = blk.first;
+  const auto entries = static_cast<std::size_t>(start[e0 + n] - start[e0]);
   std::vector<int> pos(n);
   for (int k = 0; k < n; ++k) pos[Q[k]] = k;
-  std::vector<int> ns(n + 1, 0), nc;
-  std::vector<PetscInt> nsource;
-  reserveHuge(nc, start[e0 + n] - start[e0]);
-  reserveHuge(nsource, start[e0 + n] - start[e0]);
-  std::vector<std::pair<int, PetscInt>> row;
+  // Each renumbered row's columns come out ascending without a sort (a sort of each row took
+  // 0.4-0.7 s per 10^5 chain links, hand runs): the rows are dealt into their new columns in
+  // row order, then the columns back into the rows in column order (a double transpose).
+  std::vector<int> ns(n + 1, 0), cs(n + 1, 0);
   for (int k = 0; k < n; ++k) {
     const int e = e0 + Q[k];
-    row.clear();
-    for (int a = start[e]; a < start[e + 1]; ++a) row.emplace_back(pos[col[a]], source[a]);
-    std::sort(row.begin(), row.end());
-    for (const auto& [c, src] : row) {
-      nc.push_back(c);
-      nsource.push_back(src);
+    ns[k + 1] = ns[k] + (start[e + 1] - start[e]);
+    for (int a = start[e]; a < start[e + 1]; ++a) ++cs[pos[col[a]] + 1];
+  }
+  std::partial_sum(cs.begin(), cs.end(), cs.begin());
+  std::vector<int> nc;
+  std::vector<PetscInt> nsource;
+  resizeHuge(nc, entries);
+  resizeHuge(nsource, entries);
+  {
+    std::vector<int> column_row;  // by new column: the new rows, ascending, and their sources
+    std::vector<PetscInt> column_source;
+    resizeHuge(column_row, entries);
+    resizeHuge(column_source, entries);
+    std::vector<int> next(cs.begin(), cs.end() - 1);
+    for (int k = 0; k < n; ++k) {
+      const int e = e0 + Q[k];
+      for (int a = start[e]; a < start[e + 1]; ++a) {
+        const int t = next[pos[col[a]]]++;
+        column_row[t] = k;
+        column_source[t] = source[a];
+      }
     }
-    ns[k + 1] = static_cast<int>(nc.size());
+    next.assign(ns.begin(), ns.end() - 1);
+    for (int c = 0; c < n; ++c)
+      for (int t = cs[c]; t < cs[c + 1]; ++t) {
+        const int a = next[column_row[t]]++;
+        nc[a] = c;
+        nsource[a] = column_source[t];
+      }
   }
   blk.source = std::move(nsource);
   blk.renumbered = Q;
