@@ -20,7 +20,8 @@ inline constexpr std::size_t kHugePageBytes = std::size_t{2} << 20;
 inline constexpr std::size_t kHugePageAdviceMin = std::size_t{4} << 20;
 
 /// MADV_HUGEPAGE on the whole 2 MiB pages inside [data, data + bytes), from kHugePageAdviceMin
-/// bytes on.
+/// bytes on. The kernel splits the mapping there: not for a block that is later grown by mremap
+/// (glibc's realloc of a mapped block; std::vector never does that).
 inline void adviseHugePages(const void* data, std::size_t bytes) {
   if (bytes < kHugePageAdviceMin) return;
   const auto at = reinterpret_cast<std::uintptr_t>(data);

@@ -18,7 +18,6 @@ namespace catena {
 namespace {
 
 constexpr std::size_t kPage = 4096;
-constexpr std::size_t kHugePage = kHugePageBytes;
 
 std::size_t pages(std::size_t bytes) {
   return (bytes + kPage - 1) / kPage * kPage;
@@ -41,15 +40,17 @@ Mapped& mapped() {
 /// factorization writes its factors once, front to back, and 2 MiB pages take 1/512 of the
 /// faults of 4 KiB ones. Null if the mapping fails.
 void* mapHuge(std::size_t bytes) {
-  const std::size_t span = bytes + kHugePage;
+  const std::size_t span = bytes + kHugePageBytes;
   void* raw = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (raw == MAP_FAILED) return nullptr;
   const auto at = reinterpret_cast<std::uintptr_t>(raw);
-  const std::uintptr_t start = (at + kHugePage - 1) / kHugePage * kHugePage;
+  const std::uintptr_t start = (at + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
   if (start > at) munmap(raw, start - at);
   const std::uintptr_t tail = start + bytes, end = at + span;
   if (end > tail) munmap(reinterpret_cast<void*>(tail), end - tail);
   void* p = reinterpret_cast<void*>(start);
+  // The whole mapping, tail included (adviseHugePages would leave a tail that is not a whole
+  // huge page in a second mapping, and mremap cannot grow a block that spans two).
   madvise(p, bytes, MADV_HUGEPAGE);
   return p;
 }
